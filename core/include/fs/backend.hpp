@@ -1,0 +1,46 @@
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fs/filter_spec.hpp"
+#include "fs/image.hpp"
+#include "fs/timing.hpp"
+
+namespace fs {
+
+struct ModeInfo {
+    std::string id;           // "reference", "shared", ...
+    std::string description;  // one or two sentences for the classroom
+    bool available = true;
+    std::string unavailableReason;  // set when !available
+};
+
+struct RunResult {
+    Image output;
+    TimingRecord timing;
+    std::string error;  // non-empty: the run failed and output is empty
+    bool ok() const { return error.empty(); }
+};
+
+// Runs a FilterSpec. Implementations never throw out of run(): every failure
+// (bad spec, out of memory, missing device) comes back in RunResult::error.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string id() const = 0;           // "cpu", "cuda", ...
+    virtual std::string displayName() const = 0;  // "CPU", "CUDA (NVIDIA H100)"
+    virtual std::vector<ModeInfo> modes() const = 0;
+    // Empty when usable; otherwise why not ("no CUDA device found").
+    virtual std::string unavailableReason() const = 0;
+    bool available() const { return unavailableReason().empty(); }
+    virtual RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) = 0;
+
+    std::optional<ModeInfo> findMode(const std::string& mode) const;
+};
+
+// Checks shared by every backend before it runs anything.
+std::string validateRun(const FilterSpec& spec, ConstImageView input);
+
+}  // namespace fs

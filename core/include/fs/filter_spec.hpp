@@ -1,0 +1,76 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fs/border.hpp"
+#include "fs/image.hpp"
+
+namespace fs {
+
+constexpr int kMaxKernelSize = 63;
+
+// Correlation weights (no flip, as cv::filter2D), row-major, anchor at the centre.
+struct Kernel {
+    int width = 0;   // odd, 1..kMaxKernelSize
+    int height = 0;  // odd, 1..kMaxKernelSize
+    std::vector<float> weights;
+
+    Kernel() = default;
+    Kernel(int w, int h, std::vector<float> values);
+    static Kernel fromRows(const std::vector<std::vector<float>>& rows);
+    static Kernel outer(const std::vector<float>& column, const std::vector<float>& row);
+
+    float at(int x, int y) const { return weights[static_cast<std::size_t>(y) * width + x]; }
+    float& at(int x, int y) { return weights[static_cast<std::size_t>(y) * width + x]; }
+    int radiusX() const { return width / 2; }
+    int radiusY() const { return height / 2; }
+    double sum() const;
+    bool integerWeights() const;
+    bool operator==(const Kernel& o) const { return width == o.width && height == o.height && weights == o.weights; }
+};
+
+// Empty string when usable, otherwise the reason ("kernel width 4 is even", ...).
+std::string validateKernel(const Kernel& k);
+
+// How several kernel responses become one value. Magnitude = sqrt(k0^2 + k1^2).
+enum class Combine { Single, Magnitude };
+const char* combineName(Combine c);
+
+// Applied after the convolution: v = scale * v + offset, then |v| when absolute
+// (cv::convertScaleAbs order), then stored as F32 or rounded (half to even) and
+// saturated to the input depth.
+struct OutputMapping {
+    float scale = 1.0f;
+    float offset = 0.0f;
+    bool absolute = false;
+    bool floatOutput = false;  // true: raw F32 result whatever the input depth
+    bool operator==(const OutputMapping& o) const {
+        return scale == o.scale && offset == o.offset && absolute == o.absolute && floatOutput == o.floatOutput;
+    }
+};
+
+// What to compute. Never says who computes it or how.
+struct FilterSpec {
+    std::string name;
+    std::vector<Kernel> kernels;  // 1 for Single, 2 for Magnitude
+    Combine combine = Combine::Single;
+    Border border;
+    OutputMapping output;
+
+    int maxRadiusX() const;
+    int maxRadiusY() const;
+    Depth outputDepth(Depth input) const { return output.floatOutput ? Depth::F32 : input; }
+};
+
+std::string validateSpec(const FilterSpec& spec);
+
+// Rank-1 factorisation: kernel(x, y) ~= column[y] * row[x] within
+// tolerance * max|weight|. Used by every separable path.
+struct Separable {
+    std::vector<float> row;     // length kernel.width
+    std::vector<float> column;  // length kernel.height
+};
+std::optional<Separable> separate(const Kernel& k, float tolerance = 1e-5f);
+
+}  // namespace fs

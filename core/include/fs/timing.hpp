@@ -1,0 +1,22 @@
+#pragma once
+#include <optional>
+#include <string>
+
+namespace fs {
+
+// Where a run spent its time, in milliseconds. A part the run did not have
+// stays empty (never 0), so charts can tell "absent" from "too fast to see".
+struct TimingRecord {
+    std::string backend;
+    std::string mode;
+    std::optional<double> hostPrepMs;
+    std::optional<double> uploadMs;
+    std::optional<double> kernelMs;
+    std::optional<double> downloadMs;
+    std::optional<double> mapMs;  // CUDA-GL interop map + unmap
+    std::optional<double> totalMs;  // wall clock of the whole run
+
+    std::string toString() const;  // "upload 1.234 ms, kernel 0.456 ms, ..."
+};
+
+}  // namespace fs

@@ -1,0 +1,89 @@
+#include "fs/image.hpp"
+
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace fs {
+
+std::size_t depthBytes(Depth d) {
+    switch (d) {
+    case Depth::U8: return 1;
+    case Depth::U16: return 2;
+    case Depth::F32: return 4;
+    }
+    return 1;
+}
+
+const char* depthName(Depth d) {
+    switch (d) {
+    case Depth::U8: return "u8";
+    case Depth::U16: return "u16";
+    case Depth::F32: return "f32";
+    }
+    return "?";
+}
+
+bool parseDepth(const std::string& s, Depth& out) {
+    if (s == "u8") out = Depth::U8;
+    else if (s == "u16") out = Depth::U16;
+    else if (s == "f32") out = Depth::F32;
+    else return false;
+    return true;
+}
+
+Image::Image(int width, int height, int channels, Depth depth, std::size_t stride) {
+    if (width <= 0 || height <= 0)
+        throw std::invalid_argument("image size " + std::to_string(width) + "x" + std::to_string(height) + " is empty");
+    if (channels != 1 && channels != 3 && channels != 4)
+        throw std::invalid_argument("images have 1, 3 or 4 channels, not " + std::to_string(channels));
+    const std::size_t row = depthBytes(depth) * static_cast<std::size_t>(channels) * static_cast<std::size_t>(width);
+    if (stride == 0) stride = row;
+    if (stride < row) throw std::invalid_argument("row stride is smaller than a row");
+    if (static_cast<std::size_t>(height) > std::numeric_limits<std::size_t>::max() / stride)
+        throw std::invalid_argument("image is too large to address");
+    data_.reset(new std::uint8_t[stride * static_cast<std::size_t>(height)]);
+    width_ = width;
+    height_ = height;
+    channels_ = channels;
+    depth_ = depth;
+    stride_ = stride;
+}
+
+Image Image::copyOf(ConstImageView src) {
+    Image img(src.width, src.height, src.channels, src.depth);
+    const std::size_t row = src.rowBytes();
+    for (int y = 0; y < src.height; ++y) std::memcpy(img.view().row<std::uint8_t>(y), src.row<std::uint8_t>(y), row);
+    return img;
+}
+
+ImageView Image::view() {
+    ImageView v;
+    v.data = data_.get();
+    v.width = width_;
+    v.height = height_;
+    v.channels = channels_;
+    v.depth = depth_;
+    v.stride = stride_;
+    return v;
+}
+
+ConstImageView Image::view() const {
+    return ConstImageView(data_.get(), width_, height_, channels_, depth_, stride_);
+}
+
+void Image::fillBytes(std::uint8_t value) {
+    if (data_) std::memset(data_.get(), value, sizeBytes());
+}
+
+std::string validateImage(ConstImageView v) {
+    if (v.data == nullptr) return "image has no pixels";
+    if (v.width <= 0 || v.height <= 0)
+        return "image size " + std::to_string(v.width) + "x" + std::to_string(v.height) + " is empty";
+    if (v.channels != 1 && v.channels != 3 && v.channels != 4)
+        return "images have 1, 3 or 4 channels, not " + std::to_string(v.channels);
+    if (v.stride < v.rowBytes()) return "row stride is smaller than a row";
+    return {};
+}
+
+}  // namespace fs

@@ -1,0 +1,203 @@
+#include "fs/kernel_file.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "filterstudio-kernel";
+
+// Thrown with the JSON path of the field at fault; caught at the API boundary.
+struct FieldError {
+    std::string message;
+};
+
+[[noreturn]] void fieldError(const std::string& path, const std::string& what) { throw FieldError{path + ": " + what}; }
+
+const char* typeName(const json& j) { return j.type_name(); }
+
+double number(const json& j, const std::string& path) {
+    if (!j.is_number()) fieldError(path, std::string("expected a number, got ") + typeName(j));
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) fieldError(path, "expected a finite number");
+    return v;
+}
+
+bool boolean(const json& j, const std::string& path) {
+    if (!j.is_boolean()) fieldError(path, std::string("expected true or false, got ") + typeName(j));
+    return j.get<bool>();
+}
+
+std::string string(const json& j, const std::string& path) {
+    if (!j.is_string()) fieldError(path, std::string("expected a string, got ") + typeName(j));
+    return j.get<std::string>();
+}
+
+Kernel parseKernel(const json& j, const std::string& path) {
+    if (!j.is_object()) fieldError(path, std::string("expected an object, got ") + typeName(j));
+    if (!j.contains("weights")) fieldError(path, "missing field 'weights'");
+    const json& rows = j.at("weights");
+    const std::string wpath = path + ".weights";
+    if (!rows.is_array()) fieldError(wpath, std::string("expected an array of rows, got ") + typeName(rows));
+    if (rows.empty()) fieldError(wpath, "kernel has no rows (0x0)");
+    std::vector<std::vector<float>> values;
+    for (std::size_t y = 0; y < rows.size(); ++y) {
+        const std::string rpath = wpath + "[" + std::to_string(y) + "]";
+        if (!rows[y].is_array()) fieldError(rpath, std::string("expected an array of numbers, got ") + typeName(rows[y]));
+        if (rows[y].empty()) fieldError(rpath, "row is empty");
+        if (y > 0 && rows[y].size() != rows[0].size())
+            fieldError(rpath, "row has " + std::to_string(rows[y].size()) + " weights, row 0 has " + std::to_string(rows[0].size()));
+        std::vector<float> row;
+        for (std::size_t x = 0; x < rows[y].size(); ++x) {
+            const double v = number(rows[y][x], rpath + "[" + std::to_string(x) + "]");
+            if (std::fabs(v) > 3.0e38) fieldError(rpath + "[" + std::to_string(x) + "]", "weight does not fit a 32-bit float");
+            row.push_back(static_cast<float>(v));
+        }
+        values.push_back(std::move(row));
+    }
+    Kernel k = Kernel::fromRows(values);
+    for (const char* key : {"width", "height"}) {
+        if (!j.contains(key)) continue;
+        const double declared = number(j.at(key), path + "." + key);
+        const int actual = std::string(key) == "width" ? k.width : k.height;
+        if (declared != actual)
+            fieldError(path + "." + key, "declares " + std::to_string(static_cast<long long>(declared)) + " but the weights give " + std::to_string(actual));
+    }
+    if (std::string why = validateKernel(k); !why.empty()) fieldError(path, why);
+    return k;
+}
+
+FilterSpec parseSpec(const json& root) {
+    if (!root.is_object()) fieldError("(top level)", std::string("expected an object, got ") + typeName(root));
+    if (!root.contains("format")) fieldError("format", "missing; expected \"" + std::string(kFormat) + "\"");
+    if (string(root.at("format"), "format") != kFormat) fieldError("format", "expected \"" + std::string(kFormat) + "\"");
+    if (!root.contains("version")) fieldError("version", "missing");
+    const double version = number(root.at("version"), "version");
+    if (version != kKernelFileVersion)
+        fieldError("version", "file has version " + root.at("version").dump() + ", this FilterStudio reads version " + std::to_string(kKernelFileVersion));
+
+    FilterSpec spec;
+    if (root.contains("name")) spec.name = string(root.at("name"), "name");
+    if (root.contains("combine")) {
+        const std::string c = string(root.at("combine"), "combine");
+        if (c == "single") spec.combine = Combine::Single;
+        else if (c == "magnitude") spec.combine = Combine::Magnitude;
+        else fieldError("combine", "'" + c + "' is not single or magnitude");
+    }
+    if (!root.contains("kernels")) fieldError("kernels", "missing");
+    const json& ks = root.at("kernels");
+    if (!ks.is_array()) fieldError("kernels", std::string("expected an array, got ") + typeName(ks));
+    for (std::size_t i = 0; i < ks.size(); ++i) spec.kernels.push_back(parseKernel(ks[i], "kernels[" + std::to_string(i) + "]"));
+    const std::size_t want = spec.combine == Combine::Magnitude ? 2 : 1;
+    if (spec.kernels.size() != want)
+        fieldError("kernels", std::string("a '") + combineName(spec.combine) + "' filter needs " + std::to_string(want) +
+                                  " kernel(s), got " + std::to_string(spec.kernels.size()));
+
+    if (root.contains("border")) {
+        const json& b = root.at("border");
+        if (!b.is_object()) fieldError("border", std::string("expected an object, got ") + typeName(b));
+        if (b.contains("mode")) {
+            std::string why;
+            if (!parseBorder(string(b.at("mode"), "border.mode"), spec.border, &why)) fieldError("border.mode", why);
+        }
+        if (b.contains("value")) spec.border.value = static_cast<float>(number(b.at("value"), "border.value"));
+    }
+    if (root.contains("output")) {
+        const json& o = root.at("output");
+        if (!o.is_object()) fieldError("output", std::string("expected an object, got ") + typeName(o));
+        if (o.contains("scale")) spec.output.scale = static_cast<float>(number(o.at("scale"), "output.scale"));
+        if (o.contains("offset")) spec.output.offset = static_cast<float>(number(o.at("offset"), "output.offset"));
+        if (o.contains("abs")) spec.output.absolute = boolean(o.at("abs"), "output.abs");
+        if (o.contains("float")) spec.output.floatOutput = boolean(o.at("float"), "output.float");
+    }
+    if (std::string why = validateSpec(spec); !why.empty()) fieldError("(filter)", why);
+    return spec;
+}
+
+}  // namespace
+
+bool parseKernelJson(const std::string& text, FilterSpec& out, std::string* error) {
+    try {
+        out = parseSpec(json::parse(text));
+        return true;
+    } catch (const json::parse_error& e) {
+        if (error) *error = std::string("not valid JSON: ") + e.what();
+    } catch (const FieldError& e) {
+        if (error) *error = e.message;
+    } catch (const std::exception& e) {
+        if (error) *error = e.what();
+    }
+    return false;
+}
+
+std::string kernelToJson(const FilterSpec& spec) {
+    json root;
+    root["format"] = kFormat;
+    root["version"] = kKernelFileVersion;
+    root["name"] = spec.name;
+    root["combine"] = combineName(spec.combine);
+    json kernels = json::array();
+    for (const Kernel& k : spec.kernels) {
+        json rows = json::array();
+        for (int y = 0; y < k.height; ++y) {
+            json row = json::array();
+            for (int x = 0; x < k.width; ++x) row.push_back(k.at(x, y));
+            rows.push_back(std::move(row));
+        }
+        kernels.push_back({{"width", k.width}, {"height", k.height}, {"weights", std::move(rows)}});
+    }
+    root["kernels"] = std::move(kernels);
+    root["border"] = {{"mode", borderModeName(spec.border.mode)}, {"value", spec.border.value}};
+    root["output"] = {{"scale", spec.output.scale}, {"offset", spec.output.offset}, {"abs", spec.output.absolute},
+                      {"float", spec.output.floatOutput}};
+    return root.dump(2) + "\n";
+}
+
+bool loadKernelFile(const std::string& path, FilterSpec& out, std::string* error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        if (error) *error = path + ": cannot open kernel file";
+        return false;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    std::string why;
+    if (!parseKernelJson(ss.str(), out, &why)) {
+        if (error) *error = path + ": " + why;
+        return false;
+    }
+    return true;
+}
+
+bool saveKernelFile(const std::string& path, const FilterSpec& spec, std::string* error) {
+    if (std::string why = validateSpec(spec); !why.empty()) {
+        if (error) *error = path + ": refusing to save an invalid filter: " + why;
+        return false;
+    }
+    // Write beside the target, then rename, so a failed write never destroys the old file.
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream outFile(tmp, std::ios::binary | std::ios::trunc);
+        if (!outFile || !(outFile << kernelToJson(spec)) || !outFile.flush()) {
+            if (error) *error = path + ": cannot write kernel file";
+            std::remove(tmp.c_str());
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        if (error) *error = path + ": cannot replace the kernel file";
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace fs

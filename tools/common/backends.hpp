@@ -1,0 +1,14 @@
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "fs/backend.hpp"
+
+namespace fs {
+
+// Every backend this build has, available or not, in display order:
+// cpu (reference, parallel, opencv when built with OpenCV), then cuda when built with CUDA.
+std::vector<std::unique_ptr<Backend>> makeAllBackends();
+Backend* findBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id);
+
+}  // namespace fs
