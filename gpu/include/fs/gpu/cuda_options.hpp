@@ -1,0 +1,17 @@
+#pragma once
+// Process-wide knobs of the CUDA backend, for tests and the benchmark.
+#include <cstddef>
+
+namespace fs::gpu {
+
+// Most device memory one run may hold (input strip + output strip, both
+// pipeline slots). 0 (the default) means 80% of the free memory at run time.
+// Images that need more are processed in horizontal strips with halos.
+void setDeviceMemoryBudget(std::size_t bytes);
+std::size_t deviceMemoryBudget();
+
+// Output rows per pipeline piece (upload, filter, download overlap across
+// pieces). 0 (the default) picks about 8 pieces for large images.
+void setPipelineRows(int rows);
+
+}  // namespace fs::gpu
