@@ -1,0 +1,98 @@
+// Backend "cpu": validates, allocates the output, times the mode function and
+// turns every failure into RunResult::error. Modes live in their own files.
+#include <chrono>
+#include <exception>
+#include <new>
+
+#include "cpu_modes.hpp"
+#include "fs/cpu/cpu_backend.hpp"
+
+namespace fs::cpu {
+namespace detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(std::vector<CpuMode> modes) : modes_(std::move(modes)) {}
+
+    std::string id() const override { return "cpu"; }
+    std::string displayName() const override { return "CPU"; }
+    std::string unavailableReason() const override { return {}; }
+
+    std::vector<ModeInfo> modes() const override {
+        std::vector<ModeInfo> infos;
+        for (const CpuMode& m : modes_) infos.push_back(m.info);
+        return infos;
+    }
+
+    RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
+        RunResult result;
+        result.timing.backend = id();
+        result.timing.mode = mode;
+        const Clock::time_point start = Clock::now();
+        const CpuMode* chosen = nullptr;
+        for (const CpuMode& m : modes_)
+            if (m.info.id == mode) chosen = &m;
+        if (!chosen) {
+            result.error = "the cpu backend has no mode '" + mode + "'";
+            return result;
+        }
+        if (std::string why = validateRun(spec, input); !why.empty()) {
+            result.error = why;
+            return result;
+        }
+        try {
+            Image output(input.width, input.height, input.channels, spec.outputDepth(input.depth));
+            // Poisoned so that a mode skipping pixels fails its tests instead of passing on zeros.
+            output.fillBytes(0xA5);
+            const Clock::time_point kernelStart = Clock::now();
+            chosen->run(spec, input, output.view());
+            result.timing.kernelMs = millisecondsSince(kernelStart);
+            result.output = std::move(output);
+        } catch (const std::bad_alloc&) {
+            result.error = "out of memory for a " + std::to_string(input.width) + "x" + std::to_string(input.height) +
+                           " image";
+        } catch (const std::exception& e) {
+            result.error = std::string("cpu/") + mode + " failed: " + e.what();
+        } catch (...) {
+            result.error = "cpu/" + mode + " failed with an unknown error";
+        }
+        if (result.ok()) result.timing.totalMs = millisecondsSince(start);
+        else result.timing.kernelMs.reset();
+        return result;
+    }
+
+private:
+    std::vector<CpuMode> modes_;
+};
+
+}  // namespace
+
+std::vector<CpuMode> builtinModes() {
+    return {
+        {{"reference", "Plain loops on one thread, summed in kernel order: the result every other mode is checked against.",
+          true, {}},
+         &runReference},
+        {{"parallel",
+          "Row tiles on every CPU core with loops the compiler vectorises; kernels that split into a row and a "
+          "column (rank 1) run as two 1-D passes.",
+          true, {}},
+         &runParallel},
+    };
+}
+
+std::unique_ptr<Backend> makeCpuBackendWithModes(std::vector<CpuMode> modes) {
+    return std::make_unique<CpuBackend>(std::move(modes));
+}
+
+}  // namespace detail
+
+std::unique_ptr<Backend> makeCpuBackend() { return detail::makeCpuBackendWithModes(detail::builtinModes()); }
+
+}  // namespace fs::cpu

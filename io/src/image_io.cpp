@@ -1,0 +1,306 @@
+#include "fs/io/image_io.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <vector>
+
+#include "fs/io/cv_image.hpp"
+
+namespace fs::io {
+namespace {
+
+namespace fsys = std::filesystem;
+
+std::uint32_t readBE(std::string_view b, std::size_t at, int bytes) {
+    std::uint32_t v = 0;
+    for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+    return v;
+}
+
+std::uint32_t readLE(std::string_view b, std::size_t at, int bytes) {
+    std::uint32_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+    return v;
+}
+
+bool startsWith(std::string_view b, std::string_view prefix) { return b.substr(0, prefix.size()) == prefix; }
+
+// The format the signature announces, or "" when none we know.
+std::string sniffFormat(std::string_view b) {
+    if (startsWith(b, "\x89PNG\r\n\x1a\n")) return "PNG";
+    if (startsWith(b, "\xff\xd8\xff")) return "JPEG";
+    if (startsWith(b, "BM") && b.size() >= 18) {  // "BM" alone is common text; check the info header size too
+        const std::uint32_t infoSize = readLE(b, 14, 4);
+        if (infoSize == 12 || infoSize == 40 || infoSize == 52 || infoSize == 56 || infoSize == 64 || infoSize == 108 ||
+            infoSize == 124)
+            return "BMP";
+    }
+    if (startsWith(b, std::string_view("II*\0", 4)) || startsWith(b, std::string_view("MM\0*", 4))) return "TIFF";
+    if (b.size() >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6') return "PNM";
+    if (startsWith(b, "RIFF") && b.size() >= 12 && b.substr(8, 4) == "WEBP") return "WebP";
+    return {};
+}
+
+std::optional<ImageHeader> jpegHeader(std::string_view b) {
+    std::size_t p = 2;
+    while (p + 4 <= b.size()) {
+        if (static_cast<unsigned char>(b[p]) != 0xFF) return std::nullopt;
+        const unsigned marker = static_cast<unsigned char>(b[p + 1]);
+        if (marker == 0xFF) {  // fill byte
+            ++p;
+            continue;
+        }
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD9)) {  // no length field
+            p += 2;
+            continue;
+        }
+        const bool startOfFrame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+        if (startOfFrame) {
+            if (p + 9 > b.size()) return std::nullopt;
+            return ImageHeader{"JPEG", readBE(b, p + 7, 2), readBE(b, p + 5, 2)};
+        }
+        p += 2 + readBE(b, p + 2, 2);
+    }
+    return std::nullopt;
+}
+
+std::optional<ImageHeader> tiffHeader(std::string_view b) {
+    const bool little = b[0] == 'I';
+    auto read = [&](std::size_t at, int bytes) { return little ? readLE(b, at, bytes) : readBE(b, at, bytes); };
+    if (b.size() < 8) return std::nullopt;
+    const std::size_t ifd = read(4, 4);
+    if (ifd + 2 > b.size()) return std::nullopt;
+    const std::uint32_t entries = read(ifd, 2);
+    ImageHeader h{"TIFF", 0, 0};
+    for (std::uint32_t i = 0; i < entries; ++i) {
+        const std::size_t e = ifd + 2 + 12 * static_cast<std::size_t>(i);
+        if (e + 12 > b.size()) return std::nullopt;
+        const std::uint32_t tag = read(e, 2);
+        const std::uint32_t type = read(e + 2, 2);
+        const std::uint32_t value = type == 3 ? read(e + 8, 2) : read(e + 8, 4);  // SHORT or LONG
+        if (tag == 256) h.width = value;
+        if (tag == 257) h.height = value;
+    }
+    if (h.width == 0 || h.height == 0) return std::nullopt;
+    return h;
+}
+
+std::optional<ImageHeader> pnmHeader(std::string_view b) {
+    std::uint64_t numbers[2] = {0, 0};
+    std::size_t p = 2;
+    for (std::uint64_t& n : numbers) {
+        while (p < b.size() && (std::isspace(static_cast<unsigned char>(b[p])) || b[p] == '#')) {
+            if (b[p] == '#')
+                while (p < b.size() && b[p] != '\n') ++p;
+            else ++p;
+        }
+        if (p >= b.size() || !std::isdigit(static_cast<unsigned char>(b[p]))) return std::nullopt;
+        while (p < b.size() && std::isdigit(static_cast<unsigned char>(b[p])) && n < (1ull << 40))
+            n = n * 10 + static_cast<std::uint64_t>(b[p++] - '0');
+    }
+    return ImageHeader{"PNM", numbers[0], numbers[1]};
+}
+
+std::optional<ImageHeader> webpHeader(std::string_view b) {
+    if (b.size() < 30) return std::nullopt;
+    const std::string_view chunk = b.substr(12, 4);
+    if (chunk == "VP8X") return ImageHeader{"WebP", readLE(b, 24, 3) + 1ull, readLE(b, 27, 3) + 1ull};
+    if (chunk == "VP8L") {
+        const std::uint32_t bits = readLE(b, 21, 4);
+        return ImageHeader{"WebP", (bits & 0x3FFF) + 1ull, ((bits >> 14) & 0x3FFF) + 1ull};
+    }
+    if (chunk == "VP8 ") return ImageHeader{"WebP", readLE(b, 26, 2) & 0x3FFFu, readLE(b, 28, 2) & 0x3FFFu};
+    return std::nullopt;
+}
+
+bool looksLikeText(std::string_view b) {
+    const std::string_view head = b.substr(0, 512);
+    return !head.empty() && std::all_of(head.begin(), head.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u >= 0x20 || u == '\n' || u == '\r' || u == '\t' || u >= 0x80;
+    });
+}
+
+// libjpeg "decodes" a cut-off file by filling the rest with grey and only
+// warning, so a JPEG without an end-of-image marker after its scan is refused here.
+bool jpegLooksTruncated(std::string_view b) {
+    const std::size_t scan = b.find("\xff\xda");
+    return scan == std::string_view::npos || b.find("\xff\xd9", scan) == std::string_view::npos;
+}
+
+std::string lowerExtension(const std::string& path) {
+    std::string ext = fsys::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext;
+}
+
+bool readWholeFile(const std::string& path, std::string& bytes, std::string& problem) {
+    std::error_code ec;
+    const fsys::file_status status = fsys::status(path, ec);
+    if (ec || !fsys::exists(status)) {
+        problem = "file not found";
+        return false;
+    }
+    if (fsys::is_directory(status)) {
+        problem = "is a directory, not an image file";
+        return false;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        problem = std::string("cannot be opened: ") + std::strerror(errno);
+        return false;
+    }
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+        problem = "read error";
+        return false;
+    }
+    if (bytes.empty()) {
+        problem = "file is empty (0 bytes)";
+        return false;
+    }
+    return true;
+}
+
+std::string pixelCount(std::uint64_t w, std::uint64_t h) {
+    return std::to_string(w) + "x" + std::to_string(h) + " = " + std::to_string(w * h) + " pixels";
+}
+
+}  // namespace
+
+std::optional<ImageHeader> readImageHeader(std::string_view b) {
+    const std::string format = sniffFormat(b);
+    if (format == "PNG") {
+        if (b.size() < 24 || b.substr(12, 4) != "IHDR") return std::nullopt;
+        return ImageHeader{format, readBE(b, 16, 4), readBE(b, 20, 4)};
+    }
+    if (format == "JPEG") return jpegHeader(b);
+    if (format == "BMP") {
+        if (b.size() < 26) return std::nullopt;
+        const auto height = static_cast<std::int32_t>(readLE(b, 22, 4));  // negative: stored top-down
+        return ImageHeader{format, readLE(b, 18, 4), static_cast<std::uint64_t>(height < 0 ? -static_cast<std::int64_t>(height) : height)};
+    }
+    if (format == "TIFF") return tiffHeader(b);
+    if (format == "PNM") return pnmHeader(b);
+    if (format == "WebP") return webpHeader(b);
+    return std::nullopt;
+}
+
+LoadResult loadImage(const std::string& path, const LoadOptions& options) {
+    LoadResult result;
+    auto fail = [&](const std::string& problem) {
+        result.error = path + ": " + problem;
+        return std::move(result);
+    };
+    std::string bytes;
+    std::string problem;
+    if (!readWholeFile(path, bytes, problem)) return fail(problem);
+
+    const std::string format = sniffFormat(bytes);
+    const std::optional<ImageHeader> header = readImageHeader(bytes);
+    if (format.empty()) {
+        if (looksLikeText(bytes)) return fail("is a text file, not an image (named '" + lowerExtension(path) + "')");
+    } else if (!header) {
+        return fail("truncated or corrupt " + format + " header");
+    } else {
+        if (header->width == 0 || header->height == 0)
+            return fail(format + " header declares an empty image (" + pixelCount(header->width, header->height) + ")");
+        if (header->width * header->height > options.maxPixels)
+            return fail(format + " image is too large: " + pixelCount(header->width, header->height) +
+                        ", the limit is " + std::to_string(options.maxPixels));
+        if (format == "JPEG" && jpegLooksTruncated(bytes))
+            return fail("truncated JPEG (the data stops before the end-of-image marker)");
+    }
+
+    cv::Mat decoded;
+    try {
+        const cv::Mat buffer(1, static_cast<int>(std::min<std::size_t>(bytes.size(), INT32_MAX)), CV_8U, bytes.data());
+        decoded = cv::imdecode(buffer, cv::IMREAD_UNCHANGED);
+    } catch (const cv::Exception& e) {
+        return fail("cannot be decoded: " + e.err);
+    } catch (const std::exception& e) {
+        return fail(std::string("cannot be decoded: ") + e.what());
+    }
+    if (decoded.empty()) {
+        if (format.empty()) return fail("not an image format OpenCV can read");
+        return fail("corrupt or truncated " + format + " data");
+    }
+    if (static_cast<std::uint64_t>(decoded.total()) > options.maxPixels)
+        return fail("image is too large: " + pixelCount(static_cast<std::uint64_t>(decoded.cols),
+                                                        static_cast<std::uint64_t>(decoded.rows)) +
+                    ", the limit is " + std::to_string(options.maxPixels));
+
+    if (decoded.channels() == 2) cv::cvtColor(decoded, decoded, cv::COLOR_GRAY2BGRA);  // gray + alpha
+    Depth depth = Depth::U8;
+    if (decoded.depth() == CV_64F || decoded.depth() == CV_16F) {
+        decoded.convertTo(decoded, CV_MAKETYPE(CV_32F, decoded.channels()));
+    }
+    if (!depthFromCv(decoded.depth(), depth))
+        return fail("has " + cv::typeToString(decoded.type()) + " samples; only 8-bit, 16-bit unsigned and 32-bit float are supported");
+    if (decoded.channels() != 1 && decoded.channels() != 3 && decoded.channels() != 4)
+        return fail("has " + std::to_string(decoded.channels()) + " channels; only 1, 3 or 4 are supported");
+    try {
+        result.image = imageFromMat(decoded);
+    } catch (const std::exception& e) {
+        return fail(std::string("cannot be stored: ") + e.what());
+    }
+    return result;
+}
+
+bool saveImage(const std::string& path, ConstImageView image, std::string* error) {
+    auto fail = [&](const std::string& problem) {
+        if (error) *error = path + ": " + problem;
+        return false;
+    };
+    if (std::string why = validateImage(image); !why.empty()) return fail(why);
+    const std::string ext = lowerExtension(path);
+    if (ext.empty()) return fail("no file extension to choose the format from (.png, .tif, .jpg, ...)");
+    auto oneOf = [&](std::initializer_list<const char*> list) {
+        return std::any_of(list.begin(), list.end(), [&](const char* e) { return ext == e; });
+    };
+    if (image.depth == Depth::F32 && !oneOf({".tif", ".tiff", ".pfm"}))
+        return fail("32-bit float images can only be written as .tif, .tiff or .pfm, not '" + ext + "'");
+    if (image.depth == Depth::U16 && !oneOf({".png", ".tif", ".tiff", ".pgm", ".ppm", ".pnm"}))
+        return fail("16-bit images can only be written as .png, .tif, .tiff, .pgm, .ppm or .pnm, not '" + ext + "'");
+    const fsys::path target(path);
+    std::error_code ec;
+    if (fsys::is_directory(target, ec)) return fail("is a directory");
+    const fsys::path folder = target.has_parent_path() ? target.parent_path() : fsys::path(".");
+    if (!fsys::is_directory(folder, ec)) return fail("folder '" + folder.string() + "' does not exist");
+
+    std::vector<unsigned char> encoded;
+    try {
+        if (!cv::haveImageWriter(path)) return fail("OpenCV has no writer for '" + ext + "' files");
+        if (!cv::imencode(ext, asMat(image), encoded) || encoded.empty()) return fail("OpenCV could not encode the image");
+    } catch (const cv::Exception& e) {
+        return fail("OpenCV could not encode the image: " + e.err);
+    }
+    const fsys::path partial = fsys::path(path + ".partial");
+    {
+        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+        if (!out) return fail(std::string("cannot be written: ") + std::strerror(errno));
+        out.write(reinterpret_cast<const char*>(encoded.data()), static_cast<std::streamsize>(encoded.size()));
+        out.close();
+        if (!out) {
+            fsys::remove(partial, ec);
+            return fail("write error (disk full?)");
+        }
+    }
+    fsys::rename(partial, target, ec);
+    if (ec) {
+        fsys::remove(partial, ec);
+        return fail("cannot be written: " + ec.message());
+    }
+    return true;
+}
+
+}  // namespace fs::io
