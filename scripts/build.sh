@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures and builds everything this machine can build into ./build.
+# CUDA is used when nvcc is found (also in /usr/local/cuda/bin); otherwise a CPU-only build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+args=(-G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release)
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+fi
+cmake "${args[@]}" "$@"
+cmake --build build -j "$(nproc)"
