@@ -8,8 +8,6 @@ namespace fs {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 std::vector<std::string> splitColon(const std::string& text) {
     std::vector<std::string> parts;
     std::stringstream ss(text);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Hardening job: core, CPU backends, image I/O, CLI and their tests built with
+# clang + ASan + UBSan and run (leaks fail the run), then each libFuzzer target
+# for FUZZ_SECONDS (default 60) on its seed corpus. Crash inputs are copied to
+# tests/fuzz/regressions/ so they become regression tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+for p in clang-14 libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="${missing:-} $p"
+done
+if [ -n "${missing:-}" ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+cmake -G Ninja -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DFS_WITH_QT=OFF -DFS_WITH_CUDA=OFF -DFS_SANITIZE=ON -DFS_BUILD_FUZZERS=ON
+cmake --build build-asan -j "$(nproc)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir build-asan --output-on-failure -j 2 --timeout 900
+
+seconds=${FUZZ_SECONDS:-60}
+for target in kernel_json:kernel image_load:image; do
+  name=fuzz_${target%%:*}; kind=${target##*:}
+  work=$(mktemp -d)
+  cp tests/fuzz/corpus/$kind/* "$work"/
+  echo "fuzz: $name for ${seconds}s"
+  if ! (cd build-asan && ./tests/fuzz/$name -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 \
+        -artifact_prefix="$work/crash-" "$work" 2>&1 | tail -n 5); then
+    echo "fuzz: $name found a crash; inputs saved under tests/fuzz/regressions/$kind/"
+    cp "$work"/crash-* tests/fuzz/regressions/$kind/ 2>/dev/null || true
+    exit 1
+  fi
+done
+echo "fuzz: no crashes"
