@@ -1,5 +1,6 @@
 #include "fs/kernel_file.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -139,26 +140,35 @@ bool parseKernelJson(const std::string& text, FilterSpec& out, std::string* erro
 }
 
 std::string kernelToJson(const FilterSpec& spec) {
-    json root;
-    root["format"] = kFormat;
-    root["version"] = kKernelFileVersion;
-    root["name"] = spec.name;
-    root["combine"] = combineName(spec.combine);
-    json kernels = json::array();
-    for (const Kernel& k : spec.kernels) {
-        json rows = json::array();
+    // Hand-laid so each kernel row sits on one line and floats print in their
+    // shortest round-tripping form (0.1, not 0.10000000149011612).
+    auto num = [](float v) {
+        char buf[32];
+        const auto res = std::to_chars(buf, buf + sizeof buf, v);
+        return std::string(buf, res.ptr);
+    };
+    std::string s = "{\n";
+    s += "  \"format\": \"" + std::string(kFormat) + "\",\n";
+    s += "  \"version\": " + std::to_string(kKernelFileVersion) + ",\n";
+    s += "  \"name\": " + json(spec.name).dump() + ",\n";
+    s += "  \"combine\": \"" + std::string(combineName(spec.combine)) + "\",\n";
+    s += "  \"kernels\": [\n";
+    for (std::size_t i = 0; i < spec.kernels.size(); ++i) {
+        const Kernel& k = spec.kernels[i];
+        s += "    {\"width\": " + std::to_string(k.width) + ", \"height\": " + std::to_string(k.height) + ", \"weights\": [\n";
         for (int y = 0; y < k.height; ++y) {
-            json row = json::array();
-            for (int x = 0; x < k.width; ++x) row.push_back(k.at(x, y));
-            rows.push_back(std::move(row));
+            s += "      [";
+            for (int x = 0; x < k.width; ++x) s += (x ? ", " : "") + num(k.at(x, y));
+            s += y + 1 < k.height ? "],\n" : "]\n";
         }
-        kernels.push_back({{"width", k.width}, {"height", k.height}, {"weights", std::move(rows)}});
+        s += i + 1 < spec.kernels.size() ? "    ]},\n" : "    ]}\n";
     }
-    root["kernels"] = std::move(kernels);
-    root["border"] = {{"mode", borderModeName(spec.border.mode)}, {"value", spec.border.value}};
-    root["output"] = {{"scale", spec.output.scale}, {"offset", spec.output.offset}, {"abs", spec.output.absolute},
-                      {"float", spec.output.floatOutput}};
-    return root.dump(2) + "\n";
+    s += "  ],\n";
+    s += "  \"border\": {\"mode\": \"" + std::string(borderModeName(spec.border.mode)) + "\", \"value\": " + num(spec.border.value) + "},\n";
+    s += "  \"output\": {\"scale\": " + num(spec.output.scale) + ", \"offset\": " + num(spec.output.offset) +
+         ", \"abs\": " + (spec.output.absolute ? "true" : "false") + ", \"float\": " + (spec.output.floatOutput ? "true" : "false") + "}\n";
+    s += "}\n";
+    return s;
 }
 
 bool loadKernelFile(const std::string& path, FilterSpec& out, std::string* error) {
