@@ -1,0 +1,58 @@
+// Backend "cuda": the Backend interface over the pipeline and the modes.
+#include "fs/gpu/cuda_backend.hpp"
+
+#include <new>
+
+#include "launch.hpp"
+#include "pipeline.hpp"
+
+namespace fs::gpu {
+namespace {
+
+const char* autoDescription =
+    "Picks the fastest correct mode for the filter: separable for rank-1 kernels wider than 3 taps, otherwise "
+    "shared.";
+
+class CudaBackend final : public Backend {
+public:
+    std::string id() const override { return "cuda"; }
+    std::string displayName() const override {
+        const std::string name = cudaDeviceName();
+        return name.empty() ? "CUDA (no device)" : "CUDA (" + name + ")";
+    }
+    std::vector<ModeInfo> modes() const override {
+        const std::string reason = unavailableReason();
+        std::vector<ModeInfo> out;
+        for (const ModeImpl* m : {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode()})
+            out.push_back({m->id, m->description, reason.empty(), reason});
+        out.push_back({"auto", autoDescription, reason.empty(), reason});
+        return out;
+    }
+    std::string unavailableReason() const override { return cudaUnavailableReason(); }
+
+    RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
+        RunResult result;
+        result.timing.backend = id();
+        result.timing.mode = mode;
+        result.error = validateRun(spec, input);
+        if (!result.error.empty()) return result;
+        try {
+            Image output(input.width, input.height, input.channels, spec.outputDepth(input.depth));
+            PipelineTarget target;
+            target.host = output.view();
+            result.error = runPipeline(spec, input, mode, target, result.timing);
+            if (result.error.empty()) result.output = std::move(output);
+        } catch (const std::bad_alloc&) {
+            result.error = "out of host memory for the output image";
+        } catch (const std::exception& e) {
+            result.error = e.what();
+        }
+        return result;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeCudaBackend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace fs::gpu

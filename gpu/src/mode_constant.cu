@@ -1,0 +1,24 @@
+// Mode "constant": as "global", but the weights live in __constant__ memory,
+// broadcast to the whole warp by the constant cache.
+#include "constant_weights.cuh"
+#include "direct_kernel.cuh"
+
+namespace fs::gpu {
+namespace {
+
+std::string supportsConstant(const PreparedFilter&) { return {}; }
+cudaError_t launchConstant(const LaunchArgs& a, cudaStream_t stream) {
+    return launchDirect(a, stream, GlobalSource{}, ConstantWeights{});
+}
+
+}  // namespace
+
+const ModeImpl& constantMode() {
+    static const ModeImpl mode{"constant",
+                               "One thread per output pixel with the weights in constant memory: every thread of a "
+                               "warp reads the same weight at once, served as one broadcast.",
+                               supportsConstant, uploadConstantWeights, launchConstant};
+    return mode;
+}
+
+}  // namespace fs::gpu

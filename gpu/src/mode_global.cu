@@ -1,0 +1,24 @@
+// Mode "global": one thread per output pixel; image and weights both read
+// from global memory (the version every course starts with).
+#include "direct_kernel.cuh"
+
+namespace fs::gpu {
+namespace {
+
+std::string supportsGlobal(const PreparedFilter&) { return {}; }
+cudaError_t prepareGlobal(const PreparedFilter&, cudaStream_t) { return cudaSuccess; }
+cudaError_t launchGlobal(const LaunchArgs& a, cudaStream_t stream) {
+    return launchDirect(a, stream, GlobalSource{}, GlobalWeights{a.filter->deviceWeights});
+}
+
+}  // namespace
+
+const ModeImpl& globalMode() {
+    static const ModeImpl mode{"global",
+                               "One thread per output pixel; pixels and weights are read from global memory for "
+                               "every tap. The baseline the other modes improve on.",
+                               supportsGlobal, prepareGlobal, launchGlobal};
+    return mode;
+}
+
+}  // namespace fs::gpu

@@ -1,0 +1,89 @@
+// FilterSpec -> PreparedFilter: kernels padded to one size, output mapping,
+// and the rank-1 factors the separable mode uses.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "launch.hpp"
+
+namespace fs::gpu {
+namespace {
+
+// Integer kernels get integer factors when they have them (Sobel = [1 2 1]^T
+// x [-1 0 1]), so the separable mode stays bit-exact on integer images:
+// fs::separate's unit-norm factors would make every product inexact.
+bool integerFactors(const Kernel& k, std::vector<float>& row, std::vector<float>& column) {
+    if (!k.integerWeights()) return false;
+    int pivotY = -1, pivotX = 0;
+    float best = 0.0f;
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x)
+            if (std::fabs(k.at(x, y)) > best) best = std::fabs(k.at(x, y)), pivotY = y, pivotX = x;
+    if (pivotY < 0) return false;  // all zero: fs::separate handles it
+    long long divisor = 0;
+    for (int x = 0; x < k.width; ++x) divisor = std::gcd(divisor, std::llabs(std::llround(k.at(x, pivotY))));
+    row.assign(k.width, 0.0f);
+    column.assign(k.height, 0.0f);
+    for (int x = 0; x < k.width; ++x) row[x] = static_cast<float>(std::llround(k.at(x, pivotY)) / divisor);
+    for (int y = 0; y < k.height; ++y) {
+        const double c = static_cast<double>(k.at(pivotX, y)) / row[pivotX];
+        if (c != std::round(c)) return false;
+        column[y] = static_cast<float>(c);
+    }
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x)
+            if (static_cast<double>(column[y]) * row[x] != static_cast<double>(k.at(x, y))) return false;
+    return true;
+}
+
+}  // namespace
+
+std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, PreparedFilter& out) {
+    const std::string problem = validateSpec(spec);
+    if (!problem.empty()) return problem;
+    const int count = spec.combine == Combine::Magnitude ? 2 : 1;
+    if (static_cast<int>(spec.kernels.size()) < count) return "magnitude needs two kernels";
+    PreparedFilter f;
+    f.inDepth = inDepth;
+    f.channels = channels;
+    KernelMath& m = f.math;
+    m.kernelCount = count;
+    for (int k = 0; k < count; ++k) {
+        m.kw = std::max(m.kw, spec.kernels[k].width);
+        m.kh = std::max(m.kh, spec.kernels[k].height);
+    }
+    m.scale = spec.output.scale;
+    m.offset = spec.output.offset;
+    m.absolute = spec.output.absolute;
+    m.outFloat = spec.outputDepth(inDepth) == Depth::F32;
+
+    // Zero padding keeps each kernel centred; the extra zero taps add exact zeros.
+    f.weights.assign(static_cast<std::size_t>(count) * m.kw * m.kh, 0.0f);
+    f.separable = true;
+    for (int k = 0; k < count; ++k) {
+        const Kernel& src = spec.kernels[k];
+        Kernel padded(m.kw, m.kh, std::vector<float>(static_cast<std::size_t>(m.kw) * m.kh, 0.0f));
+        const int dx = (m.kw - src.width) / 2, dy = (m.kh - src.height) / 2;
+        for (int y = 0; y < src.height; ++y)
+            for (int x = 0; x < src.width; ++x) padded.at(x + dx, y + dy) = src.at(x, y);
+        std::copy(padded.weights.begin(), padded.weights.end(),
+                  f.weights.begin() + static_cast<std::ptrdiff_t>(k) * m.kw * m.kh);
+        std::vector<float> row, column;
+        if (!integerFactors(padded, row, column)) {
+            const std::optional<Separable> s = separate(padded);
+            if (!s) {
+                f.separable = false;
+                continue;
+            }
+            row = s->row;
+            column = s->column;
+        }
+        f.sepRow.insert(f.sepRow.end(), row.begin(), row.end());
+        f.sepCol.insert(f.sepCol.end(), column.begin(), column.end());
+    }
+    if (!f.separable) f.sepRow.clear(), f.sepCol.clear();
+    out = std::move(f);
+    return {};
+}
+
+}  // namespace fs::gpu

@@ -1,0 +1,172 @@
+// The CUDA backend end to end: the host path with pipelined pieces on large
+// images, strips under a forced memory budget, real photographs, timings and
+// error messages.
+#include "fs/gpu/cuda_options.hpp"
+#include "fs/presets.hpp"
+#include "gpu_test_support.hpp"
+
+namespace fs::test {
+namespace {
+
+const char* kModes[] = {"global", "constant", "shared", "texture", "separable", "auto"};
+
+// Restores the process-wide pipeline knobs whatever the test does.
+struct PipelineKnobs {
+    ~PipelineKnobs() {
+        gpu::setDeviceMemoryBudget(0);
+        gpu::setPipelineRows(0);
+    }
+};
+
+FilterSpec sobelMagnitude(BorderMode border) {
+    FilterSpec s;
+    s.kernels = {sobelKernel(3, true), sobelKernel(3, false)};
+    s.combine = Combine::Magnitude;
+    s.border.mode = border;
+    return s;
+}
+
+FilterSpec gaussian(int size, BorderMode border) {
+    FilterSpec s;
+    s.kernels = {gaussianKernel(size, 0.0)};
+    s.border.mode = border;
+    return s;
+}
+
+TEST(CudaBackend, ReportsAvailabilityAndNeverThrows) {
+    auto backend = gpu::makeCudaBackend();
+    EXPECT_EQ(backend->id(), "cuda");
+    ASSERT_EQ(backend->modes().size(), 6u);
+    for (const ModeInfo& m : backend->modes()) EXPECT_EQ(m.available, backend->available()) << m.id;
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(8, 8, 1, Depth::U8, rng);
+    const RunResult r = backend->run(sobelMagnitude(BorderMode::Reflect101), input.cview(), "shared");
+    if (!backend->available()) {
+        // This is what a machine without a GPU (CI) must see: an error, no crash.
+        EXPECT_FALSE(r.ok());
+        EXPECT_FALSE(backend->unavailableReason().empty());
+        EXPECT_NE(r.error.find(backend->unavailableReason()), std::string::npos) << r.error;
+    } else {
+        EXPECT_TRUE(r.ok()) << r.error;
+    }
+}
+
+TEST(CudaBackend, BadRequestsComeBackAsErrors) {
+    FS_SKIP_WITHOUT_CUDA();
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(31, 17, 3, Depth::U8, rng);
+    RunResult r = backend->run(sobelMagnitude(BorderMode::Wrap), input.cview(), "no-such-mode");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(r.error.find("no-such-mode"), std::string::npos) << r.error;
+    FilterSpec dense;
+    dense.kernels = {randomKernel(5, 5, rng)};
+    r = backend->run(dense, input.cview(), "separable");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(r.error.find("not separable"), std::string::npos) << r.error;
+    FilterSpec empty;
+    r = backend->run(empty, input.cview(), "shared");
+    EXPECT_FALSE(r.ok());
+    // A device buffer pitch that cannot hold a row.
+    EXPECT_FALSE(gpu::runToDevice(gaussian(3, BorderMode::Replicate), input.cview(), "shared", {nullptr, 4}).empty());
+    // Still usable afterwards.
+    r = backend->run(sobelMagnitude(BorderMode::Wrap), input.cview(), "shared");
+    EXPECT_TRUE(r.ok()) << r.error;
+}
+
+TEST(CudaBackend, TimingsComeFromEvents) {
+    FS_SKIP_WITHOUT_CUDA();
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(640, 480, 4, Depth::U8, rng);
+    const RunResult r = backend->run(gaussian(5, BorderMode::Reflect101), input.cview(), "auto");
+    ASSERT_TRUE(r.ok()) << r.error;
+    ASSERT_TRUE(r.timing.uploadMs && r.timing.kernelMs && r.timing.downloadMs && r.timing.totalMs);
+    EXPECT_GT(*r.timing.uploadMs, 0.0);
+    EXPECT_GT(*r.timing.kernelMs, 0.0);
+    EXPECT_GT(*r.timing.downloadMs, 0.0);
+    EXPECT_GE(*r.timing.totalMs, *r.timing.kernelMs);
+    EXPECT_EQ(r.timing.backend, "cuda");
+    EXPECT_EQ(r.timing.mode, "auto");
+}
+
+// 4099 x 2161 through the host path: over 8 MB, so it runs as overlapped
+// pieces with halos. A few combinations only (the reference is slow).
+TEST(CudaBackend, HugeImagesThroughThePipeline) {
+    FS_SKIP_WITHOUT_CUDA();
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const struct {
+        Depth depth;
+        int channels;
+        BorderMode border;
+        bool sobel;
+    } cases[] = {{Depth::U8, 4, BorderMode::Reflect101, true},
+                 {Depth::F32, 1, BorderMode::Wrap, false},
+                 {Depth::U16, 3, BorderMode::Replicate, true}};
+    for (const auto& c : cases) {
+        const Image input = randomImage(4099, 2161, c.channels, c.depth, rng);
+        const FilterSpec spec = c.sobel ? sobelMagnitude(c.border) : gaussian(5, c.border);
+        const Image expected = cpu::referenceFilter(spec, input.cview());
+        for (const char* mode : {"shared", "separable", "texture"}) {
+            SCOPED_TRACE(std::string(mode) + " " + depthName(c.depth) + " c" + std::to_string(c.channels) + " " +
+                         borderModeName(c.border));
+            const RunResult r = backend->run(spec, input.cview(), mode);
+            ASSERT_TRUE(r.ok()) << r.error;
+            EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected));
+        }
+    }
+}
+
+// A budget too small for the image forces strips with halos; the result must
+// equal the unsplit run bit for bit, for every mode and border (wrap strips
+// read rows across the top/bottom edge).
+TEST(CudaBackend, StripsUnderASmallBudgetEqualTheUnsplitRun) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(1023, 769, 3, Depth::U8, rng);
+    for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap, BorderMode::Constant}) {
+        FilterSpec spec = gaussian(7, border);
+        spec.border.value = 17.0f;
+        for (const char* mode : kModes) {
+            SCOPED_TRACE(std::string(mode) + " " + borderModeName(border));
+            gpu::setDeviceMemoryBudget(0);
+            gpu::setPipelineRows(769);  // one piece
+            const RunResult whole = backend->run(spec, input.cview(), mode);
+            ASSERT_TRUE(whole.ok()) << whole.error;
+            // ~3 slots x (rows + 6 halo) x 3.5 KB pitch: strips of a few dozen rows.
+            gpu::setPipelineRows(0);
+            gpu::setDeviceMemoryBudget(3 * 40 * 2 * 3584);
+            const RunResult strips = backend->run(spec, input.cview(), mode);
+            ASSERT_TRUE(strips.ok()) << strips.error;
+            EXPECT_TRUE(imagesMatch(strips.output, whole.output, exact()));
+        }
+    }
+    gpu::setDeviceMemoryBudget(1000);  // cannot hold even one row with its halo
+    const RunResult tooSmall = backend->run(gaussian(7, BorderMode::Wrap), input.cview(), "shared");
+    EXPECT_FALSE(tooSmall.ok());
+    EXPECT_NE(tooSmall.error.find("budget"), std::string::npos) << tooSmall.error;
+}
+
+TEST(CudaBackend, PhotographsMatchReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    auto backend = gpu::makeCudaBackend();
+    for (const char* name : {"camera.pgm", "coffee.ppm"}) {
+        const Image photo = loadPnm(std::string(FS_GPU_TEST_DATA_DIR) + "/" + name);
+        ASSERT_FALSE(photo.empty()) << name;
+        for (const FilterSpec& spec : {sobelMagnitude(BorderMode::Reflect101), gaussian(31, BorderMode::Replicate)}) {
+            const Image expected = cpu::referenceFilter(spec, photo.cview());
+            for (const char* mode : kModes) {
+                SCOPED_TRACE(std::string(name) + " " + mode + " " + std::to_string(spec.kernels[0].width));
+                const RunResult r = backend->run(spec, photo.cview(), mode);
+                ASSERT_TRUE(r.ok()) << r.error;
+                EXPECT_TRUE(matchesReference(spec, photo.cview(), r.output, expected));
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace fs::test

@@ -1,0 +1,140 @@
+#pragma once
+// Helpers for the CUDA tests: skip without a device, run into a poisoned
+// device buffer, PNM photos, and the tolerance policy against the reference.
+//
+// Tolerance (why): the CPU reference sums taps in row-major order without
+// fused multiply-adds; the GPU modes use FMA, and the separable mode sums
+// row then column. Integer weights on integer images are exact in any order
+// (every partial sum is an integer below 2^24), so those must match bit for
+// bit. Otherwise float results may differ in the last bits: we allow
+// |gpu - ref| <= 1e-5 * |scale| * sum_k sum_taps |w| |x| per sample (the
+// rounding error of a <=64-term float sum is far below that bound), and for
+// u8/u16 outputs +-1 (a value near .5 may round either way) in at most 1% of
+// the samples.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "fs/cpu/cpu_backend.hpp"
+#include "fs/gpu/cuda_backend.hpp"
+#include "fs/gpu/device_run.hpp"
+#include "test_support.hpp"
+
+namespace fs::test {
+
+inline const std::string& cudaSkipReason() {
+    static const std::string reason = gpu::makeCudaBackend()->unavailableReason();
+    return reason;
+}
+
+#define FS_SKIP_WITHOUT_CUDA()                                                         \
+    do {                                                                               \
+        if (!::fs::test::cudaSkipReason().empty())                                     \
+            GTEST_SKIP() << "CUDA backend unavailable: " << ::fs::test::cudaSkipReason(); \
+    } while (0)
+
+// Runs through fs::gpu::runToDevice into a device buffer filled with `poison`
+// first, so any sample the kernel forgets keeps a wrong value.
+inline ::testing::AssertionResult runPoisoned(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                                              Image& out, unsigned char poison = 0x5A) {
+    out = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
+    const std::size_t pitch = out.stride() + 64;  // a pitch wider than the row, like a GL buffer may have
+    void* device = nullptr;
+    if (cudaMalloc(&device, pitch * input.height) != cudaSuccess)
+        return ::testing::AssertionFailure() << "cudaMalloc failed";
+    cudaMemset(device, poison, pitch * input.height);
+    const std::string error = gpu::runToDevice(spec, input, mode, {device, pitch});
+    cudaError_t err = cudaSuccess;
+    if (error.empty())
+        err = cudaMemcpy2D(out.data(), out.stride(), device, pitch, out.stride(), input.height, cudaMemcpyDeviceToHost);
+    cudaFree(device);
+    if (!error.empty()) return ::testing::AssertionFailure() << "runToDevice: " << error;
+    if (err != cudaSuccess) return ::testing::AssertionFailure() << "download: " << cudaGetErrorString(err);
+    return ::testing::AssertionSuccess();
+}
+
+// Per-sample bound sum_k sum_taps |w| |x| computed by the reference itself on
+// |kernel| and |image| (as f32).
+inline Image absResponse(const FilterSpec& spec, ConstImageView input) {
+    Image absInput(input.width, input.height, input.channels, Depth::F32);
+    for (int y = 0; y < input.height; ++y)
+        for (int x = 0; x < input.width * input.channels; ++x)
+            absInput.view().row<float>(y)[x] = static_cast<float>(std::fabs(sampleAt(input, x / input.channels, y, x % input.channels)));
+    Image total;
+    for (int k = 0; k < (spec.combine == Combine::Magnitude ? 2 : 1); ++k) {
+        FilterSpec a;
+        a.kernels = {spec.kernels[k]};
+        for (float& w : a.kernels[0].weights) w = std::fabs(w);
+        a.border = spec.border;
+        a.border.value = std::fabs(spec.border.value);
+        a.output.floatOutput = true;
+        Image r = cpu::referenceFilter(a, absInput.cview());
+        if (total.empty()) total = std::move(r);
+        else
+            for (int y = 0; y < input.height; ++y)
+                for (int x = 0; x < input.width * input.channels; ++x)
+                    total.view().row<float>(y)[x] += r.view().row<float>(y)[x];
+    }
+    return total;
+}
+
+inline bool integerSpec(const FilterSpec& spec) {
+    for (const Kernel& k : spec.kernels)
+        if (!k.integerWeights()) return false;
+    return spec.output.scale == std::round(spec.output.scale) && spec.output.offset == std::round(spec.output.offset) &&
+           spec.border.value == std::round(spec.border.value);
+}
+
+// The policy above. `what` names the case in the failure message.
+inline ::testing::AssertionResult matchesReference(const FilterSpec& spec, ConstImageView input, const Image& actual,
+                                                   const Image& expected) {
+    const Depth out = expected.depth();
+    const bool exactExpected = out != Depth::F32 && input.depth != Depth::F32 && integerSpec(spec);
+    if (exactExpected) return imagesMatch(actual, expected, exact());
+    const Image bound = absResponse(spec, input);
+    long long bad = 0, offByOne = 0;
+    std::ostringstream first;
+    const long long samples = static_cast<long long>(input.width) * input.height * input.channels;
+    for (int y = 0; y < input.height; ++y)
+        for (int x = 0; x < input.width; ++x)
+            for (int c = 0; c < input.channels; ++c) {
+                const double a = sampleAt(actual.cview(), x, y, c), e = sampleAt(expected.cview(), x, y, c);
+                const double diff = std::fabs(a - e);
+                double allowed = 0.0;
+                if (out == Depth::F32) {
+                    allowed = 1e-5 * std::fabs(spec.output.scale) * bound.cview().row<float>(y)[x * input.channels + c] + 1e-30;
+                } else if (diff == 1.0) {
+                    ++offByOne;
+                    continue;
+                }
+                if (!(diff <= allowed)) {
+                    if (bad == 0) first << "first at (" << x << "," << y << ") channel " << c << ": got " << a << ", expected " << e
+                                        << ", allowed " << allowed;
+                    ++bad;
+                }
+            }
+    if (bad > 0) return ::testing::AssertionFailure() << bad << " of " << samples << " samples off; " << first.str();
+    if (offByOne * 100 > samples)
+        return ::testing::AssertionFailure() << offByOne << " of " << samples << " samples off by one (over 1%)";
+    return ::testing::AssertionSuccess();
+}
+
+// Binary PGM (P5) / PPM (P6), 8-bit.
+inline Image loadPnm(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string magic;
+    int width = 0, height = 0, maxValue = 0;
+    in >> magic >> width >> height >> maxValue;
+    in.get();
+    if (!in || (magic != "P5" && magic != "P6") || maxValue != 255) return {};
+    Image img(width, height, magic == "P5" ? 1 : 3, Depth::U8);
+    in.read(reinterpret_cast<char*>(img.data()), static_cast<std::streamsize>(img.sizeBytes()));
+    return in ? std::move(img) : Image();
+}
+
+}  // namespace fs::test
