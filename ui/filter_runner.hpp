@@ -1,0 +1,71 @@
+#pragma once
+#include <QImage>
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "fs/backend.hpp"
+#include "image_convert.hpp"
+
+namespace fs::ui {
+
+struct RunRequest {
+    std::shared_ptr<const Image> input;
+    FilterSpec spec;
+    QString backend;         // "cpu"
+    QString mode;            // "parallel"
+    QString compareBackend;  // empty: no comparison run
+    QString compareMode;
+};
+
+struct RunOutcome {
+    quint64 generation = 0;
+    RunRequest request;
+    RunResult result;
+    QImage display;  // result converted for the view, made off the GUI thread
+    std::optional<RunResult> compare;
+    Difference difference;  // valid when compare ran and both succeeded
+};
+
+// Runs filters on one worker thread, latest wins: while a run is going, newer
+// requests replace the waiting one, so dragging a slider queues at most one
+// run and the GUI thread never waits. Results come back through finished().
+class FilterRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit FilterRunner(std::vector<std::unique_ptr<Backend>> backends, QObject* parent = nullptr);
+    ~FilterRunner() override;
+
+    // Read-only use from the GUI thread (ids, modes); runs happen on the worker.
+    const std::vector<std::unique_ptr<Backend>>& backends() const { return backends_; }
+    quint64 submit(RunRequest request);
+    quint64 latestGeneration() const { return generation_.load(); }
+    bool busy() const;
+    void waitForIdle();
+
+signals:
+    void finished(std::shared_ptr<const fs::ui::RunOutcome> outcome);
+    void busyChanged(bool busy);
+
+private:
+    void workLoop();
+    RunResult runOne(const std::shared_ptr<const Image>& input, const FilterSpec& spec, const QString& backend,
+                     const QString& mode);
+
+    std::vector<std::unique_ptr<Backend>> backends_;
+    QThreadPool pool_;
+    mutable std::mutex mutex_;
+    std::optional<RunRequest> pending_;
+    quint64 pendingGeneration_ = 0;
+    bool working_ = false;
+    std::atomic<quint64> generation_{0};
+};
+
+}  // namespace fs::ui
+
+Q_DECLARE_METATYPE(std::shared_ptr<const fs::ui::RunOutcome>)

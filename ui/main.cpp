@@ -1,0 +1,110 @@
+// filterstudio: the desktop studio. `filterstudio [image] [--mode backend/mode]`.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QSurfaceFormat>
+#include <QTimer>
+#include <cstdio>
+
+#include "backends.hpp"
+#include "fs/widgets/backend_chooser.hpp"
+#include "fs/widgets/image_view.hpp"
+#include "fs/widgets/kernel_editor.hpp"
+#include "main_window.hpp"
+
+namespace {
+
+struct Options {
+    QCommandLineOption mode{QStringLiteral("mode"), QStringLiteral("Backend mode to select, e.g. cpu/parallel or cuda/shared."),
+                            QStringLiteral("backend/mode")};
+    QCommandLineOption kernel{QStringLiteral("kernel"), QStringLiteral("Preset kernel, e.g. sobel-mag:3 or gaussian:7:1.5."),
+                              QStringLiteral("preset")};
+    QCommandLineOption view{QStringLiteral("view"), QStringLiteral("original, result, split or difference."),
+                            QStringLiteral("view")};
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                  QStringLiteral("Save a picture of the window to FILE once the first result is shown, then quit."),
+                                  QStringLiteral("file")};
+
+    void addTo(QCommandLineParser& parser) const {
+        parser.setApplicationDescription(QStringLiteral("Convolution filter studio: design kernels, run them on CPU and "
+                                                        "CUDA backends, compare results and timings."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(QStringLiteral("image"),
+                                     QStringLiteral("Image to open (PNG, JPEG, TIFF, BMP, PNM...)."), QStringLiteral("[image]"));
+        parser.addOptions({mode, kernel, view, screenshot});
+    }
+};
+
+void setIdentity() {
+    QCoreApplication::setApplicationName(QStringLiteral("FilterStudio"));
+    QCoreApplication::setOrganizationName(QStringLiteral("FilterStudio"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(FS_VERSION));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // --help and --version must work without a display: answer them before any GUI exists.
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+            QCoreApplication app(argc, argv);
+            setIdentity();
+            QCommandLineParser parser;
+            Options().addTo(parser);
+            parser.process(app);  // prints and exits
+            return 0;
+        }
+    }
+    QApplication app(argc, argv);
+    setIdentity();
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/filterstudio.svg")));
+    QCommandLineParser parser;
+    const Options options;
+    options.addTo(parser);
+    parser.process(app);
+
+    fs::ui::MainWindow window([] { return fs::makeAllBackends(); });
+    int exitCode = 0;
+    if (parser.isSet(options.screenshot)) {
+        // Scripted runs must never block on a dialog.
+        window.setErrorReporter([&exitCode](const QString& title, const QString& message) {
+            std::fprintf(stderr, "filterstudio: %s: %s\n", qPrintable(title), qPrintable(message));
+            exitCode = 1;
+        });
+    }
+    if (parser.isSet(options.mode) && !window.selectMode(parser.value(options.mode)))
+        std::fprintf(stderr, "filterstudio: mode '%s' is unknown or unavailable here; keeping %s\n",
+                     qPrintable(parser.value(options.mode)), qPrintable(window.backendChooser()->currentKey()));
+    if (parser.isSet(options.kernel)) {
+        QString why;
+        if (!window.kernelEditor()->applyPresetText(parser.value(options.kernel), &why))
+            std::fprintf(stderr, "filterstudio: %s\n", qPrintable(why));
+    }
+    if (parser.isSet(options.view)) {
+        const QStringList views = {QStringLiteral("original"), QStringLiteral("result"), QStringLiteral("split"),
+                                   QStringLiteral("difference")};
+        const auto index = views.indexOf(parser.value(options.view));
+        if (index < 0) std::fprintf(stderr, "filterstudio: unknown view '%s'\n", qPrintable(parser.value(options.view)));
+        else window.imageView()->setDisplayMode(static_cast<fs::widgets::ImageView::DisplayMode>(index));
+    }
+    window.show();
+    if (!parser.positionalArguments().isEmpty()) window.openImage(parser.positionalArguments().front());
+
+    if (parser.isSet(options.screenshot)) {
+        const QString path = parser.value(options.screenshot);
+        auto grab = [&window, path, &exitCode] {
+            if (!window.grab().save(path)) {
+                std::fprintf(stderr, "filterstudio: could not write %s\n", qPrintable(path));
+                exitCode = 1;
+            }
+            QApplication::quit();
+        };
+        // Let the last result and the chart paint before grabbing.
+        QObject::connect(&window, &fs::ui::MainWindow::resultShown, &window, [grab] { QTimer::singleShot(800, grab); });
+        QTimer::singleShot(30000, &window, [grab] { grab(); });  // never hang a script
+    }
+    const int code = app.exec();
+    return exitCode ? exitCode : code;
+}

@@ -1,0 +1,657 @@
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "benchmark_dialog.hpp"
+#include "fs/io/image_io.hpp"
+#include "fs/widgets/backend_chooser.hpp"
+#include "fs/widgets/image_view.hpp"
+#include "fs/widgets/kernel_editor.hpp"
+#include "fs/widgets/pixel_inspector.hpp"
+#include "fs/widgets/timing_chart.hpp"
+#ifdef FS_HAVE_CUDA_INTEROP
+#include "fs/gpu/gl_interop.hpp"
+#endif
+
+// The samples and icon live in fs_ui, a static library: register them explicitly.
+static void initResources() { Q_INIT_RESOURCE(samples); }
+
+namespace fs::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const char* kImageFilter =
+    QT_TRANSLATE_NOOP("MainWindow", "Images (*.png *.jpg *.jpeg *.bmp *.tif *.tiff *.pgm *.ppm *.pnm *.webp *.pfm);;All files (*)");
+
+QVector<widgets::ModeChoice> choicesOf(const std::vector<std::unique_ptr<Backend>>& backends) {
+    QVector<widgets::ModeChoice> choices;
+    for (const auto& b : backends) {
+        const std::string backendReason = b->unavailableReason();
+        for (ModeInfo m : b->modes()) {
+            if (!backendReason.empty()) {
+                m.available = false;
+                m.unavailableReason = backendReason;
+            }
+            choices.push_back({QString::fromStdString(b->id()), QString::fromStdString(b->displayName()), m});
+        }
+    }
+    return choices;
+}
+
+QString backendOf(const QString& key) { return key.section('/', 0, 0); }
+QString modeOf(const QString& key) { return key.section('/', 1); }
+
+}  // namespace
+
+MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
+    : QMainWindow(parent), factory_(std::move(factory)), runner_(new FilterRunner(factory_(), this)) {
+    initResources();
+    setWindowTitle(tr("FilterStudio"));
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+    reportError_ = [this](const QString& title, const QString& message) { QMessageBox::critical(this, title, message); };
+
+    view_ = new widgets::ImageView;
+    editor_ = new widgets::KernelEditor;
+    chart_ = new widgets::TimingChart;
+    chooser_ = new widgets::BackendChooser;
+    inspector_ = new widgets::PixelInspector;
+    chooser_->setChoices(choicesOf(runner_->backends()));
+
+    // Centre: the view with its display controls above.
+    auto* centre = new QWidget;
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    auto* viewBar = new QToolBar;
+    viewBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    viewModes_ = new QActionGroup(this);
+    const QString modeNames[] = {tr("Original"), tr("Result"), tr("Split"), tr("Difference")};
+    for (int i = 0; i < 4; ++i) {
+        QAction* a = viewBar->addAction(modeNames[i]);
+        a->setCheckable(true);
+        a->setData(i);
+        a->setShortcut(QKeySequence(Qt::Key_1 + i));
+        a->setToolTip(tr("%1 (%2)").arg(modeNames[i]).arg(i + 1));
+        viewModes_->addAction(a);
+    }
+    viewModes_->actions()[1]->setChecked(true);
+    splitSlider_ = new QSlider(Qt::Horizontal);
+    splitSlider_->setRange(0, 1000);
+    splitSlider_->setValue(500);
+    splitSlider_->setMaximumWidth(200);
+    splitSlider_->setToolTip(tr("Split position (or drag the yellow line)"));
+    viewBar->addSeparator();
+    viewBar->addWidget(new QLabel(tr(" split ")));
+    viewBar->addWidget(splitSlider_);
+    viewBar->addSeparator();
+    QAction* fit = viewBar->addAction(tr("Fit"), view_, &widgets::ImageView::zoomToFit);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction* oneToOne = viewBar->addAction(tr("1:1"), view_, &widgets::ImageView::zoomOneToOne);
+    oneToOne->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    centreLayout->addWidget(viewBar);
+    centreLayout->addWidget(view_, 1);
+    setCentralWidget(centre);
+
+    // Docks: kernel designer left, backend and output right, timings below.
+    auto* kernelDock = new QDockWidget(tr("Kernel designer"), this);
+    kernelDock->setObjectName(QStringLiteral("kernelDock"));
+    kernelDock->setWidget(editor_);
+    addDockWidget(Qt::LeftDockWidgetArea, kernelDock);
+
+    auto* backendDock = new QDockWidget(tr("Backend and output"), this);
+    backendDock->setObjectName(QStringLiteral("backendDock"));
+    auto* right = new QWidget;
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->addWidget(chooser_);
+    rightLayout->addWidget(buildOutputControls());
+    rightLayout->addStretch(1);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(right);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(right->sizeHint().width() + 24);
+    backendDock->setWidget(scroll);
+    addDockWidget(Qt::RightDockWidgetArea, backendDock);
+
+    auto* inspectorDock = new QDockWidget(tr("Pixel inspector"), this);
+    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    inspectorDock->setWidget(inspector_);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+    tabifyDockWidget(backendDock, inspectorDock);
+    backendDock->raise();
+
+    auto* chartDock = new QDockWidget(tr("Timings"), this);
+    chartDock->setObjectName(QStringLiteral("chartDock"));
+    chartDock->setWidget(chart_);
+    addDockWidget(Qt::BottomDockWidgetArea, chartDock);
+    resizeDocks({chartDock}, {260}, Qt::Vertical);
+    resizeDocks({kernelDock, backendDock}, {420, 330}, Qt::Horizontal);
+
+    imageInfo_ = new QLabel(tr("no image"));
+    runInfo_ = new QLabel;
+    pixelInfo_ = new QLabel;
+    statusBar()->addWidget(imageInfo_);
+    statusBar()->addWidget(runInfo_, 1);
+    statusBar()->addPermanentWidget(pixelInfo_);
+
+    runTimer_ = new QTimer(this);
+    runTimer_->setSingleShot(true);
+    runTimer_->setInterval(0);  // coalesce every change made in one event-loop pass
+    connect(runTimer_, &QTimer::timeout, this, &MainWindow::runNow);
+
+    buildActions();
+
+    // Wiring.
+    connect(runner_, &FilterRunner::finished, this, &MainWindow::onOutcome);
+    connect(runner_, &FilterRunner::busyChanged, this, [this](bool busy) {
+        if (busy) runInfo_->setText(tr("running..."));
+    });
+    connect(editor_, &widgets::KernelEditor::specChanged, this, &MainWindow::scheduleRun);
+    connect(editor_, &widgets::KernelEditor::errorOccurred, this, &MainWindow::error);
+    connect(editor_, &widgets::KernelEditor::fileLoaded, this, [this](const FilterSpec& spec) {
+        const QSignalBlocker b1(borderCombo_), b2(borderValueSpin_), b3(absCheck_), b4(scaleSpin_), b5(floatCheck_);
+        borderCombo_->setCurrentIndex(static_cast<int>(spec.border.mode));
+        borderValueSpin_->setValue(spec.border.value);
+        absCheck_->setChecked(spec.output.absolute);
+        scaleSpin_->setValue(spec.output.scale);
+        floatCheck_->setChecked(spec.output.floatOutput);
+        scheduleRun();
+    });
+    connect(chart_, &widgets::TimingChart::errorOccurred, this, &MainWindow::error);
+    connect(chooser_, &widgets::BackendChooser::currentChanged, this, &MainWindow::scheduleRun);
+    connect(chooser_, &widgets::BackendChooser::compareChanged, this, [this] {
+        if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference) scheduleRun();
+    });
+    connect(viewModes_, &QActionGroup::triggered, this, [this](QAction* a) {
+        view_->setDisplayMode(static_cast<widgets::ImageView::DisplayMode>(a->data().toInt()));
+        if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference) scheduleRun();
+    });
+    connect(splitSlider_, &QSlider::valueChanged, this, [this](int v) { view_->setSplitPosition(v / 1000.0); });
+    connect(view_, &widgets::ImageView::splitPositionChanged, this, [this](double f) {
+        const QSignalBlocker block(splitSlider_);
+        splitSlider_->setValue(static_cast<int>(f * 1000.0));
+    });
+    connect(view_, &widgets::ImageView::displayModeChanged, this, [this](widgets::ImageView::DisplayMode m) {
+        viewModes_->actions()[static_cast<int>(m)]->setChecked(true);
+    });
+    connect(view_, &widgets::ImageView::pixelHovered, this, &MainWindow::inspectPixel);
+    connect(view_, &widgets::ImageView::pixelClicked, this, &MainWindow::inspectPixel);
+    connect(view_, &widgets::ImageView::glError, this, [this](const QString& m) { error(tr("OpenGL"), m); });
+    connect(inspector_, &widgets::PixelInspector::channelChanged, this, [this] { inspectPixel(inspectedPixel_); });
+
+    // Preferences.
+    QSettings settings;
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (settings.contains(QStringLiteral("run/mode"))) chooser_->select(settings.value(QStringLiteral("run/mode")).toString());
+    chart_->setLogScale(settings.value(QStringLiteral("chart/log"), false).toBool());
+    rebuildRecentMenu();
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1400, 900);
+}
+
+MainWindow::~MainWindow() {
+    runner_->waitForIdle();
+#ifdef FS_HAVE_CUDA_INTEROP
+    // Unregister while the view's GL context still exists.
+    if (interop_ && view_->glReady()) {
+        view_->fillResultThroughPixelBuffer(1, 1, [](unsigned, int, int) { return QStringLiteral("closing"); });
+        interop_.reset();
+    }
+#endif
+}
+
+QWidget* MainWindow::buildOutputControls() {
+    auto* box = new QGroupBox(tr("Border, output and channels"));
+    auto* form = new QFormLayout(box);
+    borderCombo_ = new QComboBox;
+    for (BorderMode m : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Constant, BorderMode::Wrap})
+        borderCombo_->addItem(QString::fromLatin1(borderModeName(m)));
+    borderCombo_->setCurrentIndex(static_cast<int>(BorderMode::Reflect101));
+    borderCombo_->setToolTip(tr("What the kernel reads outside the image"));
+    borderValueSpin_ = new QDoubleSpinBox;
+    borderValueSpin_->setRange(-65535, 65535);
+    borderValueSpin_->setEnabled(false);
+    borderValueSpin_->setToolTip(tr("Value read outside the image for the constant border"));
+    absCheck_ = new QCheckBox(tr("absolute value |v|"));
+    absCheck_->setToolTip(tr("Edge kernels give negative responses: |v| shows both directions"));
+    scaleSpin_ = new QDoubleSpinBox;
+    scaleSpin_->setRange(-1000, 1000);
+    scaleSpin_->setDecimals(4);
+    scaleSpin_->setValue(1.0);
+    scaleSpin_->setSingleStep(0.1);
+    scaleSpin_->setToolTip(tr("v = scale * sum + offset (offset is in the kernel designer), then |v| if checked"));
+    floatCheck_ = new QCheckBox(tr("float output (raw, no rounding)"));
+    channelsCombo_ = new QComboBox;
+    channelsCombo_->addItem(tr("all channels"));
+    channelsCombo_->addItem(tr("luminance only"));
+    channelsCombo_->setToolTip(tr("Filter every channel independently, or a gray version of the image"));
+    liveCheck_ = new QCheckBox(tr("re-run on every change"));
+    liveCheck_->setChecked(true);
+    form->addRow(tr("Border"), borderCombo_);
+    form->addRow(tr("Constant"), borderValueSpin_);
+    form->addRow(tr("Scale"), scaleSpin_);
+    form->addRow(QString(), absCheck_);
+    form->addRow(QString(), floatCheck_);
+    form->addRow(tr("Channels"), channelsCombo_);
+    form->addRow(QString(), liveCheck_);
+    connect(borderCombo_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        borderValueSpin_->setEnabled(i == static_cast<int>(BorderMode::Constant));
+        scheduleRun();
+    });
+    connect(borderValueSpin_, &QDoubleSpinBox::valueChanged, this, &MainWindow::scheduleRun);
+    connect(absCheck_, &QCheckBox::toggled, this, &MainWindow::scheduleRun);
+    connect(scaleSpin_, &QDoubleSpinBox::valueChanged, this, &MainWindow::scheduleRun);
+    connect(floatCheck_, &QCheckBox::toggled, this, &MainWindow::scheduleRun);
+    connect(channelsCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        prepareInput();
+        scheduleRun();
+    });
+    connect(liveCheck_, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) scheduleRun();
+    });
+    return box;
+}
+
+void MainWindow::buildActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::openDialog);
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    QMenu* samples = file->addMenu(tr("Open &sample"));
+    const QDir sampleDir(QStringLiteral(":/samples"));
+    for (const QString& name : sampleDir.entryList(QDir::Files, QDir::Name))
+        samples->addAction(name, this, [this, name] { openSample(QStringLiteral(":/samples/") + name); });
+    file->addSeparator();
+    file->addAction(tr("&Save result..."), QKeySequence::Save, this, [this] { saveDialog(false); });
+    file->addAction(tr("Save result as &8-bit..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+                    [this] { saveDialog(true); });
+    file->addAction(tr("&Copy result"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this,
+                    &MainWindow::copyResultToClipboard);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = editor_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = editor_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addAction(tr("&Normalize kernel"), QKeySequence(Qt::CTRL | Qt::Key_N), editor_, &widgets::KernelEditor::normalize);
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    viewMenu->addActions(viewModes_->actions());
+    viewMenu->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(tr("&Run now"), QKeySequence(Qt::Key_F5), this, &MainWindow::runNow);
+    tools->addAction(tr("&Benchmark / compare..."), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::showBenchmark);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About"), this, [this] {
+        QMessageBox::about(this, tr("About FilterStudio"),
+                           tr("<b>FilterStudio %1</b><br>Convolution filters on CPU and CUDA, side by side.<br>"
+                              "Qt %2, QCustomPlot, OpenCV.")
+                               .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+    });
+}
+
+void MainWindow::error(const QString& title, const QString& message) {
+    statusBar()->showMessage(title + ": " + message, 8000);
+    if (reportError_) reportError_(title, message);
+}
+
+FilterSpec MainWindow::currentSpec() const {
+    Border border;
+    border.mode = static_cast<BorderMode>(borderCombo_->currentIndex());
+    border.value = static_cast<float>(borderValueSpin_->value());
+    OutputMapping mapping;
+    mapping.scale = static_cast<float>(scaleSpin_->value());
+    mapping.absolute = absCheck_->isChecked();
+    mapping.floatOutput = floatCheck_->isChecked();
+    editor_->setSaveContext(border, mapping);
+    return editor_->spec();
+}
+
+QString MainWindow::imageLabel() const { return input_ ? describe(input_->cview()) : QString(); }
+
+void MainWindow::prepareInput() {
+    if (!loaded_) return;
+    try {
+        input_ = channelsCombo_->currentIndex() == 1 ? std::make_shared<const Image>(toLuminance(loaded_->cview())) : loaded_;
+    } catch (const std::exception& e) {
+        error(tr("Out of memory"), QString::fromUtf8(e.what()));
+        input_ = loaded_;
+    }
+    view_->setOriginal(toDisplayImage(input_->cview()));
+    interopResultShown_ = false;
+    lastOutcome_.reset();
+    inspector_->setChannelCount(input_->channels());
+    imageInfo_->setText(QStringLiteral("%1  %2").arg(QFileInfo(currentPath_).fileName(), describe(input_->cview())));
+}
+
+bool MainWindow::openImage(const QString& path) {
+    io::LoadResult loaded = io::loadImage(path.toStdString());
+    if (!loaded.ok()) {
+        error(tr("Cannot open image"), QString::fromStdString(loaded.error));
+        return false;
+    }
+    loaded_ = std::make_shared<const Image>(std::move(loaded.image));
+    currentPath_ = path;
+    prepareInput();
+    if (!path.startsWith(QDir::tempPath())) addRecent(path);
+    QSettings().setValue(QStringLiteral("files/lastDir"), QFileInfo(path).absolutePath());
+    setWindowTitle(tr("FilterStudio - %1").arg(QFileInfo(path).fileName()));
+    runNow();
+    return true;
+}
+
+void MainWindow::openDialog() {
+    const QString dir = QSettings().value(QStringLiteral("files/lastDir"), QDir::homePath()).toString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open image"), dir, tr(kImageFilter));
+    if (!path.isEmpty()) openImage(path);
+}
+
+void MainWindow::openSample(const QString& resource) {
+    // fs_io reads files, so the bundled bytes go through a temporary copy.
+    static QTemporaryDir samplesDir;
+    const QString target = samplesDir.filePath(QFileInfo(resource).fileName());
+    if (!QFile::exists(target) && !QFile::copy(resource, target)) {
+        error(tr("Cannot open sample"), tr("could not copy %1 to %2").arg(resource, target));
+        return;
+    }
+    openImage(target);
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("files/recent")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    settings.setValue(QStringLiteral("files/recent"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("files/recent")).toStringList();
+    for (const QString& path : recent) recentMenu_->addAction(path, this, [this, path] { openImage(path); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::scheduleRun() {
+    if (liveCheck_->isChecked() && input_) runTimer_->start();
+}
+
+bool MainWindow::selectMode(const QString& key) {
+    QString full = key;
+    if (!key.contains('/')) {  // a bare mode id: the first backend that has it
+        for (const widgets::ModeChoice& c : chooser_->choices())
+            if (QString::fromStdString(c.mode.id) == key) {
+                full = c.key();
+                break;
+            }
+    }
+    return chooser_->select(full);
+}
+
+void MainWindow::runNow() {
+    runTimer_->stop();
+    if (!input_) return;
+    const widgets::ModeChoice* choice = chooser_->current();
+    if (!choice) {
+        error(tr("No backend"), tr("no backend mode is available"));
+        return;
+    }
+    const FilterSpec spec = currentSpec();
+    if (choice->backendId == QStringLiteral("cuda") && runThroughInterop(spec)) return;
+    RunRequest request;
+    request.input = input_;
+    request.spec = spec;
+    request.backend = choice->backendId;
+    request.mode = QString::fromStdString(choice->mode.id);
+    if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference) {
+        request.compareBackend = backendOf(chooser_->compareKey());
+        request.compareMode = modeOf(chooser_->compareKey());
+    }
+    runner_->submit(std::move(request));
+}
+
+bool MainWindow::runThroughInterop(const FilterSpec& spec) {
+#ifdef FS_HAVE_CUDA_INTEROP
+    // The difference view needs host pixels of both results: take the host path.
+    if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference || !view_->glReady()) return false;
+    if (const std::string why = gpu::GlPixelBufferInterop::unavailableReason(); !why.empty()) return false;
+    if (!interop_) interop_ = std::make_unique<gpu::GlPixelBufferInterop>();
+    TimingRecord timing;
+    const std::string mode = chooser_->current()->mode.id;
+    const QString failure = view_->fillResultThroughPixelBuffer(
+        input_->width(), input_->height(), [&](unsigned buffer, int w, int h) {
+            return QString::fromStdString(interop_->runIntoPixelBuffer(
+                buffer, static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4, spec, input_->cview(), mode, &timing));
+        });
+    if (!failure.isEmpty()) {
+        statusBar()->showMessage(tr("CUDA-GL interop failed (%1); using the upload path").arg(failure), 8000);
+        return false;
+    }
+    timing.backend = "cuda";
+    timing.mode = mode;
+    interopResultShown_ = true;
+    lastOutcome_.reset();  // no host pixels: ensureHostResult() makes them when needed
+    chart_->addRecord(timing, imageLabel());
+    runInfo_->setText(tr("cuda/%1 through CUDA-GL interop: %2").arg(QString::fromStdString(mode), QString::fromStdString(timing.toString())));
+    emit resultShown(runner_->latestGeneration());
+    return true;
+#else
+    (void)spec;
+    return false;
+#endif
+}
+
+bool MainWindow::ensureHostResult() {
+    if (lastOutcome_ && lastOutcome_->result.ok()) return true;
+    if (!input_) return false;
+    // The shown result lives only on the GPU (interop): compute host pixels once.
+    const widgets::ModeChoice* choice = chooser_->current();
+    if (!choice) return false;
+    RunRequest request;
+    request.input = input_;
+    request.spec = currentSpec();
+    request.backend = choice->backendId;
+    request.mode = QString::fromStdString(choice->mode.id);
+    QEventLoop loop;
+    const quint64 wanted = runner_->submit(std::move(request));
+    auto connection = connect(this, &MainWindow::resultShown, &loop, [&](quint64 g) {
+        if (g >= wanted) loop.quit();
+    });
+    auto failed = connect(this, &MainWindow::runFailed, &loop, &QEventLoop::quit);
+    loop.exec();
+    disconnect(connection);
+    disconnect(failed);
+    return lastOutcome_ && lastOutcome_->result.ok();
+}
+
+void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
+    // A result for an image no longer shown, or older than one already shown, is dropped.
+    if (outcome->request.input != input_ || outcome->generation < shownGeneration_) return;
+    shownGeneration_ = outcome->generation;
+    if (!outcome->result.ok()) {
+        const QString message = QString::fromStdString(outcome->result.error);
+        runInfo_->setText(tr("failed: %1").arg(message));
+        error(tr("Filter failed"), message);
+        emit runFailed(message);
+        return;
+    }
+    lastOutcome_ = outcome;
+    interopResultShown_ = false;
+    view_->setResult(outcome->display);
+    chart_->addRecord(outcome->result.timing, imageLabel());
+    QString info = QStringLiteral("%1/%2: %3")
+                       .arg(outcome->request.backend, outcome->request.mode,
+                            QString::fromStdString(outcome->result.timing.toString()));
+    if (outcome->compare) {
+        if (!outcome->compare->ok()) {
+            info += tr("; compare run failed: %1").arg(QString::fromStdString(outcome->compare->error));
+        } else if (!outcome->difference.error.isEmpty()) {
+            info += "; " + outcome->difference.error;
+        } else {
+            const QString caption = tr("vs %1/%2: max abs error %3, %4 values differ")
+                                        .arg(outcome->request.compareBackend, outcome->request.compareMode)
+                                        .arg(outcome->difference.maxAbs, 0, 'g', 6)
+                                        .arg(outcome->difference.differingValues);
+            view_->setDifference(outcome->difference.visual, caption);
+            info += "; " + caption;
+        }
+    }
+    runInfo_->setText(info);
+    if (inspectedPixel_.x() >= 0) inspectPixel(inspectedPixel_);
+    emit resultShown(outcome->generation);
+}
+
+void MainWindow::inspectPixel(QPoint pixel) {
+    if (!input_ || pixel.x() < 0 || pixel.x() >= input_->width() || pixel.y() >= input_->height()) {
+        pixelInfo_->clear();
+        return;
+    }
+    inspectedPixel_ = pixel;
+    const FilterSpec spec = currentSpec();
+    const int channel = std::min(inspector_->channel(), input_->channels() - 1);
+    const ProbeMath math = probe(spec, input_->cview(), pixel.x(), pixel.y(), channel);
+    widgets::PixelProbe p;
+    p.pixel = pixel;
+    p.channel = channel;
+    p.channels = input_->channels();
+    p.kernelWidth = spec.kernels.front().width;
+    p.kernelHeight = spec.kernels.front().height;
+    p.inputs = QVector<double>(math.inputs.begin(), math.inputs.end());
+    for (const Kernel& k : spec.kernels) p.weights.push_back(QVector<double>(k.weights.begin(), k.weights.end()));
+    p.sums = QVector<double>(math.sums.begin(), math.sums.end());
+    if (spec.combine == Combine::Magnitude)
+        p.combineText = tr("sqrt(k1² + k2²) = %1").arg(math.combined, 0, 'g', 7);
+    p.mappingText = tr("× %1 + %2%3 = %4")
+                        .arg(spec.output.scale)
+                        .arg(spec.output.offset)
+                        .arg(spec.output.absolute ? tr(", then |v|") : QString())
+                        .arg(math.mapped, 0, 'g', 7);
+    p.expected = math.stored;
+    QString shownText;
+    if (lastOutcome_ && lastOutcome_->result.ok() && lastOutcome_->request.input == input_) {
+        const Image& out = lastOutcome_->result.output;
+        p.shown = sampleValue(out.cview(), pixel.x(), pixel.y(), channel);
+        p.hasShown = true;
+        shownText = tr(" result %1").arg(p.shown, 0, 'g', 6);
+    }
+    inspector_->setProbe(p);
+    pixelInfo_->setText(tr("(%1, %2) input %3%4")
+                            .arg(pixel.x())
+                            .arg(pixel.y())
+                            .arg(sampleValue(input_->cview(), pixel.x(), pixel.y(), channel), 0, 'g', 6)
+                            .arg(shownText));
+}
+
+bool MainWindow::saveResult(const QString& path, bool eightBit) {
+    if (!ensureHostResult()) {
+        error(tr("Nothing to save"), tr("there is no result yet: open an image first"));
+        return false;
+    }
+    const Image& out = lastOutcome_->result.output;
+    std::string why;
+    bool ok = false;
+    try {
+        ok = eightBit && out.depth() != Depth::U8 ? io::saveImage(path.toStdString(), toEightBit(out.cview()).cview(), &why)
+                                                   : io::saveImage(path.toStdString(), out.cview(), &why);
+    } catch (const std::exception& e) {
+        why = e.what();
+    }
+    if (!ok) {
+        error(tr("Cannot save result"), QString::fromStdString(why));
+        return false;
+    }
+    statusBar()->showMessage(tr("saved %1").arg(path), 5000);
+    return true;
+}
+
+void MainWindow::saveDialog(bool eightBit) {
+    if (!input_) {
+        error(tr("Nothing to save"), tr("open an image first"));
+        return;
+    }
+    const QString dir = QSettings().value(QStringLiteral("files/lastDir"), QDir::homePath()).toString();
+    const bool isFloat = lastOutcome_ && lastOutcome_->result.output.depth() == Depth::F32 && !eightBit;
+    const QString suggested = QDir(dir).filePath(QFileInfo(currentPath_).completeBaseName() + QStringLiteral("-filtered") +
+                                                 (isFloat ? QStringLiteral(".tif") : QStringLiteral(".png")));
+    const QString path = QFileDialog::getSaveFileName(this, eightBit ? tr("Save result as 8-bit") : tr("Save result"),
+                                                      suggested, tr(kImageFilter));
+    if (!path.isEmpty()) saveResult(path, eightBit);
+}
+
+void MainWindow::copyResultToClipboard() {
+    if (!ensureHostResult()) {
+        error(tr("Nothing to copy"), tr("there is no result yet"));
+        return;
+    }
+    QApplication::clipboard()->setImage(lastOutcome_->display);
+    statusBar()->showMessage(tr("result copied to the clipboard"), 3000);
+}
+
+void MainWindow::showBenchmark() {
+    auto* dialog = new BenchmarkDialog(factory_, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &BenchmarkDialog::errorOccurred, this, &MainWindow::error);
+    dialog->show();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("run/mode"), chooser_->currentKey());
+    settings.setValue(QStringLiteral("chart/log"), chart_->logScale());
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls() && e->mimeData()->urls().front().isLocalFile()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (!urls.isEmpty() && urls.front().isLocalFile()) {
+        e->acceptProposedAction();
+        openImage(urls.front().toLocalFile());
+    }
+}
+
+}  // namespace fs::ui

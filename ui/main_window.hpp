@@ -1,0 +1,128 @@
+#pragma once
+#include <QMainWindow>
+#include <QString>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "filter_runner.hpp"
+#include "fs/backend.hpp"
+
+class QActionGroup;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QMenu;
+class QSlider;
+class QTimer;
+
+namespace fs::widgets {
+class BackendChooser;
+class ImageView;
+class KernelEditor;
+class PixelInspector;
+class TimingChart;
+}  // namespace fs::widgets
+
+namespace fs::gpu {
+class GlPixelBufferInterop;
+}
+
+namespace fs::ui {
+
+using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
+// Shows an error to the user; tests replace it so nothing blocks.
+using ErrorReporter = std::function<void(const QString& title, const QString& message)>;
+
+// Thin: builds the widgets, wires their signals, and hands runs to the
+// FilterRunner. Everything long runs off the GUI thread.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(BackendFactory factory, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void setErrorReporter(ErrorReporter reporter) { reportError_ = std::move(reporter); }
+
+    bool openImage(const QString& path);  // reports failures through the error reporter
+    bool saveResult(const QString& path, bool eightBit);
+    bool selectMode(const QString& key);  // "cpu/parallel" or just "parallel"
+    void copyResultToClipboard();
+
+    std::shared_ptr<const RunOutcome> lastOutcome() const { return lastOutcome_; }
+    std::shared_ptr<const Image> input() const { return input_; }
+    widgets::ImageView* imageView() const { return view_; }
+    widgets::KernelEditor* kernelEditor() const { return editor_; }
+    widgets::TimingChart* timingChart() const { return chart_; }
+    widgets::BackendChooser* backendChooser() const { return chooser_; }
+    widgets::PixelInspector* pixelInspector() const { return inspector_; }
+    FilterRunner* runner() const { return runner_; }
+
+public slots:
+    void runNow();
+    void openDialog();
+    void saveDialog(bool eightBit = false);
+    void showBenchmark();
+
+signals:
+    void resultShown(quint64 generation);
+    void runFailed(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void buildActions();
+    QWidget* buildOutputControls();
+    void scheduleRun();
+    void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
+    bool runThroughInterop(const FilterSpec& spec);
+    bool ensureHostResult();
+    FilterSpec currentSpec() const;
+    void prepareInput();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void openSample(const QString& resource);
+    void inspectPixel(QPoint pixel);
+    void error(const QString& title, const QString& message);
+    QString imageLabel() const;
+
+    BackendFactory factory_;
+    FilterRunner* runner_;
+    ErrorReporter reportError_;
+    std::shared_ptr<const Image> loaded_;  // as read from the file
+    std::shared_ptr<const Image> input_;   // after channel handling: what the filter sees
+    QString currentPath_;
+    std::shared_ptr<const RunOutcome> lastOutcome_;
+    quint64 shownGeneration_ = 0;
+    bool interopResultShown_ = false;
+    QPoint inspectedPixel_{-1, -1};
+#ifdef FS_HAVE_CUDA_INTEROP
+    std::unique_ptr<gpu::GlPixelBufferInterop> interop_;
+#endif
+
+    widgets::ImageView* view_;
+    widgets::KernelEditor* editor_;
+    widgets::TimingChart* chart_;
+    widgets::BackendChooser* chooser_;
+    widgets::PixelInspector* inspector_;
+    QComboBox* borderCombo_;
+    QDoubleSpinBox* borderValueSpin_;
+    QCheckBox* absCheck_;
+    QDoubleSpinBox* scaleSpin_;
+    QCheckBox* floatCheck_;
+    QComboBox* channelsCombo_;
+    QCheckBox* liveCheck_;
+    QSlider* splitSlider_;
+    QActionGroup* viewModes_;
+    QMenu* recentMenu_;
+    QLabel* imageInfo_;
+    QLabel* runInfo_;
+    QLabel* pixelInfo_;
+    QTimer* runTimer_;
+};
+
+}  // namespace fs::ui

@@ -1,0 +1,107 @@
+#pragma once
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+#include "fs/filter_spec.hpp"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+class QTableWidget;
+class QTableWidgetItem;
+class QUndoStack;
+class QPushButton;
+
+namespace fs::widgets {
+
+// Everything the kernel designer edits; one undo step is one change of it.
+struct KernelDesign {
+    QString name;
+    std::vector<Kernel> kernels;  // cell values as typed, before the divisor
+    Combine combine = Combine::Single;
+    double divisor = 1.0;
+    double offset = 0.0;
+    bool operator==(const KernelDesign& o) const {
+        return name == o.name && kernels == o.kernels && combine == o.combine && divisor == o.divisor && offset == o.offset;
+    }
+};
+
+// The kernel designer: an odd-sized grid of weights with a heatmap, presets
+// with their parameters, normalize, divisor/offset, the sum and what it means,
+// a separable badge, JSON load/save and undo/redo.
+class KernelEditor : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kMaxEditableSize = 31;
+
+    explicit KernelEditor(QWidget* parent = nullptr);
+
+    // The spec to run: kernels divided by the divisor, output.offset from the
+    // offset; border and the rest of the mapping come from setSaveContext().
+    FilterSpec spec() const;
+    KernelDesign design() const { return design_; }
+    QUndoStack* undoStack() const { return undo_; }
+    int editedKernel() const { return current_; }
+
+    // Border and output mapping written into saved kernel files.
+    void setSaveContext(const Border& border, const OutputMapping& mapping);
+
+    // Presets use fs::makePreset texts, e.g. "gaussian:5:1.2"; returns false
+    // with the reason when the text is rejected.
+    bool applyPresetText(const QString& text, QString* error = nullptr);
+    bool loadFile(const QString& path, QString* error);
+    bool saveFile(const QString& path, QString* error) const;
+
+public slots:
+    void setDesign(const fs::widgets::KernelDesign& design);  // one undo step
+    void setSpec(const fs::FilterSpec& spec);                  // divisor 1, offset from spec
+    void normalize();
+    void setKernelSize(int size);
+
+signals:
+    void specChanged();
+    // A kernel file was loaded: its border and mapping are for the owner to apply.
+    void fileLoaded(const fs::FilterSpec& spec);
+    void errorOccurred(const QString& title, const QString& message);
+
+private:
+    friend class DesignCommand;
+    void showDesign(const KernelDesign& design);  // no undo step
+    void rebuildGrid();
+    void refreshCellColours();
+    void refreshSummary();
+    void rebuildPresetParameters();
+    void onCellChanged(QTableWidgetItem* item);
+    QString presetText() const;
+    void syncPresetWidgets(const QString& text);
+    void browseLoad();
+    void browseSave();
+
+    KernelDesign design_;
+    int current_ = 0;  // which kernel of a two-kernel design the grid shows
+    bool updating_ = false;
+    Border saveBorder_;
+    OutputMapping saveMapping_;
+
+    QUndoStack* undo_;
+    QComboBox* presetCombo_;
+    QFormLayout* presetParams_;
+    std::vector<QWidget*> presetParamWidgets_;
+    QSpinBox* sizeSpin_;
+    QComboBox* kernelSelect_;
+    QTableWidget* grid_;
+    QDoubleSpinBox* divisorSpin_;
+    QDoubleSpinBox* offsetSpin_;
+    QLabel* sumLabel_;
+    QLabel* separableBadge_;
+    QLabel* nameLabel_;
+    QPushButton* loadButton_;
+    QPushButton* saveButton_;
+};
+
+}  // namespace fs::widgets
+
+Q_DECLARE_METATYPE(fs::FilterSpec)

@@ -1,0 +1,542 @@
+#include "fs/widgets/kernel_editor.hpp"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "fs/kernel_file.hpp"
+#include "fs/presets.hpp"
+
+namespace fs::widgets {
+
+class DesignCommand : public QUndoCommand {
+public:
+    DesignCommand(KernelEditor* editor, KernelDesign before, KernelDesign after, const QString& text)
+        : QUndoCommand(text), editor_(editor), before_(std::move(before)), after_(std::move(after)) {}
+    void undo() override { editor_->showDesign(before_); }
+    void redo() override { editor_->showDesign(after_); }
+
+private:
+    KernelEditor* editor_;
+    KernelDesign before_, after_;
+};
+
+namespace {
+
+QString formatWeight(double v) {
+    if (v == 0.0) return QStringLiteral("0");
+    return QString::number(v, 'g', 5);
+}
+
+double kernelSum(const Kernel& k) {
+    double s = 0.0;
+    for (float w : k.weights) s += w;
+    return s;
+}
+
+// Blue for negative, white for zero, red for positive, scaled by the largest |weight|.
+QColor heatColour(double v, double maxAbs) {
+    if (maxAbs <= 0.0) return Qt::white;
+    const double t = std::clamp(std::abs(v) / maxAbs, 0.0, 1.0);
+    const int fade = static_cast<int>(std::lround(255.0 * (1.0 - 0.85 * t)));
+    return v >= 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
+}
+
+struct PresetPattern {
+    QString base;
+    QStringList parameters;  // SIZE, N, SIGMA, AMOUNT ...
+    QStringList defaults;
+};
+
+PresetPattern parsePattern(const PresetInfo& info) {
+    QString name = QString::fromStdString(info.name);
+    name.remove('[').remove(']');
+    QStringList parts = name.split(':');
+    PresetPattern p{parts.takeFirst(), parts, {}};
+    const QRegularExpressionMatch m =
+        QRegularExpression(QStringLiteral("default ([0-9.]+(?::[0-9.]+)*)")).match(QString::fromStdString(info.summary));
+    if (m.hasMatch()) p.defaults = m.captured(1).split(':');
+    return p;
+}
+
+bool isSizeParameter(const QString& p) { return p.contains(QStringLiteral("SIZE")) || p == QStringLiteral("N"); }
+
+}  // namespace
+
+KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoStack(this)) {
+    qRegisterMetaType<fs::FilterSpec>();
+    auto* layout = new QVBoxLayout(this);
+
+    // Presets and their parameters.
+    auto* presetBox = new QGroupBox(tr("Preset"));
+    auto* presetLayout = new QVBoxLayout(presetBox);
+    auto* presetRow = new QHBoxLayout;
+    presetCombo_ = new QComboBox;
+    for (const PresetInfo& info : listPresets()) {
+        const PresetPattern p = parsePattern(info);
+        presetCombo_->addItem(p.base, QString::fromStdString(info.name));
+        presetCombo_->setItemData(presetCombo_->count() - 1, QString::fromStdString(info.summary), Qt::ToolTipRole);
+    }
+    presetCombo_->setToolTip(tr("Preset kernel; its parameters appear below"));
+    auto* applyButton = new QPushButton(tr("Apply"));
+    applyButton->setToolTip(tr("Replace the kernel by this preset"));
+    presetRow->addWidget(presetCombo_, 1);
+    presetRow->addWidget(applyButton);
+    presetLayout->addLayout(presetRow);
+    presetParams_ = new QFormLayout;
+    presetLayout->addLayout(presetParams_);
+    layout->addWidget(presetBox);
+
+    // Size and which kernel (magnitude designs have two).
+    auto* sizeRow = new QHBoxLayout;
+    sizeSpin_ = new QSpinBox;
+    sizeSpin_->setRange(1, kMaxEditableSize);
+    sizeSpin_->setSingleStep(2);
+    sizeSpin_->setToolTip(tr("Kernel size, odd: the centre cell is the output pixel"));
+    kernelSelect_ = new QComboBox;
+    kernelSelect_->setToolTip(tr("Magnitude designs combine two kernels: sqrt(k1^2 + k2^2)"));
+    nameLabel_ = new QLabel;
+    sizeRow->addWidget(new QLabel(tr("Kernel size")));
+    sizeRow->addWidget(sizeSpin_);
+    sizeRow->addWidget(kernelSelect_);
+    sizeRow->addStretch(1);
+    sizeRow->addWidget(nameLabel_);
+    layout->addLayout(sizeRow);
+
+    grid_ = new QTableWidget;
+    grid_->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    grid_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    grid_->horizontalHeader()->setDefaultSectionSize(52);
+    grid_->verticalHeader()->setDefaultSectionSize(26);
+    grid_->setMinimumHeight(150);
+    grid_->setToolTip(tr("Correlation weights, row-major, centre cell = output pixel. Type to edit."));
+    layout->addWidget(grid_, 1);
+
+    auto* mathRow = new QHBoxLayout;
+    divisorSpin_ = new QDoubleSpinBox;
+    divisorSpin_->setRange(-1e6, 1e6);
+    divisorSpin_->setDecimals(4);
+    divisorSpin_->setValue(1.0);
+    divisorSpin_->setToolTip(tr("Every weight is divided by this (e.g. 16 for a 1-2-1 binomial)"));
+    offsetSpin_ = new QDoubleSpinBox;
+    offsetSpin_->setRange(-65535, 65535);
+    offsetSpin_->setDecimals(2);
+    offsetSpin_->setToolTip(tr("Added to every result after the scale (128 shows signed edges as grey)"));
+    auto* normalizeButton = new QPushButton(tr("Normalize"));
+    normalizeButton->setToolTip(tr("Scale the weights to sum 1 (or the positive weights to 1 for zero-sum kernels)"));
+    mathRow->addWidget(new QLabel(tr("Divisor")));
+    mathRow->addWidget(divisorSpin_);
+    mathRow->addWidget(new QLabel(tr("Offset")));
+    mathRow->addWidget(offsetSpin_);
+    mathRow->addWidget(normalizeButton);
+    layout->addLayout(mathRow);
+
+    sumLabel_ = new QLabel;
+    sumLabel_->setWordWrap(true);
+    separableBadge_ = new QLabel;
+    separableBadge_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
+    separableBadge_->setAlignment(Qt::AlignCenter);
+    auto* infoRow = new QHBoxLayout;
+    infoRow->addWidget(sumLabel_, 1);
+    infoRow->addWidget(separableBadge_, 0, Qt::AlignTop);
+    layout->addLayout(infoRow);
+
+    auto* fileRow = new QHBoxLayout;
+    auto* undoButton = new QToolButton;
+    undoButton->setText(tr("Undo"));
+    auto* redoButton = new QToolButton;
+    redoButton->setText(tr("Redo"));
+    loadButton_ = new QPushButton(tr("Load JSON..."));
+    saveButton_ = new QPushButton(tr("Save JSON..."));
+#ifndef FS_HAVE_KERNEL_FILES
+    loadButton_->setEnabled(false);
+    saveButton_->setEnabled(false);
+    loadButton_->setToolTip(tr("Built without nlohmann-json: kernel files unavailable"));
+    saveButton_->setToolTip(loadButton_->toolTip());
+#endif
+    fileRow->addWidget(undoButton);
+    fileRow->addWidget(redoButton);
+    fileRow->addStretch(1);
+    fileRow->addWidget(loadButton_);
+    fileRow->addWidget(saveButton_);
+    layout->addLayout(fileRow);
+
+    connect(undo_, &QUndoStack::canUndoChanged, undoButton, &QWidget::setEnabled);
+    connect(undo_, &QUndoStack::canRedoChanged, redoButton, &QWidget::setEnabled);
+    undoButton->setEnabled(false);
+    redoButton->setEnabled(false);
+    connect(undoButton, &QToolButton::clicked, undo_, &QUndoStack::undo);
+    connect(redoButton, &QToolButton::clicked, undo_, &QUndoStack::redo);
+    connect(presetCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        rebuildPresetParameters();
+        if (!updating_) applyPresetText(presetText());
+    });
+    connect(applyButton, &QPushButton::clicked, this, [this] { applyPresetText(presetText()); });
+    connect(sizeSpin_, &QSpinBox::valueChanged, this, [this](int v) {
+        if (!updating_) setKernelSize(v);
+    });
+    connect(kernelSelect_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (updating_ || i < 0) return;
+        current_ = i;
+        showDesign(design_);
+    });
+    connect(grid_, &QTableWidget::itemChanged, this, &KernelEditor::onCellChanged);
+    connect(divisorSpin_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (updating_) return;
+        if (v == 0.0) {  // dividing by zero has no meaning: keep the old one
+            showDesign(design_);
+            return;
+        }
+        KernelDesign d = design_;
+        d.divisor = v;
+        setDesign(d);
+    });
+    connect(offsetSpin_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (updating_) return;
+        KernelDesign d = design_;
+        d.offset = v;
+        setDesign(d);
+    });
+    connect(normalizeButton, &QPushButton::clicked, this, &KernelEditor::normalize);
+    connect(loadButton_, &QPushButton::clicked, this, &KernelEditor::browseLoad);
+    connect(saveButton_, &QPushButton::clicked, this, &KernelEditor::browseSave);
+
+    // Start from the 3x3 Gaussian so the first run shows something sensible.
+    updating_ = true;
+    presetCombo_->setCurrentIndex(std::max(0, presetCombo_->findText(QStringLiteral("gaussian"))));
+    updating_ = false;
+    rebuildPresetParameters();
+    FilterSpec initial;
+    makePreset("gaussian:3:0", initial);
+    KernelDesign d;
+    d.name = QString::fromStdString(initial.name);
+    d.kernels = initial.kernels;
+    d.combine = initial.combine;
+    showDesign(d);
+}
+
+void KernelEditor::rebuildPresetParameters() {
+    while (presetParams_->rowCount() > 0) presetParams_->removeRow(0);
+    presetParamWidgets_.clear();
+    const int index = presetCombo_->currentIndex();
+    if (index < 0) return;
+    const std::vector<PresetInfo> presets = listPresets();
+    const PresetPattern p = parsePattern(presets[static_cast<std::size_t>(index)]);
+    for (int i = 0; i < p.parameters.size(); ++i) {
+        const QString& name = p.parameters[i];
+        const QString def = i < p.defaults.size() ? p.defaults[i] : QString();
+        QWidget* editor = nullptr;
+        if (isSizeParameter(name)) {
+            auto* spin = new QSpinBox;
+            spin->setRange(1, kMaxEditableSize);
+            spin->setSingleStep(2);
+            spin->setValue(def.isEmpty() ? 3 : def.toInt());
+            connect(spin, &QSpinBox::valueChanged, this, [this] { applyPresetText(presetText()); });
+            editor = spin;
+        } else {
+            auto* spin = new QDoubleSpinBox;
+            spin->setRange(0.0, 50.0);
+            spin->setSingleStep(0.1);
+            spin->setDecimals(2);
+            spin->setValue(def.isEmpty() ? 1.0 : def.toDouble());
+            if (name == QStringLiteral("SIGMA")) spin->setSpecialValueText(tr("auto (from size)"));
+            connect(spin, &QDoubleSpinBox::valueChanged, this, [this] { applyPresetText(presetText()); });
+            editor = spin;
+        }
+        editor->setToolTip(QString::fromStdString(presets[static_cast<std::size_t>(index)].summary));
+        presetParams_->addRow(name.toLower(), editor);
+        presetParamWidgets_.push_back(editor);
+    }
+}
+
+void KernelEditor::syncPresetWidgets(const QString& text) {
+    // Show the preset and parameters a text names, without applying anything.
+    const QStringList parts = text.split(':');
+    const int index = presetCombo_->findText(parts.front());
+    if (index < 0) return;
+    const bool wasUpdating = updating_;
+    updating_ = true;
+    if (index != presetCombo_->currentIndex()) presetCombo_->setCurrentIndex(index);  // rebuilds the parameters
+    for (std::size_t i = 0; i < presetParamWidgets_.size() && static_cast<qsizetype>(i) + 1 < parts.size(); ++i) {
+        const QString& value = parts[static_cast<qsizetype>(i) + 1];
+        const QSignalBlocker block(presetParamWidgets_[i]);
+        if (auto* sp = qobject_cast<QSpinBox*>(presetParamWidgets_[i])) sp->setValue(value.toInt());
+        else if (auto* dp = qobject_cast<QDoubleSpinBox*>(presetParamWidgets_[i])) dp->setValue(value.toDouble());
+    }
+    updating_ = wasUpdating;
+}
+
+QString KernelEditor::presetText() const {
+    QString text = presetCombo_->currentText();
+    for (QWidget* w : presetParamWidgets_) {
+        if (auto* s = qobject_cast<QSpinBox*>(w)) text += ':' + QString::number(s->value());
+        else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) text += ':' + QString::number(d->value(), 'g', 6);
+    }
+    return text;
+}
+
+bool KernelEditor::applyPresetText(const QString& text, QString* error) {
+    FilterSpec spec;
+    std::string why;
+    if (!makePreset(text.toStdString(), spec, &why)) {
+        if (error) *error = QString::fromStdString(why);
+        nameLabel_->setText(QStringLiteral("<span style='color:#c00'>%1</span>").arg(QString::fromStdString(why).toHtmlEscaped()));
+        return false;
+    }
+    syncPresetWidgets(text);
+    KernelDesign d;
+    d.name = QString::fromStdString(spec.name.empty() ? text.toStdString() : spec.name);
+    d.kernels = spec.kernels;
+    d.combine = spec.combine;
+    d.offset = design_.offset;  // the offset belongs to how the user views the result
+    current_ = 0;
+    setDesign(d);
+    return true;
+}
+
+void KernelEditor::setDesign(const KernelDesign& design) {
+    if (design == design_) {
+        showDesign(design_);
+        return;
+    }
+    undo_->push(new DesignCommand(this, design_, design, tr("edit %1").arg(design.name)));
+}
+
+void KernelEditor::setSpec(const FilterSpec& spec) {
+    KernelDesign d;
+    d.name = QString::fromStdString(spec.name);
+    d.kernels = spec.kernels;
+    d.combine = spec.combine;
+    d.offset = spec.output.offset;
+    current_ = 0;
+    setDesign(d);
+}
+
+void KernelEditor::setSaveContext(const Border& border, const OutputMapping& mapping) {
+    saveBorder_ = border;
+    saveMapping_ = mapping;
+}
+
+FilterSpec KernelEditor::spec() const {
+    FilterSpec s;
+    s.name = design_.name.toStdString();
+    s.combine = design_.combine;
+    s.border = saveBorder_;
+    s.output = saveMapping_;
+    s.output.offset = static_cast<float>(design_.offset);
+    for (Kernel k : design_.kernels) {
+        if (design_.divisor != 1.0)
+            for (float& w : k.weights) w = static_cast<float>(w / design_.divisor);
+        s.kernels.push_back(std::move(k));
+    }
+    return s;
+}
+
+void KernelEditor::showDesign(const KernelDesign& design) {
+    design_ = design;
+    if (design_.kernels.empty()) design_.kernels.push_back(identityKernel());
+    current_ = std::clamp(current_, 0, static_cast<int>(design_.kernels.size()) - 1);
+    updating_ = true;
+    const Kernel& k = design_.kernels[static_cast<std::size_t>(current_)];
+    sizeSpin_->setValue(std::max(k.width, k.height));
+    kernelSelect_->clear();
+    for (std::size_t i = 0; i < design_.kernels.size(); ++i) kernelSelect_->addItem(tr("kernel %1").arg(i + 1));
+    kernelSelect_->setCurrentIndex(current_);
+    kernelSelect_->setVisible(design_.kernels.size() > 1);
+    divisorSpin_->setValue(design_.divisor);
+    offsetSpin_->setValue(design_.offset);
+    nameLabel_->setText(design_.name.toHtmlEscaped());
+    rebuildGrid();
+    updating_ = false;
+    refreshSummary();
+    emit specChanged();
+}
+
+void KernelEditor::rebuildGrid() {
+    const Kernel& k = design_.kernels[static_cast<std::size_t>(current_)];
+    const bool wasUpdating = updating_;
+    updating_ = true;
+    grid_->setRowCount(k.height);
+    grid_->setColumnCount(k.width);
+    for (int y = 0; y < k.height; ++y) {
+        for (int x = 0; x < k.width; ++x) {
+            QTableWidgetItem* item = grid_->item(y, x);
+            if (!item) {
+                item = new QTableWidgetItem;
+                item->setTextAlignment(Qt::AlignCenter);
+                grid_->setItem(y, x, item);
+            }
+            item->setText(formatWeight(k.at(x, y)));
+            QFont f = item->font();
+            f.setBold(x == k.radiusX() && y == k.radiusY());
+            item->setFont(f);
+        }
+    }
+    QStringList rows, cols;
+    for (int y = 0; y < k.height; ++y) rows << QString::number(y - k.radiusY());
+    for (int x = 0; x < k.width; ++x) cols << QString::number(x - k.radiusX());
+    grid_->setVerticalHeaderLabels(rows);
+    grid_->setHorizontalHeaderLabels(cols);
+    refreshCellColours();
+    updating_ = wasUpdating;
+}
+
+void KernelEditor::refreshCellColours() {
+    const Kernel& k = design_.kernels[static_cast<std::size_t>(current_)];
+    double maxAbs = 0.0;
+    for (float w : k.weights) maxAbs = std::max(maxAbs, static_cast<double>(std::abs(w)));
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x)
+            if (QTableWidgetItem* item = grid_->item(y, x)) {
+                item->setBackground(heatColour(k.at(x, y), maxAbs));
+                item->setForeground(Qt::black);
+            }
+}
+
+void KernelEditor::refreshSummary() {
+    const FilterSpec s = spec();
+    QStringList sums;
+    bool allSeparable = true;
+    QString meaning;
+    for (std::size_t i = 0; i < s.kernels.size(); ++i) {
+        const double sum = kernelSum(s.kernels[i]);
+        sums << QString::number(sum, 'g', 5);
+        if (i == 0) {
+            if (std::abs(sum - 1.0) < 1e-4) meaning = tr("keeps brightness (averaging / blur)");
+            else if (std::abs(sum) < 1e-4) meaning = tr("responds to edges: flat areas become 0 (use abs or offset)");
+            else if (sum > 1.0) meaning = tr("brightens by %1x").arg(sum, 0, 'g', 3);
+            else if (sum > 0.0) meaning = tr("darkens to %1x").arg(sum, 0, 'g', 3);
+            else meaning = tr("inverts brightness (negative sum)");
+        }
+        if (!separate(s.kernels[i])) allSeparable = false;
+    }
+    QString text = tr("<b>Sum %1</b>: %2").arg(sums.join(QStringLiteral(" / ")), meaning);
+    if (s.combine == Combine::Magnitude) text += tr("<br>combined as sqrt(k1&sup2; + k2&sup2;)");
+    sumLabel_->setText(text);
+    const Kernel& k = s.kernels.front();
+    if (allSeparable && k.width * k.height > 1) {
+        separableBadge_->setText(tr(" separable: %1 + %2 taps instead of %3 ").arg(k.width).arg(k.height).arg(k.width * k.height));
+        separableBadge_->setStyleSheet(QStringLiteral("background:#2e7d32;color:white;border-radius:4px;padding:2px"));
+        separableBadge_->setToolTip(tr("Rank 1: a row pass then a column pass gives the same result"));
+    } else {
+        separableBadge_->setText(tr(" not separable "));
+        separableBadge_->setStyleSheet(QStringLiteral("background:#777;color:white;border-radius:4px;padding:2px"));
+        separableBadge_->setToolTip(tr("Not rank 1: every output needs all %1 weights").arg(k.width * k.height));
+    }
+}
+
+void KernelEditor::onCellChanged(QTableWidgetItem* item) {
+    if (updating_ || !item) return;
+    bool ok = false;
+    const double value = item->text().trimmed().toDouble(&ok);
+    KernelDesign d = design_;
+    Kernel& k = d.kernels[static_cast<std::size_t>(current_)];
+    if (!ok || !std::isfinite(value) || item->column() >= k.width || item->row() >= k.height) {
+        showDesign(design_);  // put the old text back
+        return;
+    }
+    k.at(item->column(), item->row()) = static_cast<float>(value);
+    d.name = tr("custom");
+    setDesign(d);
+}
+
+void KernelEditor::setKernelSize(int size) {
+    size = std::clamp(size | 1, 1, kMaxEditableSize);
+    KernelDesign d = design_;
+    for (Kernel& old : d.kernels) {
+        Kernel k(size, size, std::vector<float>(static_cast<std::size_t>(size) * size, 0.0f));
+        // Keep the centred overlap so growing a kernel pads it with zeros.
+        for (int y = 0; y < size; ++y)
+            for (int x = 0; x < size; ++x) {
+                const int ox = x - k.radiusX() + old.radiusX(), oy = y - k.radiusY() + old.radiusY();
+                if (ox >= 0 && oy >= 0 && ox < old.width && oy < old.height) k.at(x, y) = old.at(ox, oy);
+            }
+        old = std::move(k);
+    }
+    d.name = tr("custom");
+    setDesign(d);
+}
+
+void KernelEditor::normalize() {
+    KernelDesign d = design_;
+    for (Kernel& k : d.kernels) {
+        double sum = 0.0, positive = 0.0, maxAbs = 0.0;
+        for (float w : k.weights) {
+            sum += w;
+            positive += std::max(0.0f, w);
+            maxAbs = std::max(maxAbs, static_cast<double>(std::abs(w)));
+        }
+        // Zero-sum (edge) kernels cannot sum to 1: scale their positive lobe instead.
+        const double by = std::abs(sum) > 1e-6 * std::max(1.0, maxAbs) ? sum : positive;
+        if (by == 0.0) continue;
+        for (float& w : k.weights) w = static_cast<float>(w / by);
+    }
+    d.divisor = 1.0;
+    setDesign(d);
+}
+
+bool KernelEditor::loadFile(const QString& path, QString* error) {
+#ifdef FS_HAVE_KERNEL_FILES
+    FilterSpec loaded;
+    std::string why;
+    if (!loadKernelFile(path.toStdString(), loaded, &why)) {
+        if (error) *error = QString::fromStdString(why);
+        return false;
+    }
+    setSpec(loaded);
+    emit fileLoaded(loaded);
+    return true;
+#else
+    (void)path;
+    if (error) *error = tr("this build has no kernel file support (nlohmann-json missing)");
+    return false;
+#endif
+}
+
+bool KernelEditor::saveFile(const QString& path, QString* error) const {
+#ifdef FS_HAVE_KERNEL_FILES
+    std::string why;
+    if (!saveKernelFile(path.toStdString(), spec(), &why)) {
+        if (error) *error = QString::fromStdString(why);
+        return false;
+    }
+    return true;
+#else
+    (void)path;
+    if (error) *error = tr("this build has no kernel file support (nlohmann-json missing)");
+    return false;
+#endif
+}
+
+void KernelEditor::browseLoad() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load kernel"), {}, tr("Kernel files (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!loadFile(path, &error)) emit errorOccurred(tr("Cannot load kernel"), error);
+}
+
+void KernelEditor::browseSave() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save kernel"), design_.name + QStringLiteral(".json"),
+                                                tr("Kernel files (*.json)"));
+    if (path.isEmpty()) return;
+    if (!path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) path += QStringLiteral(".json");
+    QString error;
+    if (!saveFile(path, &error)) emit errorOccurred(tr("Cannot save kernel"), error);
+}
+
+}  // namespace fs::widgets
