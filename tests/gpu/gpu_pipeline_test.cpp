@@ -150,6 +150,42 @@ TEST(CudaBackend, StripsUnderASmallBudgetEqualTheUnsplitRun) {
     EXPECT_NE(tooSmall.error.find("budget"), std::string::npos) << tooSmall.error;
 }
 
+// Small and quick on purpose: scripts/device/run_on_device.sh runs it under
+// compute-sanitizer (memcheck, racecheck, initcheck, synccheck). Every mode,
+// every channel count, two borders, dense / separable / two-kernel filters,
+// both the device-buffer path and the host path in several pieces.
+TEST(CudaBackend, ShortCaseEveryMode) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    for (int channels : {1, 3, 4}) {
+        for (Depth depth : {Depth::U8, Depth::F32}) {
+            const Image input = randomImage(61, 37, channels, depth, rng);
+            for (BorderMode border : {BorderMode::Reflect101, BorderMode::Replicate}) {
+                FilterSpec dense;
+                dense.kernels = {randomKernel(5, 3, rng)};
+                dense.border.mode = border;
+                for (const FilterSpec& spec : {sobelMagnitude(border), gaussian(7, border), dense}) {
+                    const Image expected = cpu::referenceFilter(spec, input.cview());
+                    for (const char* mode : kModes) {
+                        if (std::string(mode) == "separable" && spec.kernels[0].width == 5) continue;
+                        SCOPED_TRACE(std::string(mode) + " c" + std::to_string(channels) + " " + depthName(depth));
+                        Image actual;
+                        ASSERT_TRUE(runPoisoned(spec, input.cview(), mode, actual));
+                        EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
+                        gpu::setPipelineRows(10);
+                        const RunResult r = backend->run(spec, input.cview(), mode);
+                        gpu::setPipelineRows(0);
+                        ASSERT_TRUE(r.ok()) << r.error;
+                        EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected));
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST(CudaBackend, PhotographsMatchReference) {
     FS_SKIP_WITHOUT_CUDA();
     auto backend = gpu::makeCudaBackend();

@@ -1,0 +1,44 @@
+// Random device images for the benchmark (hash of the index and a seed), so
+// timings never run on zeros and no host-side generation is needed.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "bench_fill.hpp"
+
+namespace fs::bench {
+namespace {
+
+__device__ std::uint32_t hash(std::uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+__global__ void fillKernel(unsigned char* data, std::size_t pitch, std::size_t rowBytes, int rows, int depthBytes,
+                           std::uint32_t seed) {
+    const std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * depthBytes;
+    const int y = blockIdx.y;
+    if (i >= rowBytes || y >= rows) return;
+    const std::uint32_t h = hash(static_cast<std::uint32_t>(i) * 7919u + static_cast<std::uint32_t>(y) * 104729u + seed);
+    unsigned char* p = data + y * pitch + i;
+    if (depthBytes == 4) *reinterpret_cast<float*>(p) = static_cast<float>(h & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
+    else if (depthBytes == 2) *reinterpret_cast<std::uint16_t*>(p) = static_cast<std::uint16_t>(h);
+    else *p = static_cast<unsigned char>(h);
+}
+
+}  // namespace
+
+cudaError_t fillRandom(void* data, std::size_t pitch, std::size_t rowBytes, int rows, int depthBytes,
+                       std::uint32_t seed) {
+    // Grid y = image row (at most 22400 here, under the 65535 limit).
+    const int samples = static_cast<int>(rowBytes / depthBytes);
+    const dim3 grid((samples + 255) / 256, rows);
+    fillKernel<<<grid, 256>>>(static_cast<unsigned char*>(data), pitch, rowBytes, rows, depthBytes, seed);
+    return cudaGetLastError();
+}
+
+}  // namespace fs::bench
