@@ -208,7 +208,10 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
     const std::string format = sniffFormat(bytes);
     const std::optional<ImageHeader> header = readImageHeader(bytes);
     if (format.empty()) {
-        if (looksLikeText(bytes)) return fail("is a text file, not an image (named '" + lowerExtension(path) + "')");
+        if (looksLikeText(bytes)) {
+            const std::string ext = lowerExtension(path);
+            return fail("is a text file, not " + (ext.empty() ? std::string("an image") : "a " + ext + " image"));
+        }
     } else if (!header) {
         return fail("truncated or corrupt " + format + " header");
     } else {
@@ -262,6 +265,9 @@ bool saveImage(const std::string& path, ConstImageView image, std::string* error
         return false;
     };
     if (std::string why = validateImage(image); !why.empty()) return fail(why);
+    const fsys::path target(path);
+    std::error_code ec;
+    if (fsys::is_directory(target, ec)) return fail("is a directory");
     const std::string ext = lowerExtension(path);
     if (ext.empty()) return fail("no file extension to choose the format from (.png, .tif, .jpg, ...)");
     auto oneOf = [&](std::initializer_list<const char*> list) {
@@ -271,16 +277,18 @@ bool saveImage(const std::string& path, ConstImageView image, std::string* error
         return fail("32-bit float images can only be written as .tif, .tiff or .pfm, not '" + ext + "'");
     if (image.depth == Depth::U16 && !oneOf({".png", ".tif", ".tiff", ".pgm", ".ppm", ".pnm"}))
         return fail("16-bit images can only be written as .png, .tif, .tiff, .pgm, .ppm or .pnm, not '" + ext + "'");
-    const fsys::path target(path);
-    std::error_code ec;
-    if (fsys::is_directory(target, ec)) return fail("is a directory");
     const fsys::path folder = target.has_parent_path() ? target.parent_path() : fsys::path(".");
     if (!fsys::is_directory(folder, ec)) return fail("folder '" + folder.string() + "' does not exist");
 
     std::vector<unsigned char> encoded;
     try {
         if (!cv::haveImageWriter(path)) return fail("OpenCV has no writer for '" + ext + "' files");
-        if (!cv::imencode(ext, asMat(image), encoded) || encoded.empty()) return fail("OpenCV could not encode the image");
+        std::vector<int> params;
+        // OpenCV 4.6's default TIFF settings write 3-channel float files that its own reader
+        // decodes wrongly; naming LZW explicitly gives files both read back exactly.
+        if (image.depth == Depth::F32 && (ext == ".tif" || ext == ".tiff")) params = {cv::IMWRITE_TIFF_COMPRESSION, 5};
+        if (!cv::imencode(ext, asMat(image), encoded, params) || encoded.empty())
+            return fail("OpenCV could not encode the image");
     } catch (const cv::Exception& e) {
         return fail("OpenCV could not encode the image: " + e.err);
     }

@@ -1,0 +1,261 @@
+// Runs the built filterstudio-cli end to end: results against OpenCV's own
+// functions on a real photograph, and every bad input giving a message, the
+// right exit code and no output file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "cv_test_support.hpp"
+#include "temp_dir.hpp"
+
+namespace fs {
+namespace {
+
+struct CliRun {
+    int exitCode = -1;
+    std::string out, err;
+};
+
+std::string shellQuoted(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+class Cli : public ::testing::Test {
+protected:
+    test::TempDir dir_;
+
+    CliRun run(const std::string& args) {
+        const std::string out = dir_.file(".stdout"), err = dir_.file(".stderr");
+        const std::string command = shellQuoted(FS_CLI_PATH) + " " + args + " >" + shellQuoted(out) + " 2>" + shellQuoted(err);
+        const int status = std::system(command.c_str());
+        CliRun r;
+        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = test::readBytes(out);
+        r.err = test::readBytes(err);
+        std::filesystem::remove(out);
+        std::filesystem::remove(err);
+        return r;
+    }
+
+    static std::string photo() { return test::testDataPath("fruits.jpg"); }
+
+    // Exit code, a message naming every `mentions`, and no output file.
+    void expectRefused(const std::string& args, int exitCode, std::initializer_list<std::string> mentions) {
+        const CliRun r = run(args);
+        EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
+        for (const std::string& m : mentions) EXPECT_NE(r.err.find(m), std::string::npos) << args << "\nstderr: " << r.err;
+        EXPECT_EQ(dir_.entries(), 0u) << args << ": something was written";
+    }
+
+    static cv::Mat readBack(const std::string& path) { return cv::imread(path, cv::IMREAD_UNCHANGED); }
+};
+
+::testing::AssertionResult matsMatch(const cv::Mat& actual, const cv::Mat& expected, double absolute, double relative) {
+    if (actual.empty()) return ::testing::AssertionFailure() << "no output image";
+    return test::imagesMatch(test::imageOf(actual), test::imageOf(expected), {absolute, relative});
+}
+
+TEST_F(Cli, HelpVersionKernelsModes) {
+    CliRun r = run("--help");
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.out.find("apply -i IN -o OUT -k KERNEL"), std::string::npos);
+    r = run("--version");
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.out.find("filterstudio-cli "), std::string::npos);
+    r = run("kernels");
+    EXPECT_EQ(r.exitCode, 0);
+    for (const char* name : {"sobel-x", "sobel-mag", "gaussian:SIZE:SIGMA", "laplacian-8", "log:SIZE:SIGMA", "emboss"})
+        EXPECT_NE(r.out.find(name), std::string::npos) << name;
+    r = run("modes");
+    EXPECT_EQ(r.exitCode, 0);
+    for (const char* mode : {"cpu", "reference", "parallel", "opencv"})
+        EXPECT_NE(r.out.find(mode), std::string::npos) << mode;
+}
+
+TEST_F(Cli, SobelAsFloatTiffEqualsCvSobelInEveryCpuMode) {
+    const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
+    cv::Mat want;
+    cv::Sobel(src, want, CV_32F, 1, 0, 3, 1.0, 0.0, cv::BORDER_REFLECT_101);
+    for (const char* mode : {"reference", "parallel", "opencv"}) {
+        const std::string out = dir_.file(std::string("sobel-") + mode + ".tif");
+        const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k sobel-x --depth f32 --mode " + mode);
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        EXPECT_NE(r.out.find("kernel"), std::string::npos) << "prints the timing record: " << r.out;
+        EXPECT_NE(r.out.find("total"), std::string::npos) << r.out;
+        const cv::Mat got = readBack(out);
+        ASSERT_EQ(got.type(), CV_32FC3) << "a 32-bit float TIFF";
+        EXPECT_TRUE(matsMatch(got, want, 1e-4 * 4 * 255, 1e-4)) << mode;
+    }
+}
+
+TEST_F(Cli, GaussianWithReplicateEqualsGaussianBlurOnU8) {
+    const std::string out = dir_.file("blur.png");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k gaussian:5:1.2 --border replicate");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
+    cv::Mat want;
+    cv::GaussianBlur(src, want, cv::Size(5, 5), 1.2, 1.2, cv::BORDER_REPLICATE);  // OpenCV's own u8 path
+    EXPECT_TRUE(matsMatch(readBack(out), want, 1.0, 0.0));
+}
+
+TEST_F(Cli, SobelMagnitudeScaledToU8) {
+    const std::string out = dir_.file("edges.png");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k sobel-mag --scale 0.25 --mode parallel");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
+    cv::Mat gx, gy, mag, want;
+    cv::Sobel(src, gx, CV_32F, 1, 0, 3);
+    cv::Sobel(src, gy, CV_32F, 0, 1, 3);
+    cv::magnitude(gx, gy, mag);
+    mag.convertTo(want, CV_8U, 0.25);
+    EXPECT_TRUE(matsMatch(readBack(out), want, 1.0, 0.0));
+}
+
+TEST_F(Cli, SignedResultWithOffsetAndAbs) {
+    const cv::Mat src = cv::imread(test::testDataPath("moon.png"), cv::IMREAD_UNCHANGED);
+    cv::Mat lap, want;
+    cv::Laplacian(src, lap, CV_32F, 1, 1.0, 0.0, cv::BORDER_REFLECT_101);
+    cv::convertScaleAbs(lap, want, 2.0, -10.0);  // |2v - 10| saturated: the same order as fs
+    const std::string out = dir_.file("lap.png");
+    const CliRun r = run("apply -i " + shellQuoted(test::testDataPath("moon.png")) + " -o " + shellQuoted(out) +
+                         " -k laplacian-4 --scale 2 --offset=-10 --abs --mode opencv");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_TRUE(matsMatch(readBack(out), want, 1.0, 0.0));
+}
+
+TEST_F(Cli, WrapAndConstantBordersMatchPaddedOpenCv) {
+    const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
+    cv::Mat srcF, padded, filtered;
+    src.convertTo(srcF, CV_32F);
+    cv::copyMakeBorder(srcF, padded, 2, 2, 2, 2, cv::BORDER_WRAP);
+    cv::blur(padded, filtered, cv::Size(5, 5));
+    const cv::Mat wantWrap = filtered(cv::Rect(2, 2, src.cols, src.rows));
+    std::string out = dir_.file("wrap.tif");
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:5 --border wrap --depth f32");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_TRUE(matsMatch(readBack(out), wantWrap, 1e-3, 1e-4));
+
+    cv::Mat paddedF, lap;
+    cv::copyMakeBorder(srcF, paddedF, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar::all(200));
+    cv::Laplacian(paddedF, lap, CV_32F, 1);
+    const cv::Mat wantConstant = lap(cv::Rect(1, 1, src.cols, src.rows));
+    out = dir_.file("constant.tif");
+    r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k laplacian-4 --border constant:200 --depth f32");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_TRUE(matsMatch(readBack(out), wantConstant, 1e-3, 1e-4));
+}
+
+TEST_F(Cli, JsonKernelFileEqualsFilter2D) {
+    const std::string kernel = dir_.write("diag.json", R"({
+      "format": "filterstudio-kernel", "version": 1, "name": "diagonal 5x3",
+      "kernels": [{"weights": [[1, 0, 0, 0, -1], [0, 2, 0, -2, 0], [0.5, 0, 3, 0, -0.5]]}],
+      "border": {"mode": "replicate"}
+    })");
+    const std::string out = dir_.file("diag.tif");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k " + shellQuoted(kernel) + " --depth f32");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
+    const cv::Mat weights = (cv::Mat_<float>(3, 5) << 1, 0, 0, 0, -1, 0, 2, 0, -2, 0, 0.5, 0, 3, 0, -0.5);
+    cv::Mat want;
+    cv::filter2D(src, want, CV_32F, weights, cv::Point(-1, -1), 0.0, cv::BORDER_REPLICATE);
+    EXPECT_TRUE(matsMatch(readBack(out), want, 1e-3, 1e-4));
+}
+
+// ---- refusals: message, exit code, nothing written ------------------------------
+
+TEST_F(Cli, UsageErrorsExitWith2) {
+    const std::string in = shellQuoted(photo()), out = shellQuoted(dir_.file("o.png"));
+    expectRefused("", 2, {"no command"});
+    expectRefused("frobnicate", 2, {"unknown command 'frobnicate'"});
+    expectRefused("apply -i " + in + " -k sobel-x", 2, {"-o OUT"});
+    expectRefused("apply -i " + in + " -o " + out, 2, {"-k KERNEL"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --bogus", 2, {"unknown option '--bogus'"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --depth f16", 2, {"--depth", "f16"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --scale abc", 2, {"--scale", "abc"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --border mirror", 2, {"mirror"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --mode turbo", 2, {"turbo", "reference"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-q", 2, {"sobel-q", "unknown preset"});
+    expectRefused("apply -i " + in + " -o " + out + " -k box:4", 2, {"box:4", "odd"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --depth f32", 2, {"o.png", ".tif"});
+    expectRefused("apply -i " + in + " -o", 2, {"-o needs a value"});
+}
+
+TEST_F(Cli, OutputMayNeverBeTheInput) {
+    const std::string copy = dir_.file("photo.png");
+    std::filesystem::copy_file(test::testDataPath("moon.png"), copy);
+    const std::string before = test::readBytes(copy);
+    const CliRun r = run("apply -i " + shellQuoted(copy) + " -o " + shellQuoted(dir_.file("./photo.png")) + " -k box:3");
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("overwrite the input"), std::string::npos) << r.err;
+    EXPECT_EQ(test::readBytes(copy), before);
+}
+
+TEST_F(Cli, BadInputImagesExitWith3AndNameTheFile) {
+    const std::string out = " -o " + shellQuoted(dir_.file("o.png")) + " -k sobel-x";
+    const std::string missing = dir_.file("missing.png");
+    expectRefused("apply -i " + shellQuoted(missing) + out, 3, {missing, "not found"});
+
+    // The bad inputs live in a second folder so the "nothing written" check sees only outputs.
+    test::TempDir inputs;
+    const std::string empty = inputs.write("empty.png", "");
+    expectRefused("apply -i " + shellQuoted(empty) + out, 3, {empty, "empty"});
+    const std::string png = test::readBytes(test::testDataPath("moon.png"));
+    const std::string truncated = inputs.write("truncated.png", png.substr(0, png.size() / 2));
+    expectRefused("apply -i " + shellQuoted(truncated) + out, 3, {truncated, "truncated PNG"});
+    const std::string text = inputs.write("holiday.jpg", "Dear diary, today I took no photos.\n");
+    expectRefused("apply -i " + shellQuoted(text) + out, 3, {text, "text file"});
+    const std::string huge = inputs.write("huge.png", test::pngHeaderOnly(100000, 100000));
+    expectRefused("apply -i " + shellQuoted(huge) + out, 3, {huge, "too large"});
+    expectRefused("apply -i " + shellQuoted(photo()) + out + " --max-pixels 1000", 3, {"fruits.jpg", "too large"});
+}
+
+TEST_F(Cli, BadKernelFilesExitWith3AndNameTheField) {
+    test::TempDir kernels;
+    struct Case {
+        const char* name;
+        const char* json;
+        const char* mentions;
+    };
+    const Case cases[] = {
+        {"wrong-type.json", R"({"format":"filterstudio-kernel","version":1,"kernels":[{"weights":[[1,"x",1]]}]})",
+         "kernels[0].weights[0][1]: expected a number"},
+        {"even.json", R"({"format":"filterstudio-kernel","version":1,"kernels":[{"weights":[[1,1],[1,1]]}]})", "is even"},
+        {"nan.json", R"({"format":"filterstudio-kernel","version":1,"kernels":[{"weights":[[NaN]]}]})", "not valid JSON"},
+        {"empty.json", R"({"format":"filterstudio-kernel","version":1,"kernels":[{"weights":[]}]})", "0x0"},
+        {"no-version.json", R"({"format":"filterstudio-kernel","kernels":[{"weights":[[1]]}]})", "version"},
+        {"zero-bytes.json", "", "not valid JSON"},
+    };
+    for (const Case& c : cases) {
+        const std::string path = kernels.write(c.name, c.json);
+        expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(path), 3,
+                      {path, c.mentions});
+    }
+    const std::string missing = kernels.file("missing.json");
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(missing), 3,
+                  {missing, "not found"});
+}
+
+TEST_F(Cli, OutputErrorsExitWith3AndWriteNothing) {
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("no/such/folder/o.png")) + " -k box:3", 3,
+                  {"does not exist"});
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.xyz")) + " -k box:3", 3, {"o.xyz"});
+}
+
+TEST_F(Cli, UnavailableBackendExitsWith4) {
+    const CliRun modes = run("modes");
+    if (modes.out.find("cuda") != std::string::npos && modes.out.find("unavailable") == std::string::npos)
+        GTEST_SKIP() << "a CUDA device is present here, so the cuda backend is available";
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend cuda", 4,
+                  {"cuda"});
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend quantum", 4,
+                  {"quantum"});
+}
+
+}  // namespace
+}  // namespace fs

@@ -1,0 +1,211 @@
+// fs_io: loading keeps depth and channels, saving round-trips, and every bad
+// file becomes a message naming the file and the problem.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <opencv2/imgcodecs.hpp>
+
+#include "cv_test_support.hpp"
+#include "fs/io/image_io.hpp"
+#include "temp_dir.hpp"
+
+namespace fs {
+namespace {
+
+using io::loadImage;
+using io::saveImage;
+
+void expectErrorMentions(const io::LoadResult& r, const std::string& path, const std::string& problem) {
+    EXPECT_FALSE(r.ok());
+    EXPECT_TRUE(r.image.empty());
+    EXPECT_NE(r.error.find(path), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find(problem), std::string::npos) << r.error;
+}
+
+TEST(LoadImage, KeepsDepthAndChannelsOfThePhotographs) {
+    const io::LoadResult moon = loadImage(test::testDataPath("moon.png"));
+    ASSERT_TRUE(moon.ok()) << moon.error;
+    EXPECT_EQ(moon.image.width(), 512);
+    EXPECT_EQ(moon.image.height(), 512);
+    EXPECT_EQ(moon.image.channels(), 1);
+    EXPECT_EQ(moon.image.depth(), Depth::U8);
+    const io::LoadResult fruits = loadImage(test::testDataPath("fruits.jpg"));
+    ASSERT_TRUE(fruits.ok()) << fruits.error;
+    EXPECT_EQ(fruits.image.width(), 512);
+    EXPECT_EQ(fruits.image.height(), 480);
+    EXPECT_EQ(fruits.image.channels(), 3);
+    // Same pixels as OpenCV's own imread, in BGR order.
+    const cv::Mat cv = cv::imread(test::testDataPath("fruits.jpg"), cv::IMREAD_UNCHANGED);
+    EXPECT_TRUE(test::imagesMatch(fruits.image, test::imageOf(cv), test::exact()));
+}
+
+TEST(SaveImage, LosslessFormatsRoundTripEveryDepthAndChannelCount) {
+    test::TempDir dir;
+    std::mt19937 rng = test::testRng();
+    struct Case {
+        const char* ext;
+        Depth depth;
+        int channels;
+    };
+    const Case cases[] = {{".png", Depth::U8, 1},  {".png", Depth::U8, 3},   {".png", Depth::U8, 4},
+                          {".png", Depth::U16, 1}, {".png", Depth::U16, 3},  {".png", Depth::U16, 4},
+                          {".tif", Depth::U8, 3},  {".tiff", Depth::U16, 4}, {".tif", Depth::F32, 1},
+                          {".tif", Depth::F32, 3}, {".tif", Depth::F32, 4},  {".bmp", Depth::U8, 3},
+                          {".pgm", Depth::U16, 1}, {".ppm", Depth::U8, 3},   {".pfm", Depth::F32, 3}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.ext) + " " + depthName(c.depth) + " x" + std::to_string(c.channels));
+        const Image img = test::randomImage(37, 23, c.channels, c.depth, rng);
+        const std::string path = dir.file(std::string("round") + c.ext);
+        std::string why;
+        ASSERT_TRUE(saveImage(path, img.cview(), &why)) << why;
+        const io::LoadResult back = loadImage(path);
+        ASSERT_TRUE(back.ok()) << back.error;
+        EXPECT_TRUE(test::imagesMatch(back.image, img, test::exact()));
+        EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+    }
+}
+
+TEST(SaveImage, JpegKeepsSizeAndChannels) {
+    test::TempDir dir;
+    std::mt19937 rng = test::testRng();
+    const Image img = test::randomImage(40, 30, 3, Depth::U8, rng);
+    std::string why;
+    ASSERT_TRUE(saveImage(dir.file("a.jpg"), img.cview(), &why)) << why;
+    const io::LoadResult back = loadImage(dir.file("a.jpg"));
+    ASSERT_TRUE(back.ok()) << back.error;
+    EXPECT_EQ(back.image.width(), 40);
+    EXPECT_EQ(back.image.height(), 30);
+    EXPECT_EQ(back.image.channels(), 3);
+}
+
+TEST(LoadImage, MissingFile) {
+    const std::string path = "/nonexistent/folder/photo.png";
+    expectErrorMentions(loadImage(path), path, "not found");
+}
+
+TEST(LoadImage, Directory) {
+    test::TempDir dir;
+    expectErrorMentions(loadImage(dir.file("")), dir.file(""), "directory");
+}
+
+TEST(LoadImage, ZeroByteFile) {
+    test::TempDir dir;
+    const std::string path = dir.write("empty.png", "");
+    expectErrorMentions(loadImage(path), path, "empty (0 bytes)");
+}
+
+TEST(LoadImage, TruncatedPng) {
+    test::TempDir dir;
+    const std::string bytes = test::readBytes(test::testDataPath("moon.png"));
+    for (std::size_t keep : {bytes.size() / 2, bytes.size() - 20, std::size_t{100}}) {
+        const std::string path = dir.write("cut.png", bytes.substr(0, keep));
+        expectErrorMentions(loadImage(path), path, "truncated PNG");
+    }
+    const std::string path = dir.write("cut-header.png", bytes.substr(0, 20));
+    expectErrorMentions(loadImage(path), path, "truncated or corrupt PNG header");
+}
+
+TEST(LoadImage, TruncatedJpeg) {
+    test::TempDir dir;
+    const std::string bytes = test::readBytes(test::testDataPath("fruits.jpg"));
+    const std::string path = dir.write("cut.jpg", bytes.substr(0, bytes.size() / 2));
+    expectErrorMentions(loadImage(path), path, "truncated JPEG");
+}
+
+TEST(LoadImage, TextFileNamedJpg) {
+    test::TempDir dir;
+    const std::string path = dir.write("notes.jpg", "These are my holiday notes, not a photo.\nDay 1: beach.\n");
+    expectErrorMentions(loadImage(path), path, "text file");
+}
+
+TEST(LoadImage, BinaryGarbage) {
+    test::TempDir dir;
+    std::string garbage(4096, '\0');
+    std::mt19937 rng = test::testRng();
+    for (char& c : garbage) c = static_cast<char>(rng() & 0xFF);
+    garbage[0] = '\x01';  // no known signature
+    const std::string path = dir.write("noise.png", garbage);
+    expectErrorMentions(loadImage(path), path, "not an image format");
+}
+
+TEST(LoadImage, AbsurdlyLargeHeaderIsRefusedBeforeDecoding) {
+    test::TempDir dir;
+    const std::string path = dir.write("huge.png", test::pngHeaderOnly(100000, 100000));
+    const auto start = std::chrono::steady_clock::now();
+    const io::LoadResult r = loadImage(path);
+    expectErrorMentions(r, path, "too large");
+    EXPECT_NE(r.error.find("100000x100000"), std::string::npos) << r.error;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << "must not try to decode";
+}
+
+TEST(LoadImage, PixelLimitIsConfigurable) {
+    io::LoadOptions small;
+    small.maxPixels = 512 * 512 - 1;
+    expectErrorMentions(loadImage(test::testDataPath("moon.png"), small), "moon.png", "too large");
+    small.maxPixels = 512 * 512;
+    EXPECT_TRUE(loadImage(test::testDataPath("moon.png"), small).ok());
+}
+
+TEST(LoadImage, HeaderDeclaringZeroSize) {
+    test::TempDir dir;
+    const std::string path = dir.write("zero.png", test::pngHeaderOnly(0, 10));
+    expectErrorMentions(loadImage(path), path, "empty image");
+}
+
+TEST(ReadImageHeader, ReadsSizeOfEveryFormatWithoutDecoding) {
+    std::mt19937 rng = test::testRng();
+    const Image img = test::randomImage(37, 23, 3, Depth::U8, rng);
+    const Image gray = test::randomImage(37, 23, 1, Depth::U8, rng);
+    for (const char* ext : {".png", ".jpg", ".bmp", ".tif", ".ppm", ".pgm", ".webp"}) {
+        if (!cv::haveImageWriter(std::string("x") + ext)) continue;  // webp is optional in OpenCV builds
+        std::vector<unsigned char> bytes;
+        ASSERT_TRUE(cv::imencode(ext, test::matOf(std::string(ext) == ".pgm" ? gray : img), bytes)) << ext;
+        const std::optional<io::ImageHeader> h =
+            io::readImageHeader(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        ASSERT_TRUE(h.has_value()) << ext;
+        EXPECT_EQ(h->width, 37u) << ext;
+        EXPECT_EQ(h->height, 23u) << ext;
+    }
+    EXPECT_FALSE(io::readImageHeader("hello").has_value());
+}
+
+TEST(SaveImage, RefusesWhatTheFormatCannotHoldAndWritesNothing) {
+    test::TempDir dir;
+    const Image f32(4, 4, 1, Depth::F32), u16(4, 4, 3, Depth::U16), u8(4, 4, 3, Depth::U8);
+    struct Case {
+        const Image* image;
+        std::string path;
+        const char* mentions;
+    };
+    const Case cases[] = {{&f32, dir.file("a.png"), "32-bit float"},
+                          {&u16, dir.file("a.jpg"), "16-bit"},
+                          {&u8, dir.file("no-extension"), "extension"},
+                          {&u8, dir.file("a.xyz"), "no writer"},
+                          {&u8, dir.file("missing-folder/a.png"), "does not exist"},
+                          {&u8, dir.file(""), "directory"}};
+    for (const Case& c : cases) {
+        std::string why;
+        EXPECT_FALSE(saveImage(c.path, c.image->cview(), &why)) << c.path;
+        EXPECT_NE(why.find(c.mentions), std::string::npos) << why;
+    }
+    EXPECT_EQ(dir.entries(), 0u) << "a failed save leaves no file behind";
+    std::string why;
+    EXPECT_FALSE(saveImage(dir.file("a.png"), ConstImageView{}, &why));
+}
+
+TEST(CvImage, ViewsShareThePixels) {
+    Image img(5, 3, 4, Depth::U16);
+    const cv::Mat m = io::asMat(img.view());
+    EXPECT_EQ(m.data, img.data());
+    EXPECT_EQ(m.type(), CV_16UC4);
+    EXPECT_EQ(m.step[0], img.stride());
+    cv::Mat owned(3, 5, CV_32FC3);
+    EXPECT_EQ(io::asView(owned).data, owned.data);
+    EXPECT_EQ(io::asView(owned).depth, Depth::F32);
+    cv::Mat unsupported(3, 5, CV_64FC1);
+    EXPECT_THROW(io::asView(unsupported), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace fs
