@@ -128,9 +128,12 @@ private:
 template <class In, class Out> void filterParallel(const FilterSpec& spec, ConstImageView in, ImageView out) {
     const TiledFilter<In, Out> filter(spec, in, out);
     const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
-    // Several tiles per thread balance uneven progress; at least 16 rows each
-    // so the 2 * radius rows of overlap stay a small share of the work.
-    const int tileRows = std::max(16, (in.height + threads * 4 - 1) / (threads * 4));
+    // Several tiles per thread balance uneven progress. At least 16 rows each,
+    // so the 2 * radius rows of overlap stay a small share of the work, and at
+    // most max(64, 4 * radius), so a thread's float buffers stay a few tens of
+    // MB even on 8K images.
+    const int evenShare = (in.height + threads * 4 - 1) / (threads * 4);
+    const int tileRows = std::max(16, std::min(evenShare, std::max(64, 4 * spec.maxRadiusY())));
     const int tiles = (in.height + tileRows - 1) / tileRows;
     std::atomic<int> nextTile{0};
     std::exception_ptr failure;
