@@ -75,6 +75,12 @@ QString modeOf(const QString& key) { return key.section('/', 1); }
 
 }  // namespace
 
+struct MainWindow::Interop {
+#ifdef FS_HAVE_CUDA_INTEROP
+    gpu::GlPixelBufferInterop buffer;
+#endif
+};
+
 MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     : QMainWindow(parent), factory_(std::move(factory)), runner_(new FilterRunner(factory_(), this)) {
     initResources();
@@ -222,13 +228,14 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
 
 MainWindow::~MainWindow() {
     runner_->waitForIdle();
-#ifdef FS_HAVE_CUDA_INTEROP
-    // Unregister while the view's GL context still exists.
+    // Unregister the GL buffer from CUDA while the view's GL context still exists.
     if (interop_ && view_->glReady()) {
-        view_->fillResultThroughPixelBuffer(1, 1, [](unsigned, int, int) { return QStringLiteral("closing"); });
-        interop_.reset();
+        view_->fillResultThroughPixelBuffer(1, 1, [this](unsigned, int, int) {
+            interop_.reset();
+            return QStringLiteral("closing");
+        });
     }
-#endif
+    interop_.reset();
 }
 
 QWidget* MainWindow::buildOutputControls() {
@@ -454,12 +461,12 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     // The difference view needs host pixels of both results: take the host path.
     if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference || !view_->glReady()) return false;
     if (const std::string why = gpu::GlPixelBufferInterop::unavailableReason(); !why.empty()) return false;
-    if (!interop_) interop_ = std::make_unique<gpu::GlPixelBufferInterop>();
+    if (!interop_) interop_ = std::make_unique<Interop>();
     TimingRecord timing;
     const std::string mode = chooser_->current()->mode.id;
     const QString failure = view_->fillResultThroughPixelBuffer(
         input_->width(), input_->height(), [&](unsigned buffer, int w, int h) {
-            return QString::fromStdString(interop_->runIntoPixelBuffer(
+            return QString::fromStdString(interop_->buffer.runIntoPixelBuffer(
                 buffer, static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4, spec, input_->cview(), mode, &timing));
         });
     if (!failure.isEmpty()) {

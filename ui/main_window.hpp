@@ -25,10 +25,6 @@ class PixelInspector;
 class TimingChart;
 }  // namespace fs::widgets
 
-namespace fs::gpu {
-class GlPixelBufferInterop;
-}
-
 namespace fs::ui {
 
 using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
@@ -100,9 +96,8 @@ private:
     quint64 shownGeneration_ = 0;
     bool interopResultShown_ = false;
     QPoint inspectedPixel_{-1, -1};
-#ifdef FS_HAVE_CUDA_INTEROP
-    std::unique_ptr<gpu::GlPixelBufferInterop> interop_;
-#endif
+    struct Interop;  // CUDA-GL state; exists only in builds with interop, same layout for all
+    std::unique_ptr<Interop> interop_;
 
     widgets::ImageView* view_;
     widgets::KernelEditor* editor_;

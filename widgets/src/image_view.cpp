@@ -1,8 +1,13 @@
 #include "fs/widgets/image_view.hpp"
 
 #include <QMouseEvent>
+#include <QOffscreenSurface>
+#include <QOpenGLContext>
+#include <QOpenGLExtraFunctions>
 #include <QOpenGLShaderProgram>
+#include <QOpenGLWidget>
 #include <QPainter>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -32,12 +37,11 @@ uniform sampler2D originalTex;
 uniform sampler2D resultTex;
 uniform sampler2D differenceTex;
 uniform int mode;            // 0 original, 1 result, 2 split, 3 difference
-uniform bool hasResult;
 uniform highp float splitU;
 uniform highp float lineHalfWidthU;
 void main() {
     lowp vec4 a = texture2D(originalTex, uv);
-    lowp vec4 b = hasResult ? texture2D(resultTex, uv) : a;
+    lowp vec4 b = texture2D(resultTex, uv);
     lowp vec4 c = a;
     if (mode == 1) c = b;
     else if (mode == 2) {
@@ -51,233 +55,328 @@ void main() {
 constexpr double kMinZoom = 1.0 / 64.0;
 constexpr double kMaxZoom = 64.0;
 
+// Platforms without OpenGL (offscreen tests, remote sessions, broken drivers)
+// must still show images: probe once with a throwaway context.
+bool openGLAvailable() {
+    static const bool available = [] {
+        if (qEnvironmentVariableIsSet("FS_NO_OPENGL")) return false;
+        QOpenGLContext context;
+        if (!context.create()) return false;
+        QOffscreenSurface surface;
+        surface.setFormat(context.format());
+        surface.create();
+        if (!surface.isValid() || !context.makeCurrent(&surface)) return false;
+        context.doneCurrent();
+        return true;
+    }();
+    return available;
+}
+
+// What mode can actually be drawn with the images present.
+int effectiveMode(ImageView::DisplayMode mode, bool hasOriginal, bool hasResult, bool hasDifference) {
+    int m = static_cast<int>(mode);
+    if (!hasOriginal) m = 1;
+    if (m == 3 && !hasDifference) m = hasResult ? 1 : 0;
+    if ((m == 1 || m == 2) && !hasResult) m = 0;
+    return m;
+}
+
 }  // namespace
 
-ImageView::ImageView(QWidget* parent) : QOpenGLWidget(parent) {
+// ---------------------------------------------------------------- OpenGL path
+
+class GlSurface : public QOpenGLWidget, protected QOpenGLExtraFunctions {
+public:
+    explicit GlSurface(ImageView* view) : QOpenGLWidget(view), view_(view) {
+        setAttribute(Qt::WA_TransparentForMouseEvents);  // the view handles input
+    }
+    ~GlSurface() override {
+        if (ready_) {
+            makeCurrent();
+            releaseGl();
+            doneCurrent();
+        }
+    }
+    bool ready() const { return ready_ && context() && context()->isValid(); }
+
+    QString fillFromBuffer(int width, int height, const ImageView::PixelBufferWriter& writer) {
+        if (!ready()) return QStringLiteral("OpenGL is not initialised in the image view");
+        makeCurrent();
+        const std::size_t bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4;
+        if (!pixelBuffer_) glGenBuffers(1, &pixelBuffer_);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
+        if (bytes != pixelBufferBytes_) {
+            glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_DRAW);
+            pixelBufferBytes_ = bytes;
+        }
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        QString error = writer(pixelBuffer_, width, height);
+        if (error.isEmpty()) {
+            ensureTexture(result_, QSize(width, height));
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
+            glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+                error = QStringLiteral("copying the pixel buffer into the texture failed (GL error 0x%1)").arg(e, 0, 16);
+        }
+        doneCurrent();
+        return error;
+    }
+    void markResultCurrent(quint64 version) { result_.version = version; }
+
+protected:
+    void initializeGL() override {
+        initializeOpenGLFunctions();
+        program_ = new QOpenGLShaderProgram(this);
+        if (!program_->addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
+            !program_->addShaderFromSourceCode(QOpenGLShader::Fragment, kFragmentShader) || !program_->link()) {
+            emit view_->glError(QStringLiteral("image view shaders failed: %1").arg(program_->log()));
+            return;
+        }
+        connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
+            makeCurrent();
+            releaseGl();
+            doneCurrent();
+        });
+        ready_ = true;
+    }
+
+    void paintGL() override {
+        glClearColor(0.16f, 0.16f, 0.18f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        if (!ready_) return;
+        sync(original_, view_->original_, view_->originalVersion_);
+        if (!view_->resultFromBuffer_) sync(result_, view_->result_, view_->resultVersion_);
+        sync(difference_, view_->difference_, view_->differenceVersion_);
+        const QSize size = view_->imageSize();
+        if (!size.isEmpty()) drawImage(size);
+        QPainter painter(this);
+        view_->drawCaption(painter);
+    }
+
+private:
+    struct Texture {
+        unsigned id = 0;
+        QSize allocated;
+        quint64 version = ~0ull;
+    };
+
+    void releaseGl() {
+        for (Texture* t : {&original_, &result_, &difference_}) {
+            if (t->id) glDeleteTextures(1, &t->id);
+            *t = Texture{};
+        }
+        if (pixelBuffer_) glDeleteBuffers(1, &pixelBuffer_);
+        pixelBuffer_ = 0;
+        pixelBufferBytes_ = 0;
+        delete program_;
+        program_ = nullptr;
+        ready_ = false;
+    }
+
+    void ensureTexture(Texture& t, QSize size) {
+        if (!t.id) glGenTextures(1, &t.id);
+        glBindTexture(GL_TEXTURE_2D, t.id);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        // Reallocate only when the size changes: repeated runs reuse the storage.
+        if (t.allocated != size) {
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, size.width(), size.height(), 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+            t.allocated = size;
+        }
+    }
+
+    void sync(Texture& t, const QImage& image, quint64 version) {
+        if (t.version == version) return;
+        t.version = version;
+        if (image.isNull()) {
+            t.allocated = QSize();  // nothing valid to show from this texture
+            return;
+        }
+        ensureTexture(t, image.size());
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // RGBA8 rows are always 4-byte multiples
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, image.width(), image.height(), GL_RGBA, GL_UNSIGNED_BYTE, image.constBits());
+    }
+
+    void drawImage(QSize size) {
+        const bool hasOriginal = !view_->original_.isNull() && original_.allocated == size;
+        const bool hasResult = view_->resultSize_ == size && result_.allocated == size;
+        const bool hasDifference = !view_->difference_.isNull() && difference_.allocated == size;
+        const int mode = effectiveMode(view_->mode_, hasOriginal, hasResult, hasDifference);
+        const double zoom = view_->zoom_;
+        const GLint filter = zoom >= 1.0 ? GL_NEAREST : GL_LINEAR;  // see real pixels when zoomed in
+        const unsigned textures[] = {hasOriginal ? original_.id : result_.id, hasResult ? result_.id : original_.id,
+                                     hasDifference ? difference_.id : original_.id};
+        for (int i = 0; i < 3; ++i) {
+            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
+            glBindTexture(GL_TEXTURE_2D, textures[i]);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+        }
+        const qreal dpr = devicePixelRatioF();
+        glViewport(0, 0, static_cast<GLsizei>(width() * dpr), static_cast<GLsizei>(height() * dpr));
+        program_->bind();
+        program_->setUniformValue("originalTex", 0);
+        program_->setUniformValue("resultTex", 1);
+        program_->setUniformValue("differenceTex", 2);
+        program_->setUniformValue("mode", mode);
+        program_->setUniformValue("splitU", static_cast<GLfloat>(view_->split_));
+        program_->setUniformValue("lineHalfWidthU", static_cast<GLfloat>(1.0 / (size.width() * zoom)));
+        program_->setUniformValue("topLeft", view_->pan_);
+        program_->setUniformValue("extent", QSizeF(size.width() * zoom, size.height() * zoom));
+        program_->setUniformValue("viewport", QSizeF(width(), height()));
+        static const GLfloat corners[] = {0, 0, 1, 0, 0, 1, 1, 1};
+        const int location = program_->attributeLocation("corner");
+        program_->enableAttributeArray(location);
+        program_->setAttributeArray(location, corners, 2);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        program_->disableAttributeArray(location);
+        program_->release();
+        for (int i = 2; i >= 0; --i) {
+            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
+            glBindTexture(GL_TEXTURE_2D, 0);
+        }
+    }
+
+    ImageView* view_;
+    bool ready_ = false;
+    QOpenGLShaderProgram* program_ = nullptr;
+    Texture original_, result_, difference_;
+    unsigned pixelBuffer_ = 0;
+    std::size_t pixelBufferBytes_ = 0;
+};
+
+// ---------------------------------------------------------------- QPainter path
+
+class RasterSurface : public QWidget {
+public:
+    explicit RasterSurface(ImageView* view) : QWidget(view), view_(view) {
+        setAttribute(Qt::WA_TransparentForMouseEvents);
+        setAttribute(Qt::WA_OpaquePaintEvent);
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        painter.fillRect(rect(), QColor(41, 41, 46));
+        const QSize size = view_->imageSize();
+        if (!size.isEmpty()) {
+            const bool hasResult = !view_->result_.isNull() && view_->result_.size() == size;
+            const bool hasOriginal = !view_->original_.isNull();
+            const bool hasDifference = !view_->difference_.isNull() && view_->difference_.size() == size;
+            const int mode = effectiveMode(view_->mode_, hasOriginal, hasResult, hasDifference);
+            painter.save();
+            painter.setRenderHint(QPainter::SmoothPixmapTransform, view_->zoom_ < 1.0);
+            painter.translate(view_->pan_);
+            painter.scale(view_->zoom_, view_->zoom_);
+            const QImage& left = mode == 3 ? view_->difference_ : mode == 1 ? view_->result_ : view_->original_;
+            painter.drawImage(0, 0, left);
+            if (mode == 2) {
+                const double splitX = view_->split_ * size.width();
+                painter.setClipRect(QRectF(splitX, 0, size.width() - splitX, size.height()));
+                painter.drawImage(0, 0, view_->result_);
+                painter.setClipping(false);
+                painter.setPen(QPen(QColor(255, 204, 26), 2.0 / view_->zoom_));
+                painter.drawLine(QPointF(splitX, 0), QPointF(splitX, size.height()));
+            }
+            painter.restore();
+        }
+        view_->drawCaption(painter);
+    }
+
+private:
+    ImageView* view_;
+};
+
+// ---------------------------------------------------------------- the view
+
+ImageView::ImageView(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(200, 150);
-}
-
-ImageView::~ImageView() {
-    if (glReady_) {
-        makeCurrent();
-        releaseGl();
-        doneCurrent();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    if (openGLAvailable()) {
+        gl_ = new GlSurface(this);
+        layout->addWidget(gl_);
+    } else {
+        raster_ = new RasterSurface(this);
+        layout->addWidget(raster_);
     }
 }
 
-void ImageView::releaseGl() {
-    for (Texture* t : {&originalTex_, &resultTex_, &differenceTex_}) {
-        if (t->id) glDeleteTextures(1, &t->id);
-        *t = Texture{};
-    }
-    if (pixelBuffer_) glDeleteBuffers(1, &pixelBuffer_);
-    pixelBuffer_ = 0;
-    pixelBufferBytes_ = 0;
-    delete program_;
-    program_ = nullptr;
-    glReady_ = false;
+ImageView::~ImageView() = default;
+
+bool ImageView::glReady() const { return gl_ && gl_->ready(); }
+
+void ImageView::refresh() {
+    if (gl_) gl_->update();
+    if (raster_) raster_->update();
 }
 
 void ImageView::setOriginal(const QImage& image) {
     original_ = image.convertToFormat(QImage::Format_RGBA8888);
-    originalDirty_ = true;
+    ++originalVersion_;
     clearResult();
     difference_ = QImage();
     differenceCaption_.clear();
-    differenceDirty_ = true;
+    ++differenceVersion_;
     fitPending_ = true;
-    update();
+    zoomToFit();
+    refresh();
 }
 
 void ImageView::setResult(const QImage& image) {
     result_ = image.convertToFormat(QImage::Format_RGBA8888);
     resultFromBuffer_ = false;
-    resultDirty_ = true;
     resultSize_ = result_.size();
-    update();
+    ++resultVersion_;
+    refresh();
 }
 
 void ImageView::clearResult() {
     result_ = QImage();
     resultFromBuffer_ = false;
-    resultDirty_ = true;
     resultSize_ = QSize();
-    update();
+    ++resultVersion_;
+    refresh();
 }
 
 void ImageView::setDifference(const QImage& image, const QString& caption) {
     difference_ = image.convertToFormat(QImage::Format_RGBA8888);
     differenceCaption_ = caption;
-    differenceDirty_ = true;
-    update();
+    ++differenceVersion_;
+    refresh();
 }
 
 QString ImageView::fillResultThroughPixelBuffer(int width, int height, const PixelBufferWriter& writer) {
-    if (!glReady_ || !context() || !context()->isValid()) return tr("OpenGL is not initialised in the image view");
+    if (!gl_) return tr("the image view draws without OpenGL on this platform");
     if (width <= 0 || height <= 0) return tr("empty result size");
-    makeCurrent();
-    const std::size_t bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4;
-    if (!pixelBuffer_) glGenBuffers(1, &pixelBuffer_);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
-    if (bytes != pixelBufferBytes_) {
-        glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_DRAW);
-        pixelBufferBytes_ = bytes;
-    }
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    QString error = writer(pixelBuffer_, width, height);
-    if (error.isEmpty()) {
-        ensureTexture(resultTex_, QSize(width, height));
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
-        glBindTexture(GL_TEXTURE_2D, resultTex_.id);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        if (const GLenum e = glGetError(); e != GL_NO_ERROR)
-            error = tr("copying the pixel buffer into the texture failed (GL error 0x%1)").arg(e, 0, 16);
-    }
-    doneCurrent();
+    const QString error = gl_->fillFromBuffer(width, height, writer);
     if (!error.isEmpty()) return error;
     result_ = QImage();
     resultFromBuffer_ = true;
-    resultDirty_ = false;
     resultSize_ = QSize(width, height);
-    update();
+    gl_->markResultCurrent(++resultVersion_);
+    refresh();
     return {};
 }
 
-void ImageView::initializeGL() {
-    initializeOpenGLFunctions();
-    program_ = new QOpenGLShaderProgram(this);
-    if (!program_->addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
-        !program_->addShaderFromSourceCode(QOpenGLShader::Fragment, kFragmentShader) || !program_->link()) {
-        emit glError(tr("image view shaders failed: %1").arg(program_->log()));
-        return;
-    }
-    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
-        makeCurrent();
-        releaseGl();
-        doneCurrent();
-    });
-    glReady_ = true;
-    originalDirty_ = resultDirty_ = differenceDirty_ = true;
+QString ImageView::caption() const {
+    if (imageSize().isEmpty()) return tr("Open an image (Ctrl+O) or drop one here");
+    static const char* names[] = {QT_TR_NOOP("original"), QT_TR_NOOP("result"), QT_TR_NOOP("before | after"),
+                                  QT_TR_NOOP("difference")};
+    QString text = tr(names[static_cast<int>(mode_)]);
+    if (mode_ != DisplayMode::Original && !hasResult()) text += tr(" (no result yet)");
+    if (mode_ == DisplayMode::Difference && !differenceCaption_.isEmpty()) text += " - " + differenceCaption_;
+    if (resultFromBuffer_ && mode_ != DisplayMode::Original) text += tr(" [CUDA-GL interop]");
+    text += QStringLiteral("   %1%").arg(zoom_ * 100.0, 0, 'f', zoom_ < 0.1 ? 1 : 0);
+    return text;
 }
 
-void ImageView::ensureTexture(Texture& texture, QSize size) {
-    if (!texture.id) glGenTextures(1, &texture.id);
-    glBindTexture(GL_TEXTURE_2D, texture.id);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    // Reallocate only when the size changes: repeated runs reuse the storage.
-    if (texture.allocated != size) {
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, size.width(), size.height(), 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-        texture.allocated = size;
-    }
-}
-
-void ImageView::uploadTexture(Texture& texture, const QImage& image) {
-    if (image.isNull()) return;
-    ensureTexture(texture, image.size());
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // RGBA8 rows are always 4-byte multiples
-    // QImage rows may be padded: upload row by row when they are.
-    if (image.bytesPerLine() == image.width() * 4) {
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, image.width(), image.height(), GL_RGBA, GL_UNSIGNED_BYTE,
-                        image.constBits());
-    } else {
-        for (int y = 0; y < image.height(); ++y)
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y, image.width(), 1, GL_RGBA, GL_UNSIGNED_BYTE, image.constScanLine(y));
-    }
-}
-
-void ImageView::resizeGL(int, int) {
-    if (fitPending_) zoomToFit();
-    else clampPan();
-}
-
-void ImageView::paintGL() {
-    glClearColor(0.16f, 0.16f, 0.18f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    if (!glReady_) return;
-    if (originalDirty_) {
-        uploadTexture(originalTex_, original_);
-        originalDirty_ = false;
-    }
-    if (resultDirty_) {
-        uploadTexture(resultTex_, result_);
-        resultDirty_ = false;
-    }
-    if (differenceDirty_) {
-        uploadTexture(differenceTex_, difference_);
-        differenceDirty_ = false;
-    }
-    const QSize size = imageSize();
-    if (size.isEmpty()) {
-        drawCaption();
-        return;
-    }
-    if (fitPending_) zoomToFit();
-
-    const bool hasResult = resultSize_ == size && resultTex_.allocated == size;
-    const bool hasOriginal = !original_.isNull() && originalTex_.allocated == size;
-    const bool hasDifference = !difference_.isNull() && differenceTex_.allocated == size;
-    int mode = static_cast<int>(mode_);
-    if (!hasOriginal) mode = 1;
-    if (mode == 3 && !hasDifference) mode = hasResult ? 1 : 0;
-
-    const GLint filter = zoom_ >= 1.0 ? GL_NEAREST : GL_LINEAR;  // see real pixels when zoomed in
-    const unsigned textures[] = {hasOriginal ? originalTex_.id : resultTex_.id, hasResult ? resultTex_.id : originalTex_.id,
-                                 hasDifference ? differenceTex_.id : originalTex_.id};
-    for (int i = 0; i < 3; ++i) {
-        glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
-        glBindTexture(GL_TEXTURE_2D, textures[i]);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
-    }
-    glActiveTexture(GL_TEXTURE0);
-
-    const qreal dpr = devicePixelRatioF();
-    glViewport(0, 0, static_cast<GLsizei>(width() * dpr), static_cast<GLsizei>(height() * dpr));
-    program_->bind();
-    program_->setUniformValue("originalTex", 0);
-    program_->setUniformValue("resultTex", 1);
-    program_->setUniformValue("differenceTex", 2);
-    program_->setUniformValue("mode", mode);
-    program_->setUniformValue("hasResult", hasResult);
-    program_->setUniformValue("splitU", static_cast<GLfloat>(split_));
-    const double lineHalfWidthU = 1.0 / (size.width() * zoom_);
-    program_->setUniformValue("lineHalfWidthU", static_cast<GLfloat>(lineHalfWidthU));
-    program_->setUniformValue("topLeft", QPointF(pan_));
-    program_->setUniformValue("extent", QSizeF(size.width() * zoom_, size.height() * zoom_));
-    program_->setUniformValue("viewport", QSizeF(width(), height()));
-    static const GLfloat corners[] = {0, 0, 1, 0, 0, 1, 1, 1};
-    const int location = program_->attributeLocation("corner");
-    program_->enableAttributeArray(location);
-    program_->setAttributeArray(location, corners, 2);
-    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-    program_->disableAttributeArray(location);
-    program_->release();
-    for (int i = 2; i >= 0; --i) {
-        glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
-        glBindTexture(GL_TEXTURE_2D, 0);
-    }
-    drawCaption();
-}
-
-void ImageView::drawCaption() {
-    QString text;
-    if (imageSize().isEmpty()) {
-        text = tr("Open an image (Ctrl+O) or drop one here");
-    } else {
-        static const char* names[] = {QT_TR_NOOP("original"), QT_TR_NOOP("result"), QT_TR_NOOP("before | after"),
-                                      QT_TR_NOOP("difference")};
-        text = tr(names[static_cast<int>(mode_)]);
-        if (mode_ != DisplayMode::Original && !hasResult()) text += tr(" (no result yet)");
-        if (mode_ == DisplayMode::Difference && !differenceCaption_.isEmpty()) text += " - " + differenceCaption_;
-        if (resultFromBuffer_ && mode_ != DisplayMode::Original) text += tr(" [CUDA-GL interop]");
-        text += QStringLiteral("   %1%").arg(zoom_ * 100.0, 0, 'f', zoom_ < 0.1 ? 1 : 0);
-    }
-    QPainter painter(this);
+void ImageView::drawCaption(QPainter& painter) const {
+    const QString text = caption();
     QFont font = painter.font();
     font.setPointSizeF(font.pointSizeF() * 0.95);
     painter.setFont(font);
@@ -292,7 +391,7 @@ void ImageView::setDisplayMode(DisplayMode mode) {
     if (mode == mode_) return;
     mode_ = mode;
     emit displayModeChanged(mode);
-    update();
+    refresh();
 }
 
 void ImageView::setSplitPosition(double fraction) {
@@ -300,20 +399,19 @@ void ImageView::setSplitPosition(double fraction) {
     if (fraction == split_) return;
     split_ = fraction;
     emit splitPositionChanged(split_);
-    update();
+    refresh();
 }
 
 void ImageView::setZoom(double zoom) {
     zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
-    // Keep the widget centre fixed.
-    const QPointF centre(width() / 2.0, height() / 2.0);
+    const QPointF centre(width() / 2.0, height() / 2.0);  // stays fixed
     const QPointF imagePoint = (centre - pan_) / zoom_;
     zoom_ = zoom;
     pan_ = centre - imagePoint * zoom_;
     fitPending_ = false;
     clampPan();
     emit zoomChanged(zoom_);
-    update();
+    refresh();
 }
 
 void ImageView::zoomToFit() {
@@ -322,21 +420,27 @@ void ImageView::zoomToFit() {
     const double fit = std::min(static_cast<double>(width()) / size.width(), static_cast<double>(height()) / size.height());
     zoom_ = std::clamp(fit, kMinZoom, kMaxZoom);
     pan_ = QPointF((width() - size.width() * zoom_) / 2.0, (height() - size.height() * zoom_) / 2.0);
-    fitPending_ = false;
+    fitPending_ = !isVisible();  // fit again once the real size is known
     emit zoomChanged(zoom_);
-    update();
+    refresh();
 }
 
 void ImageView::zoomOneToOne() { setZoom(1.0 / devicePixelRatioF()); }
 
+void ImageView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    if (fitPending_) zoomToFit();
+    else clampPan();
+}
+
 void ImageView::clampPan() {
-    // Keep at least a quarter of the view covered by the image so it cannot get lost.
+    // Keep part of the image in view so it cannot get lost.
     const QSize size = imageSize();
     if (size.isEmpty()) return;
     const double w = size.width() * zoom_, h = size.height() * zoom_;
     const double marginX = std::min(w, width() / 4.0), marginY = std::min(h, height() / 4.0);
-    pan_.setX(std::clamp(pan_.x(), marginX - w, width() - marginX));
-    pan_.setY(std::clamp(pan_.y(), marginY - h, height() - marginY));
+    pan_.setX(std::clamp(pan_.x(), marginX - w, std::max(marginX - w, width() - marginX)));
+    pan_.setY(std::clamp(pan_.y(), marginY - h, std::max(marginY - h, height() - marginY)));
 }
 
 QPointF ImageView::widgetToImage(const QPointF& p) const { return (p - pan_) / zoom_; }
@@ -358,23 +462,22 @@ bool ImageView::nearSplitLine(const QPointF& widgetPos) const {
 void ImageView::wheelEvent(QWheelEvent* e) {
     if (imageSize().isEmpty()) return;
     const double steps = e->angleDelta().y() / 120.0;
-    const double zoom = std::clamp(zoom_ * std::pow(1.25, steps), kMinZoom, kMaxZoom);
     const QPointF cursor = e->position();
     const QPointF imagePoint = widgetToImage(cursor);  // stays under the cursor
-    zoom_ = zoom;
+    zoom_ = std::clamp(zoom_ * std::pow(1.25, steps), kMinZoom, kMaxZoom);
     pan_ = cursor - imagePoint * zoom_;
     fitPending_ = false;
     clampPan();
     emit zoomChanged(zoom_);
-    update();
+    refresh();
     e->accept();
 }
 
 void ImageView::mousePressEvent(QMouseEvent* e) {
     dragStart_ = e->position();
     panAtDragStart_ = pan_;
-    if (e->button() == Qt::LeftButton && (nearSplitLine(e->position()) || e->modifiers() & Qt::ShiftModifier) &&
-        mode_ == DisplayMode::Split) {
+    if (e->button() == Qt::LeftButton && mode_ == DisplayMode::Split &&
+        (nearSplitLine(e->position()) || e->modifiers() & Qt::ShiftModifier)) {
         drag_ = Drag::Split;
     } else if (e->button() == Qt::LeftButton || e->button() == Qt::MiddleButton) {
         drag_ = Drag::Pan;
@@ -390,7 +493,7 @@ void ImageView::mouseMoveEvent(QMouseEvent* e) {
         pan_ = panAtDragStart_ + (e->position() - dragStart_);
         fitPending_ = false;
         clampPan();
-        update();
+        refresh();
     }
     setCursor(nearSplitLine(e->position()) ? Qt::SplitHCursor : drag_ == Drag::Pan ? Qt::ClosedHandCursor : Qt::CrossCursor);
     emit pixelHovered(pixelAt(e->position()));

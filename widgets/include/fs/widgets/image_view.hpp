@@ -1,26 +1,32 @@
 #pragma once
 #include <QImage>
-#include <QOpenGLExtraFunctions>
-#include <QOpenGLWidget>
 #include <QPointF>
+#include <QWidget>
 #include <functional>
-
-class QOpenGLShaderProgram;
 
 namespace fs::widgets {
 
-// Shows an original and a filtered image as OpenGL textures: either one alone,
-// a before/after split with a draggable divider, or a difference image.
-// Wheel zooms about the cursor, dragging pans. The result texture is filled
-// either from host pixels (setResult) or by someone else writing a GL pixel
-// buffer (fillResultThroughPixelBuffer: the CUDA-GL interop path).
-class ImageView : public QOpenGLWidget, protected QOpenGLExtraFunctions {
+class GlSurface;
+class RasterSurface;
+
+// Shows an original and a filtered image: either one alone, a before/after
+// split with a draggable divider, or a difference image. Wheel zooms about the
+// cursor, dragging pans. Draws through OpenGL textures (QOpenGLWidget) when the
+// platform has OpenGL, else with QPainter, so it never fails to show anything.
+// On the OpenGL path the result texture can also be filled by someone else
+// writing a GL pixel buffer (fillResultThroughPixelBuffer: CUDA-GL interop).
+class ImageView : public QWidget {
     Q_OBJECT
 public:
     enum class DisplayMode { Original = 0, Result = 1, Split = 2, Difference = 3 };
 
     explicit ImageView(QWidget* parent = nullptr);
     ~ImageView() override;
+
+    // True when this view draws with OpenGL (decided once, at construction).
+    bool usesOpenGL() const { return gl_ != nullptr; }
+    // OpenGL is initialised and pixel buffers can be filled.
+    bool glReady() const;
 
     // A new original clears the result and difference and fits the view.
     void setOriginal(const QImage& image);
@@ -31,13 +37,12 @@ public:
     // Writer gets a pixel-unpack buffer id of width*height*4 bytes to fill with
     // BGRA8 pixels (fs's channel order) and returns an empty string when it
     // did, else why not. The buffer is then copied into the result texture on
-    // the GPU; no host pixels exist.
+    // the GPU; no host pixels exist. Needs glReady().
     using PixelBufferWriter = std::function<QString(unsigned bufferId, int width, int height)>;
     QString fillResultThroughPixelBuffer(int width, int height, const PixelBufferWriter& writer);
-    bool glReady() const { return glReady_; }
 
     QImage originalImage() const { return original_; }
-    // The host image behind the result texture; null after a pixel-buffer fill.
+    // The host image behind the result; null after a pixel-buffer fill.
     QImage resultImage() const { return result_; }
     bool hasResult() const { return resultSize_.isValid(); }
     bool resultFromPixelBuffer() const { return resultFromBuffer_; }
@@ -47,6 +52,7 @@ public:
     double zoom() const { return zoom_; }
     double splitPosition() const { return split_; }
     QPointF widgetToImage(const QPointF& p) const;
+    QString caption() const;  // the overlay text: mode, zoom, notes
 
 public slots:
     void setDisplayMode(fs::widgets::ImageView::DisplayMode mode);
@@ -64,9 +70,7 @@ signals:
     void glError(QString message);
 
 protected:
-    void initializeGL() override;
-    void paintGL() override;
-    void resizeGL(int w, int h) override;
+    void resizeEvent(QResizeEvent* e) override;
     void wheelEvent(QWheelEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -74,24 +78,21 @@ protected:
     void leaveEvent(QEvent* e) override;
 
 private:
-    struct Texture {
-        unsigned id = 0;
-        QSize allocated;
-    };
-    void uploadTexture(Texture& texture, const QImage& image);
-    void ensureTexture(Texture& texture, QSize size);
-    void releaseGl();
+    friend class GlSurface;
+    friend class RasterSurface;
+    void refresh();
     void clampPan();
     QSize imageSize() const { return original_.isNull() ? resultSize_ : original_.size(); }
     bool nearSplitLine(const QPointF& widgetPos) const;
     QPoint pixelAt(const QPointF& widgetPos) const;
-    void drawCaption();
+    void drawCaption(class QPainter& painter) const;
 
     QImage original_, result_, difference_;
     QString differenceCaption_;
-    bool originalDirty_ = false, resultDirty_ = false, differenceDirty_ = false;
     bool resultFromBuffer_ = false;
     QSize resultSize_;  // valid when a result exists, host or pixel buffer
+    // Bumped on every change so the GL surface knows what to upload again.
+    quint64 originalVersion_ = 0, resultVersion_ = 0, differenceVersion_ = 0;
 
     DisplayMode mode_ = DisplayMode::Result;
     double zoom_ = 1.0;
@@ -102,11 +103,8 @@ private:
     enum class Drag { None, Pan, Split } drag_ = Drag::None;
     QPointF dragStart_, panAtDragStart_;
 
-    bool glReady_ = false;
-    QOpenGLShaderProgram* program_ = nullptr;
-    Texture originalTex_, resultTex_, differenceTex_;
-    unsigned pixelBuffer_ = 0;
-    std::size_t pixelBufferBytes_ = 0;
+    GlSurface* gl_ = nullptr;
+    RasterSurface* raster_ = nullptr;
 };
 
 }  // namespace fs::widgets

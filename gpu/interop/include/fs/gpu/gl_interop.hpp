@@ -1,0 +1,48 @@
+#pragma once
+// CUDA-GL interop behind plain C++: OpenGL objects are passed by their ids, so
+// the GUI includes neither CUDA nor GL headers through this file.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "fs/filter_spec.hpp"
+#include "fs/image.hpp"
+#include "fs/timing.hpp"
+
+namespace fs::gpu {
+
+// Filters an image straight into an OpenGL pixel buffer object registered
+// with CUDA: no device-to-host copy. The buffer holds width x height BGRA8
+// pixels, tightly packed (fs's channel order: upload it with GL_BGRA). Any
+// input depth and channel count is converted the way the GUI displays host
+// results: u16 / 257, f32 clamped to 0..255 and rounded, gray replicated,
+// alpha 255 unless the result has its own.
+//
+// Every call needs the GL context that owns the buffer current on the
+// calling thread. Registrations are cached per buffer and size.
+class GlPixelBufferInterop {
+public:
+    GlPixelBufferInterop();
+    ~GlPixelBufferInterop();  // unregisters (the GL context must still exist)
+    GlPixelBufferInterop(const GlPixelBufferInterop&) = delete;
+    GlPixelBufferInterop& operator=(const GlPixelBufferInterop&) = delete;
+
+    // Empty when CUDA-GL interop can be tried, otherwise why not.
+    static std::string unavailableReason();
+
+    // Runs `mode` of the CUDA backend into `glBuffer` (bufferBytes must be
+    // width*height*4). Empty on success, otherwise why not; the caller then
+    // falls back to the host path. `timing` gets upload/kernel from the run,
+    // mapMs (register + map + unmap) and totalMs.
+    std::string runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
+                                   ConstImageView input, const std::string& mode, TimingRecord* timing);
+
+    // Drops the cached registration (call before deleting the GL buffer).
+    void forget(unsigned glBuffer);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace fs::gpu

@@ -1,0 +1,14 @@
+# CUDA-GL interop (owned by the GUI side): fs_cuda_interop filters into an
+# OpenGL pixel buffer through fs::gpu::runToDevice. Included from gpu/CMakeLists.txt.
+# cuda_gl_interop.h includes <GL/gl.h>, so the GL headers must exist (libgl-dev);
+# no GL library is linked: the CUDA runtime reaches the driver's GL itself.
+include(CheckIncludeFileCXX)
+check_include_file_cxx(GL/gl.h FS_HAVE_GL_HEADERS)
+if(FS_HAVE_GL_HEADERS)
+  add_library(fs_cuda_interop STATIC ${CMAKE_CURRENT_LIST_DIR}/src/gl_interop.cu)
+  target_include_directories(fs_cuda_interop PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
+  target_link_libraries(fs_cuda_interop PUBLIC fs_core PRIVATE fs_cuda CUDA::cudart_static fs_warnings)
+  set_target_properties(fs_cuda_interop PROPERTIES CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
+else()
+  message(STATUS "FilterStudio: GL/gl.h not found (install libgl-dev), building without CUDA-GL interop")
+endif()

@@ -1,0 +1,183 @@
+// CUDA-GL interop: register the GL pixel buffer once, map it each frame, let
+// the chosen CUDA mode write into it (directly when the result already is
+// 4-channel u8, else through a scratch buffer and one conversion pass), unmap.
+#include "fs/gpu/gl_interop.hpp"
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "fs/gpu/device_run.hpp"
+#include "fs/pixel_math.hpp"
+
+namespace fs::gpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::string cudaFailure(const char* what, cudaError_t e) { return std::string(what) + ": " + cudaGetErrorString(e); }
+
+template <class T> __device__ std::uint8_t displayByte(T v);
+template <> __device__ std::uint8_t displayByte<std::uint8_t>(std::uint8_t v) { return v; }
+template <> __device__ std::uint8_t displayByte<std::uint16_t>(std::uint16_t v) {
+    return static_cast<std::uint8_t>((static_cast<unsigned>(v) + 128u) / 257u);
+}
+template <> __device__ std::uint8_t displayByte<float>(float v) { return saturateU8(v); }
+
+// Result (1, 3 or 4 channels, fs order: gray / BGR / BGRA) -> BGRA8, the way
+// the GUI converts host results for display.
+template <class T>
+__global__ void toBgra8(const unsigned char* src, std::size_t srcPitch, int channels, int width, int height, uchar4* dst) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= width || y >= height) return;
+    const T* p = reinterpret_cast<const T*>(src + srcPitch * static_cast<std::size_t>(y)) + static_cast<std::size_t>(x) * channels;
+    uchar4 out;
+    if (channels == 1) {
+        out.x = out.y = out.z = displayByte<T>(p[0]);
+        out.w = 255;
+    } else {
+        out.x = displayByte<T>(p[0]);
+        out.y = displayByte<T>(p[1]);
+        out.z = displayByte<T>(p[2]);
+        out.w = channels == 4 ? displayByte<T>(p[3]) : static_cast<std::uint8_t>(255);
+    }
+    dst[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)] = out;
+}
+
+}  // namespace
+
+struct GlPixelBufferInterop::State {
+    unsigned buffer = 0;
+    std::size_t bytes = 0;
+    cudaGraphicsResource_t resource = nullptr;
+    void* scratch = nullptr;
+    std::size_t scratchBytes = 0;
+
+    void unregister() {
+        if (resource) cudaGraphicsUnregisterResource(resource);
+        resource = nullptr;
+        buffer = 0;
+        bytes = 0;
+    }
+    ~State() {
+        unregister();
+        if (scratch) cudaFree(scratch);
+    }
+};
+
+GlPixelBufferInterop::GlPixelBufferInterop() : state_(std::make_unique<State>()) {}
+GlPixelBufferInterop::~GlPixelBufferInterop() = default;
+
+std::string GlPixelBufferInterop::unavailableReason() {
+    static const std::string reason = [] {
+        int count = 0;
+        const cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) return cudaFailure("no CUDA device", e);
+        if (count == 0) return std::string("no CUDA device found");
+        return std::string();
+    }();
+    return reason;
+}
+
+void GlPixelBufferInterop::forget(unsigned glBuffer) {
+    if (state_->buffer == glBuffer) state_->unregister();
+}
+
+std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
+                                                     ConstImageView input, const std::string& mode, TimingRecord* timing) {
+    const auto start = Clock::now();
+    if (std::string why = unavailableReason(); !why.empty()) return why;
+    if (std::string why = validateImage(input); !why.empty()) return why;
+    const std::size_t pixels = static_cast<std::size_t>(input.width) * static_cast<std::size_t>(input.height);
+    if (bufferBytes != pixels * 4)
+        return "pixel buffer holds " + std::to_string(bufferBytes) + " bytes, the image needs " + std::to_string(pixels * 4);
+
+    State& s = *state_;
+    double mapMs = 0.0;
+    // Registration is costly (driver work): once per buffer and size.
+    if (s.buffer != glBuffer || s.bytes != bufferBytes || !s.resource) {
+        s.unregister();
+        const auto t = Clock::now();
+        const cudaError_t e = cudaGraphicsGLRegisterBuffer(&s.resource, glBuffer, cudaGraphicsRegisterFlagsWriteDiscard);
+        if (e != cudaSuccess) {
+            s.resource = nullptr;
+            return cudaFailure("cudaGraphicsGLRegisterBuffer", e);
+        }
+        s.buffer = glBuffer;
+        s.bytes = bufferBytes;
+        mapMs += msSince(t);
+    }
+
+    auto t = Clock::now();
+    if (const cudaError_t e = cudaGraphicsMapResources(1, &s.resource, nullptr); e != cudaSuccess) {
+        s.unregister();  // a stale registration (buffer re-specified) must not stick
+        return cudaFailure("cudaGraphicsMapResources", e);
+    }
+    void* mapped = nullptr;
+    std::size_t mappedBytes = 0;
+    cudaError_t e = cudaGraphicsResourceGetMappedPointer(&mapped, &mappedBytes, s.resource);
+    mapMs += msSince(t);
+
+    std::string error;
+    TimingRecord run;
+    double convertMs = 0.0;
+    const Depth outDepth = spec.outputDepth(input.depth);
+    if (e != cudaSuccess) {
+        error = cudaFailure("cudaGraphicsResourceGetMappedPointer", e);
+    } else if (mappedBytes < bufferBytes) {
+        error = "mapped pixel buffer is smaller than expected";
+    } else if (input.channels == 4 && outDepth == Depth::U8) {
+        // Already BGRA8: the mode writes the buffer itself.
+        error = runToDevice(spec, input, mode, {mapped, static_cast<std::size_t>(input.width) * 4}, &run);
+    } else {
+        const std::size_t pitch = static_cast<std::size_t>(input.width) * static_cast<std::size_t>(input.channels) * depthBytes(outDepth);
+        const std::size_t need = pitch * static_cast<std::size_t>(input.height);
+        if (need > s.scratchBytes) {
+            if (s.scratch) cudaFree(s.scratch);
+            s.scratch = nullptr;
+            s.scratchBytes = 0;
+            if ((e = cudaMalloc(&s.scratch, need)) != cudaSuccess) error = cudaFailure("cudaMalloc (scratch)", e);
+            else s.scratchBytes = need;
+        }
+        if (error.empty()) error = runToDevice(spec, input, mode, {s.scratch, pitch}, &run);
+        if (error.empty()) {
+            const auto tc = Clock::now();
+            const dim3 block(32, 8);
+            const dim3 grid(static_cast<unsigned>((input.width + 31) / 32), static_cast<unsigned>((input.height + 7) / 8));
+            auto* dst = static_cast<uchar4*>(mapped);
+            const auto* src = static_cast<const unsigned char*>(s.scratch);
+            switch (outDepth) {
+            case Depth::U8: toBgra8<std::uint8_t><<<grid, block>>>(src, pitch, input.channels, input.width, input.height, dst); break;
+            case Depth::U16: toBgra8<std::uint16_t><<<grid, block>>>(src, pitch, input.channels, input.width, input.height, dst); break;
+            case Depth::F32: toBgra8<float><<<grid, block>>>(src, pitch, input.channels, input.width, input.height, dst); break;
+            }
+            if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess)
+                error = cudaFailure("display conversion", e);
+            convertMs = msSince(tc);
+        }
+    }
+
+    t = Clock::now();
+    e = cudaGraphicsUnmapResources(1, &s.resource, nullptr);
+    mapMs += msSince(t);
+    if (error.empty() && e != cudaSuccess) error = cudaFailure("cudaGraphicsUnmapResources", e);
+    if (!error.empty()) return error;
+
+    if (timing) {
+        timing->uploadMs = run.uploadMs;
+        timing->hostPrepMs = run.hostPrepMs;
+        // The display conversion is kernel work too, so it is counted there.
+        if (run.kernelMs || convertMs > 0.0) timing->kernelMs = run.kernelMs.value_or(0.0) + convertMs;
+        timing->downloadMs.reset();  // the point of interop: nothing comes back to the host
+        timing->mapMs = mapMs;
+        timing->totalMs = msSince(start);
+    }
+    return {};
+}
+
+}  // namespace fs::gpu

@@ -1,0 +1,318 @@
+// CUDA-GL interop end to end on a headless EGL context: each CUDA mode writes
+// into a registered GL pixel buffer, GL copies it into a texture, the texture
+// is read back through a framebuffer and compared with the CPU reference.
+// Also times an 8K RGBA8 frame through interop against the download-and-upload
+// path and prints both (a measurement: only "interop is faster" is asserted).
+#define GL_GLEXT_PROTOTYPES 1
+#define EGL_EGLEXT_PROTOTYPES 1
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "fs/gpu/gl_interop.hpp"
+#include "fs/pixel_math.hpp"
+#include "fs/presets.hpp"
+#include "gpu_test_support.hpp"
+
+namespace fs::test {
+namespace {
+
+// One EGL device display, pbuffer surface and desktop OpenGL context for the whole run.
+struct EglContext {
+    std::string skipReason;
+    EGLDisplay display = EGL_NO_DISPLAY;
+    EGLContext context = EGL_NO_CONTEXT;
+    EGLSurface surface = EGL_NO_SURFACE;
+
+    EglContext() {
+        auto queryDevices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+        auto platformDisplay = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+        if (!queryDevices || !platformDisplay) {
+            skipReason = "EGL has no device enumeration (EGL_EXT_device_enumeration)";
+            return;
+        }
+        EGLDeviceEXT devices[8];
+        EGLint count = 0;
+        if (!queryDevices(8, devices, &count) || count == 0) {
+            skipReason = "no EGL device";
+            return;
+        }
+        for (EGLint i = 0; i < count && display == EGL_NO_DISPLAY; ++i) {
+            EGLDisplay d = platformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+            EGLint major = 0, minor = 0;
+            if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) display = d;
+        }
+        if (display == EGL_NO_DISPLAY) {
+            skipReason = "no EGL device display initialises";
+            return;
+        }
+        const EGLint configAttribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                                        EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+        EGLConfig config;
+        EGLint configs = 0;
+        if (!eglChooseConfig(display, configAttribs, &config, 1, &configs) || configs == 0) {
+            skipReason = "no EGL config for a desktop OpenGL pbuffer";
+            return;
+        }
+        const EGLint pbufferAttribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+        surface = eglCreatePbufferSurface(display, config, pbufferAttribs);
+        eglBindAPI(EGL_OPENGL_API);
+        context = eglCreateContext(display, config, EGL_NO_CONTEXT, nullptr);
+        if (surface == EGL_NO_SURFACE || context == EGL_NO_CONTEXT || !eglMakeCurrent(display, surface, surface, context)) {
+            skipReason = "cannot make an EGL OpenGL context current";
+            return;
+        }
+        std::printf("[ gl       ] %s, %s\n", reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
+                    reinterpret_cast<const char*>(glGetString(GL_VERSION)));
+    }
+};
+
+EglContext& egl() {
+    static EglContext context;
+    return context;
+}
+
+#define FS_SKIP_WITHOUT_INTEROP()                                                                         \
+    do {                                                                                                  \
+        FS_SKIP_WITHOUT_CUDA();                                                                           \
+        if (!gpu::GlPixelBufferInterop::unavailableReason().empty())                                     \
+            GTEST_SKIP() << "interop unavailable: " << gpu::GlPixelBufferInterop::unavailableReason();  \
+        if (!egl().skipReason.empty()) GTEST_SKIP() << "headless OpenGL unavailable: " << egl().skipReason; \
+    } while (0)
+
+// A GL pixel buffer and a texture of the same size, plus a framebuffer to read the texture back.
+struct GlTarget {
+    GLuint buffer = 0, texture = 0, framebuffer = 0;
+    int width, height;
+    GlTarget(int w, int h) : width(w), height(h) {
+        glGenBuffers(1, &buffer);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes()), nullptr, GL_STREAM_DRAW);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        glGenTextures(1, &texture);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+        glGenFramebuffers(1, &framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    }
+    ~GlTarget() {
+        glDeleteFramebuffers(1, &framebuffer);
+        glDeleteTextures(1, &texture);
+        glDeleteBuffers(1, &buffer);
+    }
+    std::size_t bytes() const { return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4; }
+    void bufferToTexture() const {  // what the ImageView does after a fill
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    }
+    Image readTexture() const {
+        Image out(width, height, 4, Depth::U8);
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        glReadPixels(0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, out.data());
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        return out;
+    }
+};
+
+// The GUI's host display conversion (ui/image_convert.cpp) into BGRA8.
+Image displayBgra(ConstImageView v) {
+    Image out(v.width, v.height, 4, Depth::U8);
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x) {
+            std::uint8_t* d = out.view().row<std::uint8_t>(y) + x * 4;
+            auto byte = [&](int c) -> std::uint8_t {
+                const double s = sampleAt(v, x, y, c);
+                switch (v.depth) {
+                case Depth::U8: return static_cast<std::uint8_t>(s);
+                case Depth::U16: return static_cast<std::uint8_t>((static_cast<unsigned>(s) + 128u) / 257u);
+                case Depth::F32: return saturateU8(static_cast<float>(s));
+                }
+                return 0;
+            };
+            if (v.channels == 1) {
+                d[0] = d[1] = d[2] = byte(0);
+                d[3] = 255;
+            } else {
+                d[0] = byte(0);
+                d[1] = byte(1);
+                d[2] = byte(2);
+                d[3] = v.channels == 4 ? byte(3) : 255;
+            }
+        }
+    return out;
+}
+
+// Exact for integer kernels on integer images (any summation order is exact
+// there); otherwise +-1 in at most 1% of the values (rounding near .5 may
+// differ between the FMA GPU sums and the reference), as the mode tests allow.
+::testing::AssertionResult sameDisplay(const FilterSpec& spec, ConstImageView input, const Image& actual, const Image& expected) {
+    const bool exactExpected = input.depth != Depth::F32 && integerSpec(spec);
+    long long offByOne = 0, bad = 0;
+    std::string first;
+    for (int y = 0; y < actual.height(); ++y)
+        for (int i = 0; i < actual.width() * 4; ++i) {
+            const int a = actual.cview().row<std::uint8_t>(y)[i], e = expected.cview().row<std::uint8_t>(y)[i];
+            if (a == e) continue;
+            if (!exactExpected && std::abs(a - e) == 1) {
+                ++offByOne;
+                continue;
+            }
+            if (bad++ == 0)
+                first = "first at (" + std::to_string(i / 4) + "," + std::to_string(y) + ") byte " + std::to_string(i % 4) +
+                        ": got " + std::to_string(a) + ", expected " + std::to_string(e);
+        }
+    const long long values = static_cast<long long>(actual.width()) * actual.height() * 4;
+    if (bad) return ::testing::AssertionFailure() << bad << " of " << values << " bytes differ; " << first;
+    if (offByOne * 100 > values) return ::testing::AssertionFailure() << offByOne << " bytes off by one (over 1%)";
+    return ::testing::AssertionSuccess();
+}
+
+FilterSpec preset(const std::string& text, float offset = 0.0f, bool absolute = false) {
+    FilterSpec spec;
+    std::string why;
+    EXPECT_TRUE(makePreset(text, spec, &why)) << why;
+    spec.output.offset = offset;
+    spec.output.absolute = absolute;
+    return spec;
+}
+
+void checkEveryMode(const FilterSpec& spec, ConstImageView input) {
+    const Image expected = displayBgra(cpu::referenceFilter(spec, input).cview());
+    gpu::GlPixelBufferInterop interop;
+    GlTarget target(input.width, input.height);
+    for (const ModeInfo& mode : gpu::makeCudaBackend()->modes()) {
+        SCOPED_TRACE("mode " + mode.id + ", spec " + spec.name);
+        // Poison the buffer so a mode that skips pixels cannot pass.
+        std::vector<std::uint8_t> poison(target.bytes(), 0xA5);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, target.buffer);
+        glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(poison.size()), poison.data());
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        TimingRecord timing;
+        const std::string error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), spec, input, mode.id, &timing);
+        ASSERT_TRUE(error.empty()) << error;
+        EXPECT_TRUE(timing.mapMs.has_value());
+        EXPECT_FALSE(timing.downloadMs.has_value());
+        target.bufferToTexture();
+        ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+        EXPECT_TRUE(sameDisplay(spec, input, target.readTexture(), expected));
+    }
+}
+
+TEST(GlInterop, Rgba8WritesTheBufferDirectly) {
+    FS_SKIP_WITHOUT_INTEROP();
+    auto rng = testRng();
+    const Image input = randomImage(257, 131, 4, Depth::U8, rng);
+    checkEveryMode(preset("sobel-x:3", 128.0f), input.cview());
+    checkEveryMode(preset("gaussian:5:1.3"), input.cview());
+}
+
+TEST(GlInterop, PhotosGoThroughTheDisplayConversion) {
+    FS_SKIP_WITHOUT_INTEROP();
+    const Image coffee = loadPnm(FS_GPU_TEST_DATA_DIR "/coffee.ppm");
+    const Image camera = loadPnm(FS_GPU_TEST_DATA_DIR "/camera.pgm");
+    ASSERT_FALSE(coffee.empty());
+    ASSERT_FALSE(camera.empty());
+    checkEveryMode(preset("laplacian-8", 0.0f, true), coffee.cview());
+    checkEveryMode(preset("sobel-mag:3"), camera.cview());
+}
+
+TEST(GlInterop, WideAndFloatImages) {
+    FS_SKIP_WITHOUT_INTEROP();
+    auto rng = testRng();
+    checkEveryMode(preset("sobel-y:5", 32768.0f), randomImage(131, 77, 1, Depth::U16, rng).cview());
+    FilterSpec toFloat = preset("box:7");
+    toFloat.output.scale = 255.0f;  // [-1, 1] inputs become visible bytes
+    toFloat.output.offset = 128.0f;
+    checkEveryMode(toFloat, randomImage(99, 61, 3, Depth::F32, rng).cview());
+}
+
+TEST(GlInterop, RejectsAWrongBufferSize) {
+    FS_SKIP_WITHOUT_INTEROP();
+    auto rng = testRng();
+    const Image input = randomImage(64, 32, 4, Depth::U8, rng);
+    GlTarget target(64, 31);
+    gpu::GlPixelBufferInterop interop;
+    const std::string error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), preset("box:3"), input.cview(), "global", nullptr);
+    EXPECT_NE(error.find("bytes"), std::string::npos) << error;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// 8K RGBA8 frame: interop (upload input, filter into the mapped buffer,
+// buffer -> texture on the GPU) against the host path (upload, filter,
+// download, then texture upload from host memory), both to glFinish.
+TEST(GlInterop, Frame8kInteropVersusReadback) {
+    FS_SKIP_WITHOUT_INTEROP();
+    const int width = 7680, height = 4320, repeats = 9;
+    auto rng = testRng();
+    const Image input = randomImage(width, height, 4, Depth::U8, rng);
+    const FilterSpec spec = preset("gaussian:5:0");
+    auto backend = gpu::makeCudaBackend();
+    GlTarget target(width, height);
+    gpu::GlPixelBufferInterop interop;
+    using Clock = std::chrono::steady_clock;
+    auto ms = [](Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+
+    for (const char* mode : {"separable", "shared"}) {
+        std::vector<double> interopMs, readbackMs, mapMs, interopUploadMs, readbackUploadMs, downloadMs, texUploadMs;
+        for (int r = 0; r < repeats + 1; ++r) {  // the first of each is a warm-up (registration, allocation)
+            glFinish();
+            auto t0 = Clock::now();
+            TimingRecord timing;
+            const std::string error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), spec, input.cview(), mode, &timing);
+            ASSERT_TRUE(error.empty()) << error;
+            target.bufferToTexture();
+            glFinish();
+            const double interopFrame = ms(t0);
+
+            t0 = Clock::now();
+            RunResult result = backend->run(spec, input.cview(), mode);
+            ASSERT_TRUE(result.ok()) << result.error;
+            const auto tu = Clock::now();
+            glBindTexture(GL_TEXTURE_2D, target.texture);
+            glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, result.output.data());
+            glFinish();
+            const double texUpload = ms(tu);
+            const double readbackFrame = ms(t0);
+            if (r == 0) continue;
+            interopMs.push_back(interopFrame);
+            mapMs.push_back(timing.mapMs.value_or(-1));
+            interopUploadMs.push_back(timing.uploadMs.value_or(-1));
+            readbackMs.push_back(readbackFrame);
+            readbackUploadMs.push_back(result.timing.uploadMs.value_or(-1));
+            downloadMs.push_back(result.timing.downloadMs.value_or(-1));
+            texUploadMs.push_back(texUpload);
+        }
+        const double ratio = median(interopMs) / median(readbackMs);
+        std::printf("[ interop  ] 8K RGBA8 %dx%d u8, gaussian 5x5, mode %s, median of %d: interop frame %.2f ms "
+                    "(input upload %.2f, map+unmap %.3f) vs readback path %.2f ms (upload %.2f, download %.2f, "
+                    "texture upload from host %.2f); ratio %.3f (target <= 0.2)\n",
+                    width, height, mode, repeats, median(interopMs), median(interopUploadMs), median(mapMs), median(readbackMs),
+                    median(readbackUploadMs), median(downloadMs), median(texUploadMs), ratio);
+        RecordProperty(std::string("interop_ms_") + mode, std::to_string(median(interopMs)));
+        RecordProperty(std::string("readback_ms_") + mode, std::to_string(median(readbackMs)));
+        // Sanity, not the target: interop must at least beat the path that copies everything twice.
+        EXPECT_LT(median(interopMs), median(readbackMs));
+    }
+}
+
+}  // namespace
+}  // namespace fs::test

@@ -1,0 +1,221 @@
+// The studio end to end, offscreen: open, filter, compare what is shown with
+// the backend's output and an independent reference, save and reload, errors.
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+#include <cstring>
+
+#include "backends.hpp"
+#include "fs/cpu/cpu_backend.hpp"
+#include "fs/io/image_io.hpp"
+#include "fs/presets.hpp"
+#include "fs/widgets/backend_chooser.hpp"
+#include "fs/widgets/image_view.hpp"
+#include "fs/widgets/kernel_editor.hpp"
+#include "fs/widgets/timing_chart.hpp"
+#include "image_convert.hpp"
+#include "main_window.hpp"
+
+using fs::ui::MainWindow;
+
+namespace {
+
+bool sameBytes(const fs::Image& a, const fs::Image& b) {
+    if (a.width() != b.width() || a.height() != b.height() || a.channels() != b.channels() || a.depth() != b.depth())
+        return false;
+    for (int y = 0; y < a.height(); ++y)
+        if (std::memcmp(a.cview().row<std::uint8_t>(y), b.cview().row<std::uint8_t>(y), a.cview().rowBytes()) != 0) return false;
+    return true;
+}
+
+const QString kFruits = QStringLiteral(FS_SAMPLES_DIR "/fruits.jpg");
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+    struct Reported {
+        QString title, message;
+    };
+    QVector<Reported> errors_;
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir dir_;
+
+    // Runs the current settings now and waits for that exact result.
+    bool runAndWait() {
+        QSignalSpy shown(window_.get(), &MainWindow::resultShown);
+        window_->runNow();
+        const quint64 wanted = window_->runner()->latestGeneration();
+        for (int i = 0; i < 200; ++i) {
+            if (window_->lastOutcome() && window_->lastOutcome()->generation >= wanted) return true;
+            shown.wait(100);
+        }
+        return false;
+    }
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);  // keep QSettings away from the user's
+        QCoreApplication::setOrganizationName(QStringLiteral("FilterStudioTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_gui"));
+        QVERIFY(dir_.isValid());
+    }
+
+    void init() {
+        errors_.clear();
+        window_ = std::make_unique<MainWindow>([] { return fs::makeAllBackends(); });
+        window_->setErrorReporter([this](const QString& t, const QString& m) { errors_.push_back({t, m}); });
+        window_->resize(1200, 800);
+        window_->show();
+    }
+
+    void cleanup() { window_.reset(); }
+
+    void sobelOnCpuShowsTheBackendOutput() {
+        QVERIFY(window_->openImage(kFruits));
+        QVERIFY(window_->selectMode(QStringLiteral("cpu/reference")));
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("sobel-x:3")));
+        const int barsBefore = window_->timingChart()->historyCount();
+        QVERIFY(runAndWait());
+        const auto outcome = window_->lastOutcome();
+        QVERIFY2(outcome->result.ok(), outcome->result.error.c_str());
+        QCOMPARE(outcome->request.backend, QStringLiteral("cpu"));
+        QCOMPARE(outcome->request.mode, QStringLiteral("reference"));
+        QCOMPARE(QString::fromStdString(outcome->request.spec.name).left(5), QStringLiteral("sobel"));
+
+        // What the view holds is the backend's output converted for display...
+        const QImage shown = window_->imageView()->resultImage();
+        QVERIFY(!shown.isNull());
+        QCOMPARE(shown, fs::ui::toDisplayImage(outcome->result.output.cview()));
+        // ...and that output matches a reference run made here, outside the window.
+        fs::io::LoadResult loaded = fs::io::loadImage(kFruits.toStdString());
+        QVERIFY(loaded.ok());
+        fs::FilterSpec sobel;
+        QVERIFY(fs::makePreset("sobel-x:3", sobel));
+        QVERIFY(sameBytes(outcome->result.output, fs::cpu::referenceFilter(sobel, loaded.image.cview())));
+        // A Sobel response on a photo is not flat: the comparison above can fail.
+        QVERIFY(shown.pixel(100, 100) != shown.pixel(300, 200) || shown.pixel(10, 10) != shown.pixel(400, 400));
+
+        QVERIFY(window_->timingChart()->historyCount() > barsBefore);
+        QVERIFY(window_->timingChart()->categories().contains(QStringLiteral("cpu/reference")));
+        QVERIFY(window_->timingChart()->barCount() >= 1);
+        QVERIFY(errors_.isEmpty());
+    }
+
+    void parallelModeMatchesReferenceInDifferenceView() {
+        QVERIFY(window_->openImage(kFruits));
+        QVERIFY(window_->selectMode(QStringLiteral("cpu/parallel")));
+        QVERIFY(window_->backendChooser()->selectCompare(QStringLiteral("cpu/reference")));
+        // Integer weights on integer pixels: every summation order is exact.
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("emboss")));
+        window_->imageView()->setDisplayMode(fs::widgets::ImageView::DisplayMode::Difference);
+        QVERIFY(runAndWait());
+        auto outcome = window_->lastOutcome();
+        QVERIFY(outcome->compare.has_value());
+        QVERIFY(outcome->compare->ok());
+        QVERIFY(outcome->difference.error.isEmpty());
+        QCOMPARE(outcome->difference.maxAbs, 0.0);
+        QCOMPARE(outcome->difference.differingValues, 0LL);
+        // Float weights summed in another order (separable passes) may round the other way, by 1 at most.
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("gaussian:7:1.5")));
+        QVERIFY(runAndWait());
+        outcome = window_->lastOutcome();
+        QVERIFY(outcome->difference.error.isEmpty());
+        QVERIFY(outcome->difference.maxAbs <= 1.0);
+        QCOMPARE(window_->imageView()->differenceImage().size(), QSize(512, 480));
+        QVERIFY(window_->timingChart()->barCount() >= 1);
+    }
+
+    void savingWritesAFileThatReloadsIdentically() {
+        QVERIFY(window_->openImage(kFruits));
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("box:5")));
+        QVERIFY(runAndWait());
+        const QString path = dir_.filePath(QStringLiteral("saved.png"));
+        QVERIFY(window_->saveResult(path, false));
+        fs::io::LoadResult reloaded = fs::io::loadImage(path.toStdString());
+        QVERIFY2(reloaded.ok(), reloaded.error.c_str());
+        QVERIFY(sameBytes(reloaded.image, window_->lastOutcome()->result.output));
+        QVERIFY(errors_.isEmpty());
+
+        // A 16-bit image keeps its depth when saved as is and becomes 8-bit on request.
+        fs::Image wide(37, 23, 3, fs::Depth::U16);
+        for (int y = 0; y < wide.height(); ++y)
+            for (int x = 0; x < wide.width() * 3; ++x)
+                wide.view().row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>((x * 977 + y * 12345) % 65536);
+        const QString widePath = dir_.filePath(QStringLiteral("wide.png"));
+        std::string why;
+        QVERIFY2(fs::io::saveImage(widePath.toStdString(), wide.cview(), &why), why.c_str());
+        QVERIFY(window_->openImage(widePath));
+        QVERIFY(runAndWait());
+        QCOMPARE(window_->lastOutcome()->result.output.depth(), fs::Depth::U16);
+        const QString path16 = dir_.filePath(QStringLiteral("saved16.png"));
+        const QString path8 = dir_.filePath(QStringLiteral("saved8.png"));
+        QVERIFY(window_->saveResult(path16, false));
+        QVERIFY(window_->saveResult(path8, true));
+        fs::io::LoadResult reloaded16 = fs::io::loadImage(path16.toStdString());
+        fs::io::LoadResult reloaded8 = fs::io::loadImage(path8.toStdString());
+        QVERIFY(reloaded16.ok() && reloaded8.ok());
+        QVERIFY(sameBytes(reloaded16.image, window_->lastOutcome()->result.output));
+        QCOMPARE(reloaded8.image.depth(), fs::Depth::U8);
+        QVERIFY(sameBytes(reloaded8.image, fs::ui::toEightBit(window_->lastOutcome()->result.output.cview())));
+        QVERIFY(errors_.isEmpty());
+    }
+
+    void badFileGivesAnErrorDialog() {
+        const QString bad = dir_.filePath(QStringLiteral("not-an-image.png"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("this is not a PNG file at all");
+        f.close();
+        QVERIFY(!window_->openImage(bad));
+        QCOMPARE(errors_.size(), 1);
+        QVERIFY2(errors_.front().message.contains(QStringLiteral("not-an-image.png")), qPrintable(errors_.front().message));
+        QVERIFY(!window_->openImage(dir_.filePath(QStringLiteral("missing.png"))));
+        QCOMPARE(errors_.size(), 2);
+        // Saving with nothing loaded is an error too, not a crash.
+        QVERIFY(!window_->saveResult(dir_.filePath(QStringLiteral("x.png")), false));
+        QCOMPARE(errors_.size(), 3);
+    }
+
+    void unavailableModesAreDisabledWithAReason() {
+        for (const fs::widgets::ModeChoice& c : window_->backendChooser()->choices()) {
+            if (c.mode.available) continue;
+            QVERIFY(!c.mode.unavailableReason.empty());
+            QVERIFY(!window_->backendChooser()->select(c.key()));
+            QVERIFY(window_->backendChooser()->currentKey() != c.key());
+        }
+        QVERIFY(!window_->backendChooser()->explanation().isEmpty());
+    }
+
+    void latestChangeWins() {
+        QVERIFY(window_->openImage(kFruits));
+        QVERIFY(window_->selectMode(QStringLiteral("cpu/reference")));
+        // Many changes without returning to the event loop: only the last one matters.
+        for (int size = 3; size <= 15; size += 2)
+            QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("box:%1").arg(size)));
+        QVERIFY(runAndWait());
+        QCOMPARE(window_->lastOutcome()->request.spec.kernels.front().width, 15);
+    }
+
+    void kernelEditorUndoRedo() {
+        fs::widgets::KernelEditor* editor = window_->kernelEditor();
+        QVERIFY(editor->applyPresetText(QStringLiteral("sobel-y:5")));
+        const fs::widgets::KernelDesign before = editor->design();
+        editor->setKernelSize(9);
+        QCOMPARE(editor->design().kernels.front().width, 9);
+        editor->undoStack()->undo();
+        QVERIFY(editor->design() == before);
+        editor->undoStack()->redo();
+        QCOMPARE(editor->design().kernels.front().width, 9);
+        QString why;
+        QVERIFY(!editor->applyPresetText(QStringLiteral("gaussian:4"), &why));  // even size
+        QVERIFY(!why.isEmpty());
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "test_main_window.moc"
