@@ -143,7 +143,7 @@ std::string lowerExtension(const std::string& path) {
     return ext;
 }
 
-bool readWholeFile(const std::string& path, std::string& bytes, std::string& problem) {
+bool readWholeFile(const std::string& path, std::uint64_t maxPixels, std::string& bytes, std::string& problem) {
     std::error_code ec;
     const fsys::file_status status = fsys::status(path, ec);
     if (ec || !fsys::exists(status)) {
@@ -152,6 +152,19 @@ bool readWholeFile(const std::string& path, std::string& bytes, std::string& pro
     }
     if (fsys::is_directory(status)) {
         problem = "is a directory, not an image file";
+        return false;
+    }
+    // No image within the pixel limit needs more than 32 bytes a pixel (RGBA
+    // doubles) plus a MiB of metadata; refuse bigger files before reading them.
+    const std::uintmax_t size = fsys::file_size(path, ec);
+    const std::uint64_t limit = maxPixels > (UINT64_MAX >> 6) ? UINT64_MAX : maxPixels * 32 + (1u << 20);
+    if (!ec && size > limit) {
+        problem = "file is " + std::to_string(size) + " bytes, too large for an image of at most " +
+                  std::to_string(maxPixels) + " pixels";
+        return false;
+    }
+    if (!ec && size > static_cast<std::uintmax_t>(INT32_MAX)) {
+        problem = "file is over 2 GiB, more than OpenCV can decode from memory";
         return false;
     }
     std::ifstream in(path, std::ios::binary);
@@ -203,7 +216,7 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
     };
     std::string bytes;
     std::string problem;
-    if (!readWholeFile(path, bytes, problem)) return fail(problem);
+    if (!readWholeFile(path, options.maxPixels, bytes, problem)) return fail(problem);
 
     const std::string format = sniffFormat(bytes);
     const std::optional<ImageHeader> header = readImageHeader(bytes);
@@ -226,7 +239,7 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
 
     cv::Mat decoded;
     try {
-        const cv::Mat buffer(1, static_cast<int>(std::min<std::size_t>(bytes.size(), INT32_MAX)), CV_8U, bytes.data());
+        const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U, bytes.data());
         decoded = cv::imdecode(buffer, cv::IMREAD_UNCHANGED);
     } catch (const cv::Exception& e) {
         return fail("cannot be decoded: " + e.err);
@@ -284,8 +297,8 @@ bool saveImage(const std::string& path, ConstImageView image, std::string* error
     try {
         if (!cv::haveImageWriter(path)) return fail("OpenCV has no writer for '" + ext + "' files");
         std::vector<int> params;
-        // OpenCV 4.6's default TIFF settings write 3-channel float files that its own reader
-        // decodes wrongly; naming LZW explicitly gives files both read back exactly.
+        // By default OpenCV 4.6 stores 3-channel float TIFFs as SGI LogLuv, which is lossy;
+        // naming LZW keeps the exact float values.
         if (image.depth == Depth::F32 && (ext == ".tif" || ext == ".tiff")) params = {cv::IMWRITE_TIFF_COMPRESSION, 5};
         if (!cv::imencode(ext, asMat(image), encoded, params) || encoded.empty())
             return fail("OpenCV could not encode the image");

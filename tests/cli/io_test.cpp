@@ -147,6 +147,14 @@ TEST(LoadImage, PixelLimitIsConfigurable) {
     EXPECT_TRUE(loadImage(test::testDataPath("moon.png"), small).ok());
 }
 
+TEST(LoadImage, FileTooLargeForThePixelLimitIsNotEvenRead) {
+    test::TempDir dir;
+    const std::string path = dir.write("big.png", test::pngHeaderOnly(10, 10) + std::string(2u << 20, '\0'));
+    io::LoadOptions tiny;
+    tiny.maxPixels = 100;
+    expectErrorMentions(loadImage(path, tiny), path, "bytes, too large");
+}
+
 TEST(LoadImage, HeaderDeclaringZeroSize) {
     test::TempDir dir;
     const std::string path = dir.write("zero.png", test::pngHeaderOnly(0, 10));
