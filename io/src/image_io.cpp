@@ -185,7 +185,9 @@ bool readWholeFile(const std::string& path, std::uint64_t maxPixels, std::string
 }
 
 std::string pixelCount(std::uint64_t w, std::uint64_t h) {
-    return std::to_string(w) + "x" + std::to_string(h) + " = " + std::to_string(w * h) + " pixels";
+    const std::string size = std::to_string(w) + "x" + std::to_string(h);
+    if (h != 0 && w > UINT64_MAX / h) return size + " pixels";
+    return size + " = " + std::to_string(w * h) + " pixels";
 }
 
 }  // namespace
@@ -230,7 +232,7 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
     } else {
         if (header->width == 0 || header->height == 0)
             return fail(format + " header declares an empty image (" + pixelCount(header->width, header->height) + ")");
-        if (header->width * header->height > options.maxPixels)
+        if (header->width > options.maxPixels / header->height)  // division: the product may overflow
             return fail(format + " image is too large: " + pixelCount(header->width, header->height) +
                         ", the limit is " + std::to_string(options.maxPixels));
         if (format == "JPEG" && jpegLooksTruncated(bytes))

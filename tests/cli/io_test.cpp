@@ -139,6 +139,13 @@ TEST(LoadImage, AbsurdlyLargeHeaderIsRefusedBeforeDecoding) {
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << "must not try to decode";
 }
 
+TEST(LoadImage, HeaderSizesWhoseProductOverflowsAreStillTooLarge) {
+    test::TempDir dir;
+    // 2^32 x 2^32 wraps to 0 in 64-bit arithmetic; PNM has room for such numbers.
+    const std::string path = dir.write("wrap.pgm", "P5\n4294967296 4294967296\n255\n");
+    expectErrorMentions(loadImage(path), path, "too large");
+}
+
 TEST(LoadImage, PixelLimitIsConfigurable) {
     io::LoadOptions small;
     small.maxPixels = 512 * 512 - 1;
