@@ -167,6 +167,22 @@ TEST_F(Cli, JsonKernelFileEqualsFilter2D) {
     EXPECT_TRUE(matsMatch(readBack(out), want, 1e-3, 1e-4));
 }
 
+TEST_F(Cli, SixteenBitGrayStaysSixteenBitGray) {
+    cv::Mat moon16;
+    cv::imread(test::testDataPath("moon.png"), cv::IMREAD_UNCHANGED).convertTo(moon16, CV_16U, 257.0);
+    test::TempDir inputs;
+    const std::string in = inputs.file("moon16.png");
+    ASSERT_TRUE(cv::imwrite(in, moon16));
+    const std::string out = dir_.file("blur16.png");
+    const CliRun r = run("apply -i " + shellQuoted(in) + " -o " + shellQuoted(out) + " -k box:3 --mode parallel");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    cv::Mat want;
+    cv::blur(moon16, want, cv::Size(3, 3));
+    const cv::Mat got = readBack(out);
+    EXPECT_EQ(got.type(), CV_16UC1);
+    EXPECT_TRUE(matsMatch(got, want, 1.0, 0.0));
+}
+
 // ---- refusals: message, exit code, nothing written ------------------------------
 
 TEST_F(Cli, UsageErrorsExitWith2) {
