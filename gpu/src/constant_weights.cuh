@@ -7,10 +7,14 @@
 #include "launch.hpp"
 
 namespace fs::gpu {
+// Anonymous namespace: each mode file gets its own symbol AND its own upload
+// function; an inline function with external linkage would be merged by the
+// linker and fill only one file's copy.
+namespace {
 
 // 2 kernels of 63 x 63 floats = 31.8 KB, inside the 64 KB constant bank, so
 // every valid FilterSpec fits and no fallback is needed.
-static __constant__ float c_weights[kMaxKernels * kMaxKernelSize * kMaxKernelSize];
+__constant__ float c_weights[kMaxKernels * kMaxKernelSize * kMaxKernelSize];
 
 struct ConstantWeights {
     __device__ __forceinline__ float operator()(int i) const { return c_weights[i]; }
@@ -21,4 +25,5 @@ inline cudaError_t uploadConstantWeights(const PreparedFilter& f, cudaStream_t s
                                    cudaMemcpyHostToDevice, stream);
 }
 
+}  // namespace
 }  // namespace fs::gpu

@@ -140,25 +140,43 @@ template <int C> __device__ __forceinline__ void storeShared(float* s, const Px<
 
 // The whole block copies the border-resolved window [x0, x0+w) x [y0, y0+h)
 // (image coordinates) into shared memory as floats, `stride` floats a row.
-// Rows are resolved once per row, columns per pixel.
+// A warp reads 32 consecutive pixels of a row (coalesced); each thread issues
+// kBatch loads before its first shared store, so several are in flight.
 template <class T, int C>
 __device__ __forceinline__ void loadTile(float* s, int stride, const KernelGeom& g, int x0, int y0, int w, int h) {
+    constexpr int kBatch = 4;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int threads = blockDim.x * blockDim.y;
-    // Walk the window as rows of blockDim.x-wide segments so a warp reads
-    // consecutive pixels (coalesced) and each thread has several loads in flight.
-    const int segments = (w + 31) / 32;
-    for (int item = tid / 32; item < h * segments; item += threads / 32) {
-        const int ty = item / segments;
-        const int tx = (item - ty * segments) * 32 + (tid & 31);
-        if (tx >= w) continue;
-        const int iy = borderIndex(y0 + ty, g.imageHeight, g.border);
-        const int ix = borderIndex(x0 + tx, g.width, g.border);
-        Px<C> v;
-        if ((ix | iy) < 0) v = splat<C>(g.borderValue);
-        else v = loadChannels<T, C, true>(reinterpret_cast<const T*>(sourceRow(g, iy)) + ix * C);
-        storeShared<C>(s + ty * stride + tx * C, v);
+    const int lane = tid & 31, warp = tid >> 5, warps = (blockDim.x * blockDim.y) >> 5;
+    const int segments = (w + 31) >> 5;
+    const int items = h * segments;
+    for (int base = warp; base < items; base += warps * kBatch) {
+        Px<C> v[kBatch];
+        int at[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int item = base + b * warps;
+            const int ty = item / segments;
+            const int tx = (item - ty * segments) * 32 + lane;
+            at[b] = -1;
+            if (item < items && tx < w) {
+                const int iy = borderIndex(y0 + ty, g.imageHeight, g.border);
+                const int ix = borderIndex(x0 + tx, g.width, g.border);
+                v[b] = (ix | iy) < 0 ? splat<C>(g.borderValue)
+                                     : loadChannels<T, C, true>(reinterpret_cast<const T*>(sourceRow(g, iy)) + ix * C);
+                at[b] = ty * stride + tx * C;
+            }
+        }
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+            if (at[b] >= 0) storeShared<C>(s + at[b], v[b]);
     }
+}
+
+// Window rows a tile must load: its outputs' rows plus the halo, but never
+// past the last output row of this launch (+ halo), which is all a strip's
+// source buffer holds.
+__device__ __forceinline__ int windowRows(const KernelGeom& g, int yTile, int tileH, int ry) {
+    return min(tileH, g.outRow0 + g.outRows - yTile) + 2 * ry;
 }
 
 inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1) / b); }

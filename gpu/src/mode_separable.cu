@@ -19,28 +19,57 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
     const int kw = 2 * rx + 1, kh = 2 * ry + 1;
     const int tileW = blockDim.x, tileH = blockDim.y * PY;
     const int winW = tileW + 2 * rx, winH = tileH + 2 * ry;
-    const int inStride = winW * C, midStride = tileW * C;
+    const int inStride = (winW * C + 3) / 4 * 4, midStride = tileW * C;  // rows start 16-byte aligned
     float* in = reinterpret_cast<float*>(sharedRaw);
     float* mid = in + winH * inStride;  // K planes of winH x tileW pixels
     const int x0 = blockIdx.x * tileW;
     const int yTile = g.outRow0 + blockIdx.y * tileH;
-    loadTile<T, C>(in, inStride, g, x0 - rx, yTile - ry, winW, winH);
+    loadTile<T, C>(in, inStride, g, x0 - rx, yTile - ry, winW, windowRows(g, yTile, tileH, ry));
     __syncthreads();
 
     const int tx = threadIdx.x;
-    for (int r = threadIdx.y; r < winH; r += blockDim.y) {
-        const float* srow = in + r * inStride + tx * C;
-        Px<C> acc[K];
+    const int rows = windowRows(g, yTile, tileH, ry);
+    if constexpr (C == 1 && RX >= 0) {
+        // Gray, fixed radius: each thread filters 4 neighbouring pixels of a
+        // row from one register window read as float4s, a quarter of the
+        // shared-memory traffic of one pixel per thread.
+        constexpr int kSpan = (4 + 2 * RX + 3) / 4 * 4;
+        const int tid = threadIdx.y * blockDim.x + threadIdx.x, threads = blockDim.x * blockDim.y;
+        const int groups = tileW / 4;
+        for (int item = tid; item < rows * groups; item += threads) {
+            const int r = item / groups, gx = (item - r * groups) * 4;
+            const float* srow = in + r * inStride + gx;
+            float v[kSpan];
 #pragma unroll
-        for (int k = 0; k < K; ++k) acc[k] = splat<C>(0.0f);
+            for (int i = 0; i < kSpan; i += 4) {
+                const float4 q = *reinterpret_cast<const float4*>(srow + i);
+                v[i] = q.x, v[i + 1] = q.y, v[i + 2] = q.z, v[i + 3] = q.w;
+            }
 #pragma unroll
-        for (int kx = 0; kx < kw; ++kx) {
-            const Px<C> v = loadShared<C>(srow + kx * C);
+            for (int k = 0; k < K; ++k) {
+                float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-            for (int k = 0; k < K; ++k) madd(acc[k], c_rowWeights[k * kMaxKernelSize + kx], v);
+                for (int kx = 0; kx < 2 * RX + 1; ++kx)
+#pragma unroll
+                    for (int o = 0; o < 4; ++o) acc[o] = fmaf(c_rowWeights[k * kMaxKernelSize + kx], v[o + kx], acc[o]);
+                *reinterpret_cast<float4*>(mid + (k * winH + r) * midStride + gx) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+            }
         }
+    } else {
+        for (int r = threadIdx.y; r < rows; r += blockDim.y) {
+            const float* srow = in + r * inStride + tx * C;
+            Px<C> acc[K];
 #pragma unroll
-        for (int k = 0; k < K; ++k) storeShared<C>(mid + (k * winH + r) * midStride + tx * C, acc[k]);
+            for (int k = 0; k < K; ++k) acc[k] = splat<C>(0.0f);
+#pragma unroll
+            for (int kx = 0; kx < kw; ++kx) {
+                const Px<C> v = loadShared<C>(srow + kx * C);
+#pragma unroll
+                for (int k = 0; k < K; ++k) madd(acc[k], c_rowWeights[k * kMaxKernelSize + kx], v);
+            }
+#pragma unroll
+            for (int k = 0; k < K; ++k) storeShared<C>(mid + (k * winH + r) * midStride + tx * C, acc[k]);
+        }
     }
     __syncthreads();
 
@@ -73,7 +102,9 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
 
 std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, int kernels) {
     const std::size_t rows = static_cast<std::size_t>(tileH + 2 * ry);
-    return (rows * (tileW + 2 * rx) + kernels * rows * tileW) * channels * sizeof(float);
+    const std::size_t inStride = static_cast<std::size_t>((tileW + 2 * rx) * channels + 3) / 4 * 4;
+    // + 4 floats: the gray row pass reads whole float4s up to 3 floats past a row.
+    return (rows * inStride + static_cast<std::size_t>(kernels) * rows * tileW * channels + 4) * sizeof(float);
 }
 
 template <class T, int C, int RX, int RY, int PY, int K> cudaError_t launchTiled(const LaunchArgs& a, cudaStream_t stream) {
@@ -92,7 +123,7 @@ template <class T, int C, int K> cudaError_t launchForRadius(const LaunchArgs& a
     const KernelMath& m = a.filter->math;
     if (m.kw == m.kh) {
         switch (m.kw) {
-        case 3: return launchTiled<T, C, 1, 1, 8, K>(a, stream);
+        case 3: return launchTiled<T, C, 1, 1, (C * K <= 4 ? 8 : 4), K>(a, stream);
         case 5: return launchTiled<T, C, 2, 2, 8, K>(a, stream);
         case 7: return launchTiled<T, C, 3, 3, 8, K>(a, stream);
         case 15: return launchTiled<T, C, 7, 7, 8, K>(a, stream);

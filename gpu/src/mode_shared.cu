@@ -18,11 +18,11 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m) 
     const int ry = RY >= 0 ? RY : m.kh / 2;
     const int kw = 2 * rx + 1, kh = 2 * ry + 1, taps = kw * kh;
     const int tileW = blockDim.x, tileH = blockDim.y * PY;
-    const int winW = tileW + 2 * rx, winH = tileH + 2 * ry;
+    const int winW = tileW + 2 * rx;
     const int stride = winW * C;
     const int x0 = blockIdx.x * tileW;
     const int yTile = g.outRow0 + blockIdx.y * tileH;
-    loadTile<T, C>(s, stride, g, x0 - rx, yTile - ry, winW, winH);
+    loadTile<T, C>(s, stride, g, x0 - rx, yTile - ry, winW, windowRows(g, yTile, tileH, ry));
     __syncthreads();
 
     const int tx = threadIdx.x, firstRow = threadIdx.y * PY;
@@ -78,7 +78,7 @@ template <class T, int C, int K> cudaError_t launchForRadius(const LaunchArgs& a
     const KernelMath& m = a.filter->math;
     if (m.kw == m.kh) {
         switch (m.kw) {
-        case 3: return launchTiled<T, C, 1, 1, 8, K>(a, stream);
+        case 3: return launchTiled<T, C, 1, 1, (C * K <= 4 ? 8 : 4), K>(a, stream);
         case 5: return launchTiled<T, C, 2, 2, 4, K>(a, stream);
         case 7: return launchTiled<T, C, 3, 3, 4, K>(a, stream);
         case 15: return launchTiled<T, C, 7, 7, 4, K>(a, stream);

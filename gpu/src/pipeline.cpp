@@ -198,11 +198,12 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
     const std::size_t outRowBytes = depthBytes(outDepth) * input.channels * static_cast<std::size_t>(width);
     const std::size_t inPitch = alignUp(inRowBytes, kPitchAlign), outPitch = alignUp(outRowBytes, kPitchAlign);
     if (target.toDevice) {
-        const std::size_t px = depthBytes(outDepth) * input.channels;
-        if (!target.device.data || target.device.pitch < outRowBytes || target.device.pitch % px != 0 ||
-            reinterpret_cast<std::uintptr_t>(target.device.data) % px != 0)
-            return "device output: null pointer, or pitch/alignment not a multiple of the " + std::to_string(px) +
-                   "-byte pixel or smaller than a row";
+        // 4-channel pixels are stored as one vector, others sample by sample.
+        const std::size_t align = depthBytes(outDepth) * (input.channels == 4 ? 4 : 1);
+        if (!target.device.data || target.device.pitch < outRowBytes || target.device.pitch % align != 0 ||
+            reinterpret_cast<std::uintptr_t>(target.device.data) % align != 0)
+            return "device output: null pointer, pitch smaller than a row (" + std::to_string(outRowBytes) +
+                   " bytes), or pointer/pitch not a multiple of " + std::to_string(align) + " bytes";
     }
 
     // Piece height: ~12 pieces for images over 8 MB so transfers overlap the

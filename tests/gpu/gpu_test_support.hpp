@@ -10,7 +10,7 @@
 // |gpu - ref| <= 1e-5 * |scale| * sum_k sum_taps |w| |x| per sample (the
 // rounding error of a <=64-term float sum is far below that bound), and for
 // u8/u16 outputs +-1 (a value near .5 may round either way) in at most 1% of
-// the samples.
+// the samples (+2, for images of a few dozen samples).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -43,7 +43,8 @@ inline const std::string& cudaSkipReason() {
 inline ::testing::AssertionResult runPoisoned(const FilterSpec& spec, ConstImageView input, const std::string& mode,
                                               Image& out, unsigned char poison = 0x5A) {
     out = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
-    const std::size_t pitch = out.stride() + 64;  // a pitch wider than the row, like a GL buffer may have
+    // A pitch wider than the row, as a GL buffer may have.
+    const std::size_t pitch = out.stride() + 16 * depthBytes(out.depth()) * static_cast<std::size_t>(out.channels());
     void* device = nullptr;
     if (cudaMalloc(&device, pitch * input.height) != cudaSuccess)
         return ::testing::AssertionFailure() << "cudaMalloc failed";
@@ -119,8 +120,8 @@ inline ::testing::AssertionResult matchesReference(const FilterSpec& spec, Const
                 }
             }
     if (bad > 0) return ::testing::AssertionFailure() << bad << " of " << samples << " samples off; " << first.str();
-    if (offByOne * 100 > samples)
-        return ::testing::AssertionFailure() << offByOne << " of " << samples << " samples off by one (over 1%)";
+    if (offByOne > samples / 100 + 2)
+        return ::testing::AssertionFailure() << offByOne << " of " << samples << " samples off by one (over 1% + 2)";
     return ::testing::AssertionSuccess();
 }
 
