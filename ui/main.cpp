@@ -21,6 +21,8 @@ struct Options {
                               QStringLiteral("preset")};
     QCommandLineOption view{QStringLiteral("view"), QStringLiteral("original, result, split or difference."),
                             QStringLiteral("view")};
+    QCommandLineOption allModes{QStringLiteral("all-modes"),
+                                QStringLiteral("After opening the image, run every available mode once (timing chart).")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Save a picture of the window to FILE once the first result is shown, then quit."),
                                   QStringLiteral("file")};
@@ -32,7 +34,7 @@ struct Options {
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("image"),
                                      QStringLiteral("Image to open (PNG, JPEG, TIFF, BMP, PNM...)."), QStringLiteral("[image]"));
-        parser.addOptions({mode, kernel, view, screenshot});
+        parser.addOptions({mode, kernel, view, allModes, screenshot});
     }
 };
 
@@ -90,7 +92,9 @@ int main(int argc, char** argv) {
         else window.imageView()->setDisplayMode(static_cast<fs::widgets::ImageView::DisplayMode>(index));
     }
     window.show();
-    if (!parser.positionalArguments().isEmpty()) window.openImage(parser.positionalArguments().front());
+    if (!parser.positionalArguments().isEmpty() && window.openImage(parser.positionalArguments().front()) &&
+        parser.isSet(options.allModes))
+        window.runEveryMode();
 
     if (parser.isSet(options.screenshot)) {
         const QString path = parser.value(options.screenshot);
@@ -102,7 +106,9 @@ int main(int argc, char** argv) {
             QApplication::quit();
         };
         // Let the last result and the chart paint before grabbing.
-        QObject::connect(&window, &fs::ui::MainWindow::resultShown, &window, [grab] { QTimer::singleShot(800, grab); });
+        QObject::connect(&window, &fs::ui::MainWindow::resultShown, &window, [grab, &window] {
+            if (!window.sweeping()) QTimer::singleShot(800, grab);
+        });
         QTimer::singleShot(30000, &window, [grab] { grab(); });  // never hang a script
     }
     const int code = app.exec();

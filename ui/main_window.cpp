@@ -78,6 +78,7 @@ QString modeOf(const QString& key) { return key.section('/', 1); }
 struct MainWindow::Interop {
 #ifdef FS_HAVE_CUDA_INTEROP
     gpu::GlPixelBufferInterop buffer;
+    std::shared_ptr<const Image> pinned;  // kept alive while page-locked
 #endif
 };
 
@@ -323,6 +324,7 @@ void MainWindow::buildActions() {
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Run now"), QKeySequence(Qt::Key_F5), this, &MainWindow::runNow);
+    tools->addAction(tr("Run &every mode"), QKeySequence(Qt::SHIFT | Qt::Key_F5), this, &MainWindow::runEveryMode);
     tools->addAction(tr("&Benchmark / compare..."), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::showBenchmark);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -442,18 +444,37 @@ void MainWindow::runNow() {
         error(tr("No backend"), tr("no backend mode is available"));
         return;
     }
-    const FilterSpec spec = currentSpec();
-    if (choice->backendId == QStringLiteral("cuda") && runThroughInterop(spec)) return;
+    modeQueue_.clear();  // a new change outdates a running sweep
+    if (choice->backendId == QStringLiteral("cuda") && runThroughInterop(currentSpec())) return;
+    submit(choice->key(), view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
+}
+
+void MainWindow::submit(const QString& key, bool withCompare) {
     RunRequest request;
     request.input = input_;
-    request.spec = spec;
-    request.backend = choice->backendId;
-    request.mode = QString::fromStdString(choice->mode.id);
-    if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference) {
+    request.spec = currentSpec();
+    request.backend = backendOf(key);
+    request.mode = modeOf(key);
+    if (withCompare) {
         request.compareBackend = backendOf(chooser_->compareKey());
         request.compareMode = modeOf(chooser_->compareKey());
     }
     runner_->submit(std::move(request));
+}
+
+void MainWindow::runEveryMode() {
+    if (!input_) {
+        error(tr("No image"), tr("open an image first"));
+        return;
+    }
+    runTimer_->stop();
+    QStringList queue;
+    for (const widgets::ModeChoice& c : chooser_->choices())
+        if (c.mode.available && c.key() != chooser_->currentKey()) queue << c.key();
+    queue << chooser_->currentKey();  // last, so the view ends on the chosen mode
+    const QString first = queue.takeFirst();
+    modeQueue_ = queue;
+    submit(first, false);
 }
 
 bool MainWindow::runThroughInterop(const FilterSpec& spec) {
@@ -462,6 +483,12 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference || !view_->glReady()) return false;
     if (const std::string why = gpu::GlPixelBufferInterop::unavailableReason(); !why.empty()) return false;
     if (!interop_) interop_ = std::make_unique<Interop>();
+    if (interop_->pinned != input_) {
+        // Every preview frame re-uploads the same image: page-lock it once so uploads skip a staging copy.
+        interop_->buffer.unpinInput();
+        interop_->pinned.reset();
+        if (interop_->buffer.pinInput(input_->cview()).empty()) interop_->pinned = input_;
+    }
     TimingRecord timing;
     const std::string mode = chooser_->current()->mode.id;
     const QString failure = view_->fillResultThroughPixelBuffer(
@@ -519,6 +546,7 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
         runInfo_->setText(tr("failed: %1").arg(message));
         error(tr("Filter failed"), message);
         emit runFailed(message);
+        if (!modeQueue_.isEmpty()) submit(modeQueue_.takeFirst(), false);
         return;
     }
     lastOutcome_ = outcome;
@@ -544,6 +572,7 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     }
     runInfo_->setText(info);
     if (inspectedPixel_.x() >= 0) inspectPixel(inspectedPixel_);
+    if (!modeQueue_.isEmpty()) submit(modeQueue_.takeFirst(), false);
     emit resultShown(outcome->generation);
 }
 

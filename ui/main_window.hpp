@@ -46,6 +46,7 @@ public:
     bool selectMode(const QString& key);  // "cpu/parallel" or just "parallel"
     void copyResultToClipboard();
 
+    bool sweeping() const { return !modeQueue_.isEmpty(); }
     std::shared_ptr<const RunOutcome> lastOutcome() const { return lastOutcome_; }
     std::shared_ptr<const Image> input() const { return input_; }
     widgets::ImageView* imageView() const { return view_; }
@@ -60,6 +61,9 @@ public slots:
     void openDialog();
     void saveDialog(bool eightBit = false);
     void showBenchmark();
+    // Runs every available mode once on the current image (one after the
+    // other, so the chart gets a bar for each), then the selected one again.
+    void runEveryMode();
 
 signals:
     void resultShown(quint64 generation);
@@ -74,6 +78,7 @@ private:
     void buildActions();
     QWidget* buildOutputControls();
     void scheduleRun();
+    void submit(const QString& key, bool withCompare);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     bool runThroughInterop(const FilterSpec& spec);
     bool ensureHostResult();
@@ -96,6 +101,7 @@ private:
     quint64 shownGeneration_ = 0;
     bool interopResultShown_ = false;
     QPoint inspectedPixel_{-1, -1};
+    QStringList modeQueue_;  // runEveryMode() work still to do
     struct Interop;  // CUDA-GL state; exists only in builds with interop, same layout for all
     std::unique_ptr<Interop> interop_;
 

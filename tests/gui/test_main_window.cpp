@@ -15,7 +15,9 @@
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/image_view.hpp"
 #include "fs/widgets/kernel_editor.hpp"
+#include "fs/widgets/pixel_inspector.hpp"
 #include "fs/widgets/timing_chart.hpp"
+#include "benchmark_dialog.hpp"
 #include "image_convert.hpp"
 #include "main_window.hpp"
 
@@ -214,6 +216,60 @@ private slots:
         QString why;
         QVERIFY(!editor->applyPresetText(QStringLiteral("gaussian:4"), &why));  // even size
         QVERIFY(!why.isEmpty());
+    }
+
+    void pixelInspectorExplainsTheShownValue() {
+        QVERIFY(window_->openImage(kFruits));
+        QVERIFY(window_->selectMode(QStringLiteral("cpu/parallel")));
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("laplacian-4")));
+        QVERIFY(runAndWait());
+        // Corners exercise the border, the centre the plain sum.
+        for (const QPoint p : {QPoint(0, 0), QPoint(511, 479), QPoint(250, 240)}) {
+            emit window_->imageView()->pixelClicked(p);
+            const fs::widgets::PixelProbe& probe = window_->pixelInspector()->probe();
+            QCOMPARE(probe.pixel, p);
+            QCOMPARE(probe.kernelWidth, 3);
+            QCOMPARE(probe.inputs.size(), 9);
+            QVERIFY(probe.hasShown);
+            QCOMPARE(probe.shown, probe.expected);
+            QCOMPARE(probe.shown, fs::ui::sampleValue(window_->lastOutcome()->result.output.cview(), p.x(), p.y(), probe.channel));
+        }
+    }
+
+    void kernelFilesRoundTrip() {
+        fs::widgets::KernelEditor* editor = window_->kernelEditor();
+        QVERIFY(editor->applyPresetText(QStringLiteral("unsharp:5:1.2:0.7")));
+        const fs::FilterSpec saved = editor->spec();
+        const QString path = dir_.filePath(QStringLiteral("unsharp.json"));
+        QString why;
+        QVERIFY2(editor->saveFile(path, &why), qPrintable(why));
+        QVERIFY(editor->applyPresetText(QStringLiteral("box:3")));
+        QSignalSpy loaded(editor, &fs::widgets::KernelEditor::fileLoaded);
+        QVERIFY2(editor->loadFile(path, &why), qPrintable(why));
+        QCOMPARE(loaded.size(), 1);
+        QVERIFY(editor->spec().kernels == saved.kernels);
+        QVERIFY(!editor->loadFile(dir_.filePath(QStringLiteral("missing.json")), &why));
+        QVERIFY(!why.isEmpty());
+    }
+
+    void benchmarkSweepsAndExports() {
+        fs::ui::BenchmarkDialog dialog([] { return fs::makeAllBackends(); });
+        dialog.configure(QStringLiteral("64, 96"), QStringLiteral("3, 5"),
+                         {QStringLiteral("cpu/reference"), QStringLiteral("cpu/parallel")}, 1);
+        QSignalSpy finished(&dialog, &fs::ui::BenchmarkDialog::finished);
+        dialog.start();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(dialog.rows().size(), 8);  // 2 sizes x 2 kernels x 2 modes
+        for (const auto& row : dialog.rows()) {
+            QVERIFY2(row.error.isEmpty(), qPrintable(row.error));
+            QVERIFY(row.medianMs > 0.0);
+        }
+        const QString csv = dir_.filePath(QStringLiteral("bench.csv"));
+        QString why;
+        QVERIFY(dialog.exportCsv(csv, &why));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().count('\n'), 9);  // header + 8 rows
     }
 };
 

@@ -43,6 +43,7 @@ void PixelInspector::setChannelCount(int channels) {
 }
 
 void PixelInspector::clear(const QString& message) {
+    probe_ = PixelProbe{};
     header_->setText(message);
     table_->clear();
     table_->setRowCount(0);
@@ -51,6 +52,7 @@ void PixelInspector::clear(const QString& message) {
 }
 
 void PixelInspector::setProbe(const PixelProbe& probe) {
+    probe_ = probe;
     header_->setText(tr("<b>Pixel (%1, %2)</b>, channel %3 of %4, kernel %5x%6")
                          .arg(probe.pixel.x())
                          .arg(probe.pixel.y())

@@ -57,6 +57,7 @@ struct GlPixelBufferInterop::State {
     cudaGraphicsResource_t resource = nullptr;
     void* scratch = nullptr;
     std::size_t scratchBytes = 0;
+    const void* pinned = nullptr;
 
     void unregister() {
         if (resource) cudaGraphicsUnregisterResource(resource);
@@ -64,8 +65,13 @@ struct GlPixelBufferInterop::State {
         buffer = 0;
         bytes = 0;
     }
+    void unpin() {
+        if (pinned) cudaHostUnregister(const_cast<void*>(pinned));
+        pinned = nullptr;
+    }
     ~State() {
         unregister();
+        unpin();
         if (scratch) cudaFree(scratch);
     }
 };
@@ -83,6 +89,25 @@ std::string GlPixelBufferInterop::unavailableReason() {
     }();
     return reason;
 }
+
+std::string GlPixelBufferInterop::pinInput(ConstImageView input) {
+    if (std::string why = unavailableReason(); !why.empty()) return why;
+    if (input.empty()) return "empty image";
+    if (state_->pinned == input.data) return {};
+    state_->unpin();
+    const std::size_t bytes = input.stride * static_cast<std::size_t>(input.height);
+    const cudaError_t e = cudaHostRegister(const_cast<void*>(input.data), bytes, cudaHostRegisterDefault);
+    if (e != cudaSuccess) {
+        cudaGetLastError();  // not sticky: clear it so the next call starts clean
+        return cudaFailure("cudaHostRegister", e);
+    }
+    state_->pinned = input.data;
+    return {};
+}
+
+void GlPixelBufferInterop::unpinInput() { state_->unpin(); }
+
+const void* GlPixelBufferInterop::pinnedInput() const { return state_->pinned; }
 
 void GlPixelBufferInterop::forget(unsigned glBuffer) {
     if (state_->buffer == glBuffer) state_->unregister();

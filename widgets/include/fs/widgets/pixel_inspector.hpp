@@ -36,6 +36,7 @@ public:
 
     explicit PixelInspector(QWidget* parent = nullptr);
     void setProbe(const PixelProbe& probe);
+    const PixelProbe& probe() const { return probe_; }
     void clear(const QString& message);
     int channel() const;
     void setChannelCount(int channels);
@@ -44,6 +45,7 @@ signals:
     void channelChanged(int channel);
 
 private:
+    PixelProbe probe_;
     QLabel* header_;
     QSpinBox* channelSpin_;
     QTableWidget* table_;

@@ -40,6 +40,14 @@ public:
     // Drops the cached registration (call before deleting the GL buffer).
     void forget(unsigned glBuffer);
 
+    // Page-locks the input's pixels so later runs upload them straight from
+    // there instead of staging each frame through a pinned copy. The caller
+    // keeps the memory alive until unpinInput() (or destruction). Empty on
+    // success, else why not (runs still work, only slower).
+    std::string pinInput(ConstImageView input);
+    void unpinInput();
+    const void* pinnedInput() const;
+
 private:
     struct State;
     std::unique_ptr<State> state_;
