@@ -43,13 +43,15 @@ bool parseOddSize(const std::string& s, int maxSize, int& out, std::string& why)
 double gaussianSigmaFromSize(int size) { return 0.3 * ((size - 1) * 0.5 - 1.0) + 0.8; }
 
 std::vector<float> gaussianVector(int size, double sigma) {
-    // OpenCV uses fixed binomial tables for small sizes when sigma is not given.
-    static const float kSmall[4][7] = {{1.f},
-                                       {0.25f, 0.5f, 0.25f},
-                                       {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f},
-                                       {0.03125f, 0.109375f, 0.21875f, 0.28125f, 0.21875f, 0.109375f, 0.03125f}};
+    // OpenCV (getGaussianKernelBitExact) uses fixed tables for sizes up to 9 when sigma is not given.
+    static const float kSmall[5][9] = {
+        {1.f},
+        {0.25f, 0.5f, 0.25f},
+        {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f},
+        {0.03125f, 0.109375f, 0.21875f, 0.28125f, 0.21875f, 0.109375f, 0.03125f},
+        {0.015625f, 0.05078125f, 0.1171875f, 0.19921875f, 0.234375f, 0.19921875f, 0.1171875f, 0.05078125f, 0.015625f}};
     std::vector<float> out(static_cast<std::size_t>(size));
-    if (size % 2 == 1 && size <= 7 && sigma <= 0) {
+    if (size % 2 == 1 && size <= 9 && sigma <= 0) {
         for (int i = 0; i < size; ++i) out[i] = kSmall[size / 2][i];
         return out;
     }
