@@ -10,6 +10,7 @@
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/image_view.hpp"
 #include "fs/widgets/kernel_editor.hpp"
+#include "fs/widgets/timing_chart.hpp"
 #include "main_window.hpp"
 
 namespace {
@@ -23,6 +24,7 @@ struct Options {
                             QStringLiteral("view")};
     QCommandLineOption allModes{QStringLiteral("all-modes"),
                                 QStringLiteral("After opening the image, run every available mode once (timing chart).")};
+    QCommandLineOption logChart{QStringLiteral("log-chart"), QStringLiteral("Show the timing charts on a log scale.")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Save a picture of the window to FILE once the first result is shown, then quit."),
                                   QStringLiteral("file")};
@@ -34,7 +36,7 @@ struct Options {
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("image"),
                                      QStringLiteral("Image to open (PNG, JPEG, TIFF, BMP, PNM...)."), QStringLiteral("[image]"));
-        parser.addOptions({mode, kernel, view, allModes, screenshot});
+        parser.addOptions({mode, kernel, view, allModes, logChart, screenshot});
     }
 };
 
@@ -91,6 +93,7 @@ int main(int argc, char** argv) {
         if (index < 0) std::fprintf(stderr, "filterstudio: unknown view '%s'\n", qPrintable(parser.value(options.view)));
         else window.imageView()->setDisplayMode(static_cast<fs::widgets::ImageView::DisplayMode>(index));
     }
+    if (parser.isSet(options.logChart)) window.timingChart()->setLogScale(true);
     window.show();
     if (!parser.positionalArguments().isEmpty() && window.openImage(parser.positionalArguments().front()) &&
         parser.isSet(options.allModes))

@@ -299,6 +299,15 @@ void MainWindow::buildActions() {
     const QDir sampleDir(QStringLiteral(":/samples"));
     for (const QString& name : sampleDir.entryList(QDir::Files, QDir::Name))
         samples->addAction(name, this, [this, name] { openSample(QStringLiteral(":/samples/") + name); });
+    QMenu* kernels = file->addMenu(tr("Open &kernel example"));
+    for (const QString& name : QDir(QStringLiteral(":/kernels")).entryList(QDir::Files, QDir::Name))
+        kernels->addAction(QFileInfo(name).completeBaseName(), this, [this, name] {
+            QFile f(QStringLiteral(":/kernels/") + name);
+            QString why;
+            if (!f.open(QIODevice::ReadOnly)) why = f.errorString();
+            else editor_->loadJson(f.readAll(), &why);
+            if (!why.isEmpty()) error(tr("Cannot load kernel example"), why);
+        });
     file->addSeparator();
     file->addAction(tr("&Save result..."), QKeySequence::Save, this, [this] { saveDialog(false); });
     file->addAction(tr("Save result as &8-bit..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,

@@ -1,5 +1,6 @@
 // The studio end to end, offscreen: open, filter, compare what is shown with
 // the backend's output and an independent reference, save and reload, errors.
+#include <QDir>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -250,6 +251,22 @@ private slots:
         QVERIFY(editor->spec().kernels == saved.kernels);
         QVERIFY(!editor->loadFile(dir_.filePath(QStringLiteral("missing.json")), &why));
         QVERIFY(!why.isEmpty());
+    }
+
+    void bundledSamplesAndKernelExamplesLoad() {
+        const QStringList kernels = QDir(QStringLiteral(":/kernels")).entryList(QDir::Files);
+        QVERIFY(kernels.size() >= 3);
+        for (const QString& name : kernels) {
+            QFile f(QStringLiteral(":/kernels/") + name);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QString why;
+            QVERIFY2(window_->kernelEditor()->loadJson(f.readAll(), &why), qPrintable(name + ": " + why));
+        }
+        QString why;
+        QVERIFY(!window_->kernelEditor()->loadJson("{\"format\": \"nope\"}", &why));
+        QVERIFY(!why.isEmpty());
+        const QStringList samples = QDir(QStringLiteral(":/samples")).entryList(QDir::Files);
+        QCOMPARE(samples.size(), 3);
     }
 
     void benchmarkSweepsAndExports() {

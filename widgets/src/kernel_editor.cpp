@@ -40,8 +40,11 @@ namespace {
 
 QString formatWeight(double v) {
     if (v == 0.0) return QStringLiteral("0");
-    return QString::number(v, 'g', 5);
+    return QString::number(v, 'g', 4);
 }
+
+// Float sums of zero-sum kernels come out as 1e-9 and the like: that is 0.
+QString formatSum(double v) { return std::abs(v) < 1e-6 ? QStringLiteral("0") : QString::number(v, 'g', 5); }
 
 double kernelSum(const Kernel& k) {
     double s = 0.0;
@@ -119,7 +122,8 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     layout->addLayout(sizeRow);
 
     grid_ = new QTableWidget;
-    grid_->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    grid_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    grid_->horizontalHeader()->setMinimumSectionSize(36);
     grid_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     grid_->horizontalHeader()->setDefaultSectionSize(52);
     grid_->verticalHeader()->setDefaultSectionSize(26);
@@ -392,6 +396,7 @@ void KernelEditor::rebuildGrid() {
     for (int x = 0; x < k.width; ++x) cols << QString::number(x - k.radiusX());
     grid_->setVerticalHeaderLabels(rows);
     grid_->setHorizontalHeaderLabels(cols);
+    grid_->resizeColumnsToContents();  // weights like -0.04321 stay readable
     refreshCellColours();
     updating_ = wasUpdating;
 }
@@ -415,7 +420,7 @@ void KernelEditor::refreshSummary() {
     QString meaning;
     for (std::size_t i = 0; i < s.kernels.size(); ++i) {
         const double sum = kernelSum(s.kernels[i]);
-        sums << QString::number(sum, 'g', 5);
+        sums << formatSum(sum);
         if (i == 0) {
             if (std::abs(sum - 1.0) < 1e-4) meaning = tr("keeps brightness (averaging / blur)");
             else if (std::abs(sum) < 1e-4) meaning = tr("responds to edges: flat areas become 0 (use abs or offset)");
@@ -503,6 +508,24 @@ bool KernelEditor::loadFile(const QString& path, QString* error) {
     return true;
 #else
     (void)path;
+    if (error) *error = tr("this build has no kernel file support (nlohmann-json missing)");
+    return false;
+#endif
+}
+
+bool KernelEditor::loadJson(const QByteArray& text, QString* error) {
+#ifdef FS_HAVE_KERNEL_FILES
+    FilterSpec loaded;
+    std::string why;
+    if (!parseKernelJson(text.toStdString(), loaded, &why)) {
+        if (error) *error = QString::fromStdString(why);
+        return false;
+    }
+    setSpec(loaded);
+    emit fileLoaded(loaded);
+    return true;
+#else
+    (void)text;
     if (error) *error = tr("this build has no kernel file support (nlohmann-json missing)");
     return false;
 #endif

@@ -151,26 +151,43 @@ void TimingChart::replot() {
     QCPBars* below = nullptr;
     double maxValue = 0.0, minValue = 1e300;
     const int partCount = static_cast<int>(std::size(kParts)) + 1;
-    const double slot = 0.8 / partCount;
+    auto partValue = [](const TimingRecord& t, int p, double& v) {
+        if (p == static_cast<int>(std::size(kParts))) {
+            v = otherOf(t);
+            return v > 0.0;
+        }
+        v = (t.*kParts[p].field).value_or(0.0);
+        return (t.*kParts[p].field).has_value();
+    };
+    // Log scale: the parts of a bar sit side by side, packed and centred.
+    std::vector<int> presentCount(static_cast<std::size_t>(latest_.size()), 0);
+    int widest = 1;
+    for (int i = 0; i < latest_.size(); ++i) {
+        double v = 0.0;
+        for (int p = 0; p < partCount; ++p) presentCount[static_cast<std::size_t>(i)] += partValue(latest_[i], p, v) ? 1 : 0;
+        widest = std::max(widest, presentCount[static_cast<std::size_t>(i)]);
+    }
+    const double slot = 0.7 / widest;
+    std::vector<int> placed(presentCount.size(), 0);
     for (int p = 0; p < partCount; ++p) {
         const bool isOther = p == partCount - 1;
         QVector<double> keys, values;
         for (int i = 0; i < latest_.size(); ++i) {
-            const TimingRecord& t = latest_[i];
-            const double v = isOther ? otherOf(t) : (t.*kParts[p].field).value_or(0.0);
-            const bool present = isOther ? v > 0.0 : (t.*kParts[p].field).has_value();
-            if (!present) continue;
-            keys << (log ? i + 1 - 0.4 + slot * (p + 0.5) : i + 1);
+            double v = 0.0;
+            if (!partValue(latest_[i], p, v)) continue;
+            const std::size_t at = static_cast<std::size_t>(i);
+            const double groupStart = i + 1 - slot * presentCount[at] / 2.0;
+            keys << (log ? groupStart + slot * (placed[at]++ + 0.5) : i + 1);
             values << (log ? std::max(v, 1e-4) : v);
             minValue = std::min(minValue, std::max(v, 1e-4));
         }
         if (keys.isEmpty()) continue;
         auto* bars = new QCPBars(breakdown_->xAxis, breakdown_->yAxis);
-        bars->setName(isOther ? tr("other") : tr(kParts[p].name));
+        bars->setName(isOther ? tr("other (untimed)") : tr(kParts[p].name));
         const QColor colour = isOther ? QColor(200, 200, 220) : kParts[p].colour;
         bars->setPen(QPen(colour.darker(130)));
         bars->setBrush(colour);
-        bars->setWidth(log ? slot : 0.6);
+        bars->setWidth(log ? slot * 0.9 : 0.6);
         if (log) bars->setBaseValue(1e-4);
         else if (below) bars->moveAbove(below);
         bars->setData(keys, values, true);

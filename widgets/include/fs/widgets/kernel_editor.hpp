@@ -53,6 +53,7 @@ public:
     // with the reason when the text is rejected.
     bool applyPresetText(const QString& text, QString* error = nullptr);
     bool loadFile(const QString& path, QString* error);
+    bool loadJson(const QByteArray& text, QString* error);  // kernel file contents
     bool saveFile(const QString& path, QString* error) const;
 
 public slots:
