@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -264,9 +265,11 @@ TEST_F(Cli, OutputErrorsExitWith3AndWriteNothing) {
 }
 
 TEST_F(Cli, UnavailableBackendExitsWith4) {
-    const CliRun modes = run("modes");
-    if (modes.out.find("cuda") != std::string::npos && modes.out.find("unavailable") == std::string::npos)
-        GTEST_SKIP() << "a CUDA device is present here, so the cuda backend is available";
+    // `modes` prints one line per backend: "cuda  CUDA (...)  available" or "...  unavailable: why".
+    std::istringstream lines(run("modes").out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("cuda ", 0) == 0 && line.find("unavailable") == std::string::npos)
+            GTEST_SKIP() << "a CUDA device is present here, so the cuda backend is available";
     expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend cuda", 4,
                   {"cuda"});
     expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend quantum", 4,
