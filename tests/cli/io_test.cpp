@@ -40,6 +40,22 @@ TEST(LoadImage, KeepsDepthAndChannelsOfThePhotographs) {
     EXPECT_TRUE(test::imagesMatch(fruits.image, test::imageOf(cv), test::exact()));
 }
 
+TEST(LoadImage, GrayWithAlphaBecomesBgra) {
+    // A 5x4 PNG of colour type 4 (gray + alpha), gray 10, alpha 200, written by hand.
+    const char hex[] = "89504e470d0a1a0a0000000d4948445200000005000000040804000000ec3a3dcb0000000f49444154789c63e03a01"
+                       "830c84980061bf1069508b3d120000000049454e44ae426082";
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < sizeof hex; i += 2) bytes.push_back(static_cast<char>(std::stoi(std::string(hex + i, 2), nullptr, 16)));
+    test::TempDir dir;
+    const io::LoadResult r = loadImage(dir.write("gray-alpha.png", bytes));
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.image.width(), 5);
+    EXPECT_EQ(r.image.height(), 4);
+    ASSERT_EQ(r.image.channels(), 4);
+    const std::uint8_t* px = r.image.data();
+    EXPECT_EQ(std::vector<int>(px, px + 4), (std::vector<int>{10, 10, 10, 200}));
+}
+
 TEST(SaveImage, LosslessFormatsRoundTripEveryDepthAndChannelCount) {
     test::TempDir dir;
     std::mt19937 rng = test::testRng();

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/presets.hpp"
@@ -295,6 +296,28 @@ TEST(CpuBackend, AnImageTooLargeForMemoryIsAnErrorNotACrash) {
     const RunResult r = cpu::makeCpuBackend()->run(specOf(identityKernel()), huge, "parallel");
     EXPECT_FALSE(r.ok());
     EXPECT_FALSE(r.error.empty());
+}
+
+TEST(CpuBackend, OneBackendServesSeveralThreadsAtOnce) {
+    // The GUI and the benchmark may run filters from worker threads on one backend object.
+    const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();
+    std::mt19937 rng = test::testRng();
+    std::vector<Image> inputs, expected;
+    std::vector<FilterSpec> specs;
+    for (int i = 0; i < 4; ++i) {
+        inputs.push_back(test::randomImage(97 + i, 61, 1 + 2 * (i % 2), Depth::U8, rng));
+        specs.push_back(specOf(test::randomKernel(5, 5, rng), {BorderMode::Wrap, 0}, kFloat));
+        expected.push_back(cpu::referenceFilter(specs.back(), inputs.back().cview()));
+    }
+    std::vector<RunResult> results(4);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i)
+        threads.emplace_back([&, i] { results[i] = backend->run(specs[i], inputs[i].cview(), "parallel"); });
+    for (std::thread& t : threads) t.join();
+    for (int i = 0; i < 4; ++i) {
+        ASSERT_TRUE(results[i].ok()) << results[i].error;
+        EXPECT_TRUE(test::imagesMatch(results[i].output, expected[i], test::exact())) << "run " << i;
+    }
 }
 
 TEST(CpuBackend, FloatOutputIsF32WhateverTheInput) {

@@ -3,6 +3,8 @@
 // 16-bit, 32-bit float) and channel count (gray, BGR, BGRA). Colour images
 // stay in OpenCV's BGR / BGRA order in memory; filters are per channel, so the
 // order only matters to whoever displays them (the GUI swaps for Qt).
+// Gray + alpha files load as BGRA. EXIF orientation is not applied: pixels
+// are used as stored, so results line up with OpenCV's IMREAD_UNCHANGED.
 #include <cstdint>
 #include <optional>
 #include <string>
