@@ -10,8 +10,8 @@ namespace fs::gpu {
 namespace {
 
 const char* autoDescription =
-    "Picks the fastest correct mode for the filter: separable for rank-1 kernels wider than 3 taps, otherwise "
-    "shared.";
+    "Picks the fastest correct mode for the filter: registers for 3x3 kernels, separable for larger rank-1 "
+    "kernels, otherwise shared.";
 
 class CudaBackend final : public Backend {
 public:
@@ -23,7 +23,8 @@ public:
     std::vector<ModeInfo> modes() const override {
         const std::string reason = unavailableReason();
         std::vector<ModeInfo> out;
-        for (const ModeImpl* m : {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode()})
+        for (const ModeImpl* m :
+             {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode(), &registersMode()})
             out.push_back({m->id, m->description, reason.empty(), reason});
         out.push_back({"auto", autoDescription, reason.empty(), reason});
         return out;

@@ -77,6 +77,7 @@ const ModeImpl& constantMode();
 const ModeImpl& sharedMode();
 const ModeImpl& textureMode();
 const ModeImpl& separableMode();
+const ModeImpl& registersMode();
 // The fastest correct one for this filter (what the "auto" mode runs).
 const ModeImpl& chooseAutoMode(const PreparedFilter& f);
 

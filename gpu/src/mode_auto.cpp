@@ -1,6 +1,7 @@
-// Mode "auto" and the mode registry. Auto runs the separable mode for rank-1
-// kernels wider than 3 taps (kw + kh work instead of kw * kh), otherwise the
-// shared-memory mode: the fastest correct pair measured by filterstudio-bench.
+// Mode "auto" and the mode registry. Auto runs the registers mode for 3x3
+// kernels, the separable mode for larger rank-1 kernels (kw + kh work instead
+// of kw * kh), otherwise the shared-memory mode: the fastest correct choice
+// measured by filterstudio-bench on an H100 (bench/results/).
 #include <algorithm>
 
 #include "launch.hpp"
@@ -8,20 +9,21 @@
 namespace fs::gpu {
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
-    if (f.separable && std::max(f.math.kw, f.math.kh) > 3 && separableMode().supports(f).empty())
-        return separableMode();
+    if (std::max(f.math.kw, f.math.kh) <= 3) return registersMode();
+    if (f.separable && separableMode().supports(f).empty()) return separableMode();
     if (sharedMode().supports(f).empty()) return sharedMode();
     return constantMode();
 }
 
 const std::vector<const char*>& modeIds() {
-    static const std::vector<const char*> ids{"global", "constant", "shared", "texture", "separable", "auto"};
+    static const std::vector<const char*> ids{"global", "constant", "shared", "texture", "separable", "registers", "auto"};
     return ids;
 }
 
 const ModeImpl* findModeImpl(const std::string& id, const PreparedFilter& f) {
     if (id == "auto") return &chooseAutoMode(f);
-    for (const ModeImpl* m : {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode()})
+    for (const ModeImpl* m :
+         {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode(), &registersMode()})
         if (id == m->id) return m;
     return nullptr;
 }

@@ -110,7 +110,7 @@ std::string paramName(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cuda, ModeMatrix,
                          ::testing::Combine(::testing::Values("global", "constant", "shared", "texture", "separable",
-                                                              "auto"),
+                                                              "registers", "auto"),
                                             ::testing::Range(0, 5),
                                             ::testing::Values(Depth::U8, Depth::U16, Depth::F32),
                                             ::testing::Values(1, 3, 4)),

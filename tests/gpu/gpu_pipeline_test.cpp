@@ -8,7 +8,7 @@
 namespace fs::test {
 namespace {
 
-const char* kModes[] = {"global", "constant", "shared", "texture", "separable", "auto"};
+const char* kModes[] = {"global", "constant", "shared", "texture", "separable", "registers", "auto"};
 
 // Restores the process-wide pipeline knobs whatever the test does.
 struct PipelineKnobs {
@@ -36,7 +36,7 @@ FilterSpec gaussian(int size, BorderMode border) {
 TEST(CudaBackend, ReportsAvailabilityAndNeverThrows) {
     auto backend = gpu::makeCudaBackend();
     EXPECT_EQ(backend->id(), "cuda");
-    ASSERT_EQ(backend->modes().size(), 6u);
+    ASSERT_EQ(backend->modes().size(), 7u);
     for (const ModeInfo& m : backend->modes()) EXPECT_EQ(m.available, backend->available()) << m.id;
     std::mt19937 rng = testRng();
     const Image input = randomImage(8, 8, 1, Depth::U8, rng);
@@ -108,7 +108,7 @@ TEST(CudaBackend, HugeImagesThroughThePipeline) {
         const Image input = randomImage(4099, 2161, c.channels, c.depth, rng);
         const FilterSpec spec = c.sobel ? sobelMagnitude(c.border) : gaussian(5, c.border);
         const Image expected = cpu::referenceFilter(spec, input.cview());
-        for (const char* mode : {"shared", "separable", "texture"}) {
+        for (const char* mode : {"shared", "separable", "texture", "registers"}) {
             SCOPED_TRACE(std::string(mode) + " " + depthName(c.depth) + " c" + std::to_string(c.channels) + " " +
                          borderModeName(c.border));
             const RunResult r = backend->run(spec, input.cview(), mode);

@@ -328,9 +328,9 @@ int main(int argc, char** argv) {
                 "both at once %.1f GB/s each way\n",
                 ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs, ceil.duplexGBs);
 
-    const std::vector<std::string> allModes{"global", "constant", "shared", "texture", "separable", "auto"};
+    const std::vector<std::string> allModes{"global", "constant", "shared", "texture", "separable", "registers", "auto"};
     std::vector<std::string> sweepModes = opt.sweepModes;
-    if (sweepModes.empty()) sweepModes = opt.quick ? std::vector<std::string>{"shared", "separable", "auto"} : allModes;
+    if (sweepModes.empty()) sweepModes = opt.quick ? std::vector<std::string>{"shared", "separable", "registers", "auto"} : allModes;
     std::mt19937 rng(2024);
     const std::vector<int> allMasks{3, 5, 7, 15, 31};
     const std::vector<int> sweepMasks = opt.quick ? std::vector<int>{3, 15, 31} : allMasks;

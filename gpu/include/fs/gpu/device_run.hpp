@@ -21,7 +21,7 @@ struct DeviceOutput {
 };
 
 // Runs `spec` in `mode` ("global", "constant", "shared", "texture",
-// "separable", "auto") on `input` (host memory) and writes the result into
+// "separable", "registers", "auto") on `input` (host memory) and writes the result into
 // `output`. Returns once the output is complete. Empty on success, otherwise
 // why not (no device, bad spec, out of memory, launch failure); never throws.
 // When `timing` is given it receives uploadMs, kernelMs and totalMs.

@@ -1,0 +1,97 @@
+// Mode "registers": no shared memory and no barriers. Each thread slides a
+// window down a column of PY outputs, keeping the partial sums in registers
+// (vertical reuse), while the read-only data cache (L1) serves the horizontal
+// reuse between neighbouring threads. Threads away from the image edges skip
+// fs::borderIndex entirely. Best for small kernels, where the tiled modes
+// spend more on staging and barriers than on arithmetic.
+#include "constant_weights.cuh"
+#include "device_common.cuh"
+
+namespace fs::gpu {
+namespace {
+
+template <class T, int C, int RX, int RY, int PY, int K>
+__global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath m) {
+    const int rx = RX >= 0 ? RX : m.kw / 2;
+    const int ry = RY >= 0 ? RY : m.kh / 2;
+    const int kw = 2 * rx + 1, kh = 2 * ry + 1, taps = kw * kh;
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+    const int outEnd = g.outRow0 + g.outRows;
+    if (x >= g.width || yFirst >= outEnd) return;
+    const int rowsNeeded = min(PY, outEnd - yFirst) + 2 * ry;  // never read past this launch's rows + halo
+    const bool interior = x >= rx && x + rx < g.width && yFirst >= ry && yFirst + rowsNeeded - ry <= g.imageHeight;
+
+    Px<C> acc[K][PY];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int j = 0; j < PY; ++j) acc[k][j] = splat<C>(0.0f);
+#pragma unroll
+    for (int i = 0; i < PY + kh - 1; ++i) {
+        if (i >= rowsNeeded) break;
+        const int y = yFirst - ry + i;
+        const T* row = interior ? reinterpret_cast<const T*>(sourceRow(g, y)) + (x - rx) * C : nullptr;
+#pragma unroll
+        for (int kx = 0; kx < kw; ++kx) {
+            const Px<C> v = interior ? loadChannels<T, C, true>(row + kx * C) : loadPixel<T, C>(g, x + kx - rx, y);
+#pragma unroll
+            for (int j = 0; j < PY; ++j) {
+                const int ky = i - j;
+                if (ky < 0 || ky >= kh) continue;
+#pragma unroll
+                for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * taps + ky * kw + kx], v);
+            }
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < PY; ++j)
+        if (yFirst + j < outEnd) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
+}
+
+template <class T, int C, int RX, int RY, int PY, int K> cudaError_t launchFor(const LaunchArgs& a, cudaStream_t stream) {
+    const dim3 block(32, 8);
+    const dim3 grid(ceilDiv(a.geom.width, 32), ceilDiv(a.geom.outRows, 8 * PY));
+    registersKernel<T, C, RX, RY, PY, K><<<grid, block, 0, stream>>>(a.geom, a.filter->math);
+    return cudaGetLastError();
+}
+
+template <class T, int C, int K> cudaError_t launchForRadius(const LaunchArgs& a, cudaStream_t stream) {
+    const KernelMath& m = a.filter->math;
+    // Fewer rows per thread when the sums of many channels/kernels fill the registers.
+    constexpr int kRows = C * K <= 2 ? 16 : C * K <= 4 ? 8 : 4;
+    if (m.kw == m.kh) {
+        switch (m.kw) {
+        case 3: return launchFor<T, C, 1, 1, kRows, K>(a, stream);
+        case 5: return launchFor<T, C, 2, 2, kRows, K>(a, stream);
+        case 7: return launchFor<T, C, 3, 3, (kRows > 8 ? 8 : kRows), K>(a, stream);
+        default: break;
+        }
+    }
+    return launchFor<T, C, -1, -1, 4, K>(a, stream);
+}
+
+std::string supportsRegisters(const PreparedFilter&) { return {}; }
+
+cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
+    cudaError_t err = cudaSuccess;
+    dispatchPixel(a.filter->inDepth, a.filter->channels, [&](auto tag, auto channels) {
+        using T = decltype(tag);
+        constexpr int C = decltype(channels)::value;
+        err = a.filter->math.kernelCount > 1 ? launchForRadius<T, C, 2>(a, stream) : launchForRadius<T, C, 1>(a, stream);
+    });
+    return err;
+}
+
+}  // namespace
+
+const ModeImpl& registersMode() {
+    static const ModeImpl mode{"registers",
+                               "Each thread slides down a column of outputs keeping partial sums in registers; "
+                               "neighbouring threads share pixels through the L1 cache. No shared memory, no "
+                               "barriers: the fastest choice for small kernels.",
+                               supportsRegisters, uploadConstantWeights, launchRegisters};
+    return mode;
+}
+
+}  // namespace fs::gpu
