@@ -23,6 +23,14 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m) 
     const int x0 = blockIdx.x * tileW;
     const int yTile = g.outRow0 + blockIdx.y * tileH;
     loadTile<T, C>(s, stride, g, x0 - rx, yTile - ry, winW, windowRows(g, yTile, tileH, ry));
+    // Run-time radius: the taps' weights go to shared memory too. Read from
+    // constant memory at run-time indices, large kernels (31 x 31 = 3.8 KB)
+    // overflow the constant cache and serialise the warp on misses.
+    float* sharedWeights = s + (tileH + 2 * ry) * stride;
+    if constexpr (RX < 0) {
+        for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < K * taps; i += blockDim.x * blockDim.y)
+            sharedWeights[i] = c_weights[i];
+    }
     __syncthreads();
 
     const int tx = threadIdx.x, firstRow = threadIdx.y * PY;
@@ -45,7 +53,10 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m) 
                 const int ky = i - j;
                 if (ky < 0 || ky >= kh) continue;
 #pragma unroll
-                for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * taps + ky * kw + kx], v);
+                for (int k = 0; k < K; ++k) {
+                    const int tap = k * taps + ky * kw + kx;
+                    madd(acc[k][j], RX < 0 ? sharedWeights[tap] : c_weights[tap], v);
+                }
             }
         }
     }
@@ -58,8 +69,9 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m) 
     }
 }
 
-std::size_t sharedBytes(int tileW, int tileH, int rx, int ry, int channels, int) {
-    return static_cast<std::size_t>(tileW + 2 * rx) * (tileH + 2 * ry) * channels * sizeof(float);
+std::size_t sharedBytes(int tileW, int tileH, int rx, int ry, int channels, int kernels) {
+    const std::size_t taps = static_cast<std::size_t>(2 * rx + 1) * (2 * ry + 1);
+    return (static_cast<std::size_t>(tileW + 2 * rx) * (tileH + 2 * ry) * channels + kernels * taps) * sizeof(float);
 }
 
 template <class T, int C, int RX, int RY, int PY, int K> cudaError_t launchTiled(const LaunchArgs& a, cudaStream_t stream) {
