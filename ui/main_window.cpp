@@ -373,7 +373,6 @@ void MainWindow::prepareInput() {
         input_ = loaded_;
     }
     view_->setOriginal(toDisplayImage(input_->cview()));
-    interopResultShown_ = false;
     lastOutcome_.reset();
     inspector_->setChannelCount(input_->channels());
     imageInfo_->setText(QStringLiteral("%1  %2").arg(QFileInfo(currentPath_).fileName(), describe(input_->cview())));
@@ -511,7 +510,6 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     }
     timing.backend = "cuda";
     timing.mode = mode;
-    interopResultShown_ = true;
     lastOutcome_.reset();  // no host pixels: ensureHostResult() makes them when needed
     chart_->addRecord(timing, imageLabel());
     runInfo_->setText(tr("cuda/%1 through CUDA-GL interop: %2").arg(QString::fromStdString(mode), QString::fromStdString(timing.toString())));
@@ -553,13 +551,15 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     if (!outcome->result.ok()) {
         const QString message = QString::fromStdString(outcome->result.error);
         runInfo_->setText(tr("failed: %1").arg(message));
-        error(tr("Filter failed"), message);
+        // Live editing re-runs on every change: say a failure once, not per keystroke.
+        if (message != lastRunError_) error(tr("Filter failed"), message);
+        lastRunError_ = message;
         emit runFailed(message);
         if (!modeQueue_.isEmpty()) submit(modeQueue_.takeFirst(), false);
         return;
     }
     lastOutcome_ = outcome;
-    interopResultShown_ = false;
+    lastRunError_.clear();
     view_->setResult(outcome->display);
     chart_->addRecord(outcome->result.timing, imageLabel());
     QString info = QStringLiteral("%1/%2: %3")

@@ -99,9 +99,9 @@ private:
     QString currentPath_;
     std::shared_ptr<const RunOutcome> lastOutcome_;
     quint64 shownGeneration_ = 0;
-    bool interopResultShown_ = false;
     QPoint inspectedPixel_{-1, -1};
-    QStringList modeQueue_;  // runEveryMode() work still to do
+    QStringList modeQueue_;
+    QString lastRunError_;  // the last run failure shown in a dialog  // runEveryMode() work still to do
     struct Interop;  // CUDA-GL state; exists only in builds with interop, same layout for all
     std::unique_ptr<Interop> interop_;
 
