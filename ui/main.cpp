@@ -95,9 +95,8 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(options.logChart)) window.timingChart()->setLogScale(true);
     window.show();
-    if (!parser.positionalArguments().isEmpty() && window.openImage(parser.positionalArguments().front()) &&
-        parser.isSet(options.allModes))
-        window.runEveryMode();
+    const bool opened = !parser.positionalArguments().isEmpty() && window.openImage(parser.positionalArguments().front());
+    if (opened && parser.isSet(options.allModes)) window.runEveryMode();
 
     if (parser.isSet(options.screenshot)) {
         const QString path = parser.value(options.screenshot);
@@ -112,7 +111,8 @@ int main(int argc, char** argv) {
         QObject::connect(&window, &fs::ui::MainWindow::resultShown, &window, [grab, &window] {
             if (!window.sweeping()) QTimer::singleShot(800, grab);
         });
-        QTimer::singleShot(30000, &window, [grab] { grab(); });  // never hang a script
+        // Nothing to wait for without an image; never hang a script either way.
+        QTimer::singleShot(opened ? 30000 : 500, &window, [grab] { grab(); });
     }
     const int code = app.exec();
     return exitCode ? exitCode : code;
