@@ -70,7 +70,7 @@ Kernel parseKernel(const json& j, const std::string& path) {
         const double declared = number(j.at(key), path + "." + key);
         const int actual = std::string(key) == "width" ? k.width : k.height;
         if (declared != actual)
-            fieldError(path + "." + key, "declares " + std::to_string(static_cast<long long>(declared)) + " but the weights give " + std::to_string(actual));
+            fieldError(path + "." + key, "declares " + j.at(key).dump() + " but the weights give " + std::to_string(actual));
     }
     if (std::string why = validateKernel(k); !why.empty()) fieldError(path, why);
     return k;
@@ -130,6 +130,8 @@ bool parseKernelJson(const std::string& text, FilterSpec& out, std::string* erro
         out = parseSpec(json::parse(text));
         return true;
     } catch (const json::parse_error& e) {
+        if (error) *error = std::string("not valid JSON: ") + e.what();
+    } catch (const json::out_of_range& e) {  // e.g. 1e999: a number no double holds
         if (error) *error = std::string("not valid JSON: ") + e.what();
     } catch (const FieldError& e) {
         if (error) *error = e.message;
