@@ -46,6 +46,8 @@ std::string sniffFormat(std::string_view b) {
     }
     if (startsWith(b, std::string_view("II*\0", 4)) || startsWith(b, std::string_view("MM\0*", 4))) return "TIFF";
     if (b.size() >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6') return "PNM";
+    if (b.size() >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') && std::isspace(static_cast<unsigned char>(b[2])))
+        return "PFM";
     if (startsWith(b, "RIFF") && b.size() >= 12 && b.substr(8, 4) == "WEBP") return "WebP";
     return {};
 }
@@ -206,6 +208,11 @@ std::optional<ImageHeader> readImageHeader(std::string_view b) {
     }
     if (format == "TIFF") return tiffHeader(b);
     if (format == "PNM") return pnmHeader(b);
+    if (format == "PFM") {  // same text header as PNM: magic, width, height
+        std::optional<ImageHeader> h = pnmHeader(b);
+        if (h) h->format = format;
+        return h;
+    }
     if (format == "WebP") return webpHeader(b);
     return std::nullopt;
 }
@@ -227,6 +234,9 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
             const std::string ext = lowerExtension(path);
             return fail("is a text file, not " + (ext.empty() ? std::string("an image") : "a " + ext + " image"));
         }
+        // Never hand unknown bytes to OpenCV: some of its other decoders (DICOM through GDCM)
+        // abort the process on malformed input, and none of them gets our size check first.
+        return fail("not a supported image format (PNG, JPEG, TIFF, BMP, PNM, PFM or WebP)");
     } else if (!header) {
         return fail("truncated or corrupt " + format + " header");
     } else {
@@ -248,10 +258,7 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
     } catch (const std::exception& e) {
         return fail(std::string("cannot be decoded: ") + e.what());
     }
-    if (decoded.empty()) {
-        if (format.empty()) return fail("not an image format OpenCV can read");
-        return fail("corrupt or truncated " + format + " data");
-    }
+    if (decoded.empty()) return fail("corrupt or truncated " + format + " data");
     if (static_cast<std::uint64_t>(decoded.total()) > options.maxPixels)
         return fail("image is too large: " + pixelCount(static_cast<std::uint64_t>(decoded.cols),
                                                         static_cast<std::uint64_t>(decoded.rows)) +

@@ -142,7 +142,17 @@ TEST(LoadImage, BinaryGarbage) {
     for (char& c : garbage) c = static_cast<char>(rng() & 0xFF);
     garbage[0] = '\x01';  // no known signature
     const std::string path = dir.write("noise.png", garbage);
-    expectErrorMentions(loadImage(path), path, "not an image format");
+    expectErrorMentions(loadImage(path), path, "not a supported image format");
+}
+
+// OpenCV's DICOM decoder (GDCM) aborts the process on this fuzzer-found file;
+// formats we do not check ourselves must never reach OpenCV.
+TEST(LoadImage, OtherFormatsOpenCvKnowsAreRefusedNotDecoded) {
+    test::TempDir dir;
+    std::string dicom(200, '\0');  // DICOM: 128-byte preamble, then "DICM"
+    dicom.replace(128, 4, "DICM");
+    const std::string path = dir.write("scan.dcm", dicom);
+    expectErrorMentions(loadImage(path), path, "not a supported image format");
 }
 
 TEST(LoadImage, AbsurdlyLargeHeaderIsRefusedBeforeDecoding) {

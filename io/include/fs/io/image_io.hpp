@@ -34,7 +34,7 @@ bool saveImage(const std::string& path, ConstImageView image, std::string* error
 
 // What the file header says, read without decoding any pixels.
 struct ImageHeader {
-    std::string format;  // "PNG", "JPEG", "BMP", "TIFF", "PNM", "WebP"
+    std::string format;  // "PNG", "JPEG", "BMP", "TIFF", "PNM", "PFM", "WebP"
     std::uint64_t width = 0;
     std::uint64_t height = 0;
 };
