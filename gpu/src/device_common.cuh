@@ -141,10 +141,11 @@ template <int C> __device__ __forceinline__ void storeShared(float* s, const Px<
 // The whole block copies the border-resolved window [x0, x0+w) x [y0, y0+h)
 // (image coordinates) into shared memory as floats, `stride` floats a row.
 // A warp reads 32 consecutive pixels of a row (coalesced); each thread issues
-// kBatch loads before its first shared store, so several are in flight.
+// kBatch loads before its first shared store, so several are in flight
+// (the bandwidth-delay product of HBM3 needs ~16 KB in flight per SM).
 template <class T, int C>
 __device__ __forceinline__ void loadTile(float* s, int stride, const KernelGeom& g, int x0, int y0, int w, int h) {
-    constexpr int kBatch = 4;
+    constexpr int kBatch = 8;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int lane = tid & 31, warp = tid >> 5, warps = (blockDim.x * blockDim.y) >> 5;
     const int segments = (w + 31) >> 5;

@@ -27,6 +27,31 @@ __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath 
     for (int k = 0; k < K; ++k)
 #pragma unroll
         for (int j = 0; j < PY; ++j) acc[k][j] = splat<C>(0.0f);
+    if (RX >= 0 && RY >= 0 && interior && rowsNeeded == PY + kh - 1) {
+        // The common case, free of conditions, so the compiler can issue the
+        // loads of many rows before the first multiply-add needs them.
+        const T* base = reinterpret_cast<const T*>(sourceRow(g, yFirst - ry)) + (x - rx) * C;
+        // Rows inside the image are consecutive in the source buffer, also in
+        // a wrap-border strip (it wraps only between image rows H-1 and 0).
+#pragma unroll
+        for (int i = 0; i < PY + kh - 1; ++i) {
+            const T* row = reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(base) + i * g.srcPitch);
+#pragma unroll
+            for (int kx = 0; kx < kw; ++kx) {
+                const Px<C> v = loadChannels<T, C, true>(row + kx * C);
+#pragma unroll
+                for (int j = 0; j < PY; ++j) {
+                    const int ky = i - j;
+                    if (ky < 0 || ky >= kh) continue;
+#pragma unroll
+                    for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * taps + ky * kw + kx], v);
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < PY; ++j) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < PY + kh - 1; ++i) {
         if (i >= rowsNeeded) break;

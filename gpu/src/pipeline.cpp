@@ -206,11 +206,14 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
                    " bytes), or pointer/pitch not a multiple of " + std::to_string(align) + " bytes";
     }
 
-    // Piece height: ~12 pieces for images over 8 MB so transfers overlap the
-    // kernel, then smaller until every slot's buffers fit the memory budget.
+    // Piece height: images over 8 MB go in pieces of ~4 MB (at most 24) so
+    // upload, kernel and download overlap with a short ramp; then smaller
+    // pieces until every slot's buffers fit the memory budget.
+    const std::size_t imageBytes = inRowBytes * height;
+    const int autoPieces = static_cast<int>(std::clamp<std::size_t>(imageBytes / (4u << 20), 2, 24));
     int pieceRows = g_pipelineRows > 0 ? g_pipelineRows
-                    : inRowBytes * height > (8u << 20) ? (height + 11) / 12
-                                                        : height;
+                    : imageBytes > (8u << 20) ? (height + autoPieces - 1) / autoPieces
+                                              : height;
     pieceRows = std::min(pieceRows, height);
     std::size_t budget = g_budget;
     if (budget == 0) {
