@@ -1,6 +1,10 @@
 // The studio end to end, offscreen: open, filter, compare what is shown with
 // the backend's output and an independent reference, save and reload, errors.
+#include <QApplication>
 #include <QDir>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QSettings>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -251,6 +255,22 @@ private slots:
         QVERIFY(editor->spec().kernels == saved.kernels);
         QVERIFY(!editor->loadFile(dir_.filePath(QStringLiteral("missing.json")), &why));
         QVERIFY(!why.isEmpty());
+    }
+
+    void dropOpensAndRemembersTheFile() {
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kFruits)});
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &drop);
+        QVERIFY(drop.isAccepted());
+        QVERIFY(window_->input());
+        QCOMPARE(window_->input()->width(), 512);
+        QVERIFY(QSettings().value(QStringLiteral("files/recent")).toStringList().contains(kFruits));
+        QVERIFY(runAndWait());
+        QCOMPARE(window_->imageView()->originalImage().size(), QSize(512, 480));
     }
 
     void bundledSamplesAndKernelExamplesLoad() {
