@@ -21,6 +21,10 @@ struct CpuMode {
 void runReference(const FilterSpec& spec, ConstImageView input, ImageView output);
 void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output);
 
+// Most threads runParallel may use when called from this thread; 0 means one
+// per core. The batch runner lowers it so that jobs, not tiles, share the cores.
+int& parallelThreadLimit();
+
 std::vector<CpuMode> builtinModes();  // reference, parallel
 std::unique_ptr<Backend> makeCpuBackendWithModes(std::vector<CpuMode> modes);
 

@@ -127,7 +127,8 @@ private:
 
 template <class In, class Out> void filterParallel(const FilterSpec& spec, ConstImageView in, ImageView out) {
     const TiledFilter<In, Out> filter(spec, in, out);
-    const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+    int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+    if (parallelThreadLimit() > 0) threads = std::min(threads, parallelThreadLimit());
     // Several tiles per thread balance uneven progress. At least 16 rows each,
     // so the 2 * radius rows of overlap stay a small share of the work, and at
     // most max(64, 4 * radius), so a thread's float buffers stay a few tens of
@@ -165,6 +166,11 @@ template <class In, class Out> void filterParallel(const FilterSpec& spec, Const
 }
 
 }  // namespace
+
+int& parallelThreadLimit() {
+    thread_local int limit = 0;
+    return limit;
+}
 
 void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output) {
     withSampleTypes(input.depth, output.depth, [&](auto inSample, auto outSample) {

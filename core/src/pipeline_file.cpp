@@ -1,0 +1,231 @@
+// Pipeline files, in the style of kernel_file.cpp: every error names its field.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fs/kernel_file.hpp"
+#include "fs/pipeline.hpp"
+#include "fs/presets.hpp"
+
+namespace fs {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "filterstudio-pipeline";
+
+struct FieldError {
+    std::string message;
+};
+
+[[noreturn]] void fieldError(const std::string& path, const std::string& what) { throw FieldError{path + ": " + what}; }
+
+double number(const json& j, const std::string& path) {
+    if (!j.is_number()) fieldError(path, std::string("expected a number, got ") + j.type_name());
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) fieldError(path, "expected a finite number");
+    return v;
+}
+
+bool boolean(const json& j, const std::string& path) {
+    if (!j.is_boolean()) fieldError(path, std::string("expected true or false, got ") + j.type_name());
+    return j.get<bool>();
+}
+
+std::string string(const json& j, const std::string& path) {
+    if (!j.is_string()) fieldError(path, std::string("expected a string, got ") + j.type_name());
+    return j.get<std::string>();
+}
+
+void checkKeys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        bool ok = false;
+        for (const char* a : allowed) ok = ok || it.key() == a;
+        if (!ok) fieldError(path + "." + it.key(), "unknown field");
+    }
+}
+
+FilterSpec parseFilter(const json& j, const std::string& path) {
+    FilterSpec spec;
+    if (j.is_string()) {
+        std::string why;
+        if (!makePreset(j.get<std::string>(), spec, &why)) fieldError(path, why);
+        return spec;
+    }
+    if (!j.is_object()) fieldError(path, std::string("expected a preset name or a kernel object, got ") + j.type_name());
+    json full = j;
+    if (!full.contains("format")) full["format"] = "filterstudio-kernel";
+    if (!full.contains("version")) full["version"] = kKernelFileVersion;
+    std::string why;
+    if (!parseKernelJson(full.dump(), spec, &why)) {
+        // The kernel reader names its field ("kernels[0].weights[1]: ..."); put it under this step.
+        const std::size_t colon = why.find(": ");
+        if (colon == std::string::npos || why[0] == '(') fieldError(path, colon == std::string::npos ? why : why.substr(colon + 2));
+        fieldError(path + "." + why.substr(0, colon), why.substr(colon + 2));
+    }
+    return spec;
+}
+
+PipelineStep parseStep(const json& j, const std::string& path) {
+    if (!j.is_object()) fieldError(path, std::string("expected an object, got ") + j.type_name());
+    if (!j.contains("op")) fieldError(path, "missing field 'op'");
+    PipelineStep step;
+    const std::string op = string(j.at("op"), path + ".op");
+    if (!parseStepOp(op, step.op))
+        fieldError(path + ".op", "'" + op + "' is not convolve, abs, magnitude, threshold, normalize, grayscale or label");
+    switch (step.op) {
+    case StepOp::Convolve: checkKeys(j, path, {"op", "id", "input", "inputs", "filter", "border", "output"}); break;
+    case StepOp::Threshold: checkKeys(j, path, {"op", "id", "input", "inputs", "threshold"}); break;
+    default: checkKeys(j, path, {"op", "id", "input", "inputs"}); break;
+    }
+    if (j.contains("id")) step.id = string(j.at("id"), path + ".id");
+    if (j.contains("input") && j.contains("inputs")) fieldError(path, "give 'input' or 'inputs', not both");
+    if (j.contains("input")) step.inputs.push_back(string(j.at("input"), path + ".input"));
+    if (j.contains("inputs")) {
+        const json& ins = j.at("inputs");
+        if (!ins.is_array()) fieldError(path + ".inputs", std::string("expected an array of step ids, got ") + ins.type_name());
+        for (std::size_t i = 0; i < ins.size(); ++i)
+            step.inputs.push_back(string(ins[i], path + ".inputs[" + std::to_string(i) + "]"));
+    }
+    if (step.op == StepOp::Convolve) {
+        if (!j.contains("filter")) fieldError(path, "missing field 'filter' (a preset name or a kernel object)");
+        step.filter = parseFilter(j.at("filter"), path + ".filter");
+        if (j.contains("border")) {
+            std::string why;
+            if (!parseBorder(string(j.at("border"), path + ".border"), step.filter.border, &why)) fieldError(path + ".border", why);
+        }
+        if (j.contains("output")) {
+            const json& o = j.at("output");
+            const std::string opath = path + ".output";
+            if (!o.is_object()) fieldError(opath, std::string("expected an object, got ") + o.type_name());
+            checkKeys(o, opath, {"scale", "offset", "abs", "float"});
+            OutputMapping& m = step.filter.output;
+            if (o.contains("scale")) m.scale = static_cast<float>(number(o.at("scale"), opath + ".scale"));
+            if (o.contains("offset")) m.offset = static_cast<float>(number(o.at("offset"), opath + ".offset"));
+            if (o.contains("abs")) m.absolute = boolean(o.at("abs"), opath + ".abs");
+            if (o.contains("float")) m.floatOutput = boolean(o.at("float"), opath + ".float");
+        }
+    }
+    if (step.op == StepOp::Threshold) {
+        if (!j.contains("threshold")) fieldError(path, "missing field 'threshold'");
+        const double t = number(j.at("threshold"), path + ".threshold");
+        if (std::fabs(t) > 3.0e38) fieldError(path + ".threshold", "does not fit a 32-bit float");
+        step.threshold = static_cast<float>(t);
+    }
+    return step;
+}
+
+Pipeline parsePipeline(const json& root) {
+    if (!root.is_object()) fieldError("(top level)", std::string("expected an object, got ") + root.type_name());
+    if (!root.contains("format")) fieldError("format", "missing; expected \"" + std::string(kFormat) + "\"");
+    if (string(root.at("format"), "format") != kFormat) fieldError("format", "expected \"" + std::string(kFormat) + "\"");
+    if (!root.contains("version")) fieldError("version", "missing");
+    if (number(root.at("version"), "version") != kPipelineFileVersion)
+        fieldError("version", "file has version " + root.at("version").dump() + ", this FilterStudio reads version " +
+                                  std::to_string(kPipelineFileVersion));
+    checkKeys(root, "(top level)", {"format", "version", "name", "steps"});
+    Pipeline p;
+    if (root.contains("name")) p.name = string(root.at("name"), "name");
+    if (!root.contains("steps")) fieldError("steps", "missing");
+    const json& steps = root.at("steps");
+    if (!steps.is_array()) fieldError("steps", std::string("expected an array, got ") + steps.type_name());
+    for (std::size_t i = 0; i < steps.size(); ++i) p.steps.push_back(parseStep(steps[i], "steps[" + std::to_string(i) + "]"));
+    // validatePipeline names the step already ("steps[2] (magnitude): ...").
+    if (std::string why = validatePipeline(p); !why.empty()) throw FieldError{why};
+    return p;
+}
+
+// Shortest text that reads back as the same float (0.1, not 0.10000000149011612).
+json floatNumber(float v) {
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);
+    return json::parse(std::string(buf, res.ptr));
+}
+
+}  // namespace
+
+bool parsePipelineJson(const std::string& text, Pipeline& out, std::string* error) {
+    try {
+        out = parsePipeline(json::parse(text));
+        return true;
+    } catch (const json::parse_error& e) {
+        if (error) *error = std::string("not valid JSON: ") + e.what();
+    } catch (const json::out_of_range& e) {
+        if (error) *error = std::string("not valid JSON: ") + e.what();
+    } catch (const FieldError& e) {
+        if (error) *error = e.message;
+    } catch (const std::exception& e) {
+        if (error) *error = e.what();
+    }
+    return false;
+}
+
+std::string pipelineToJson(const Pipeline& pipeline) {
+    json root = json::object();
+    root["format"] = kFormat;
+    root["version"] = kPipelineFileVersion;
+    root["name"] = pipeline.name;
+    json steps = json::array();
+    for (const PipelineStep& s : pipeline.steps) {
+        json j = json::object();
+        j["op"] = stepOpName(s.op);
+        if (!s.id.empty()) j["id"] = s.id;
+        if (s.inputs.size() == 1) j["input"] = s.inputs[0];
+        else if (!s.inputs.empty()) j["inputs"] = s.inputs;
+        if (s.op == StepOp::Convolve) {
+            json filter = json::parse(kernelToJson(s.filter));
+            filter.erase("format");
+            filter.erase("version");
+            j["filter"] = std::move(filter);
+        }
+        if (s.op == StepOp::Threshold) j["threshold"] = floatNumber(s.threshold);
+        steps.push_back(std::move(j));
+    }
+    root["steps"] = std::move(steps);
+    return root.dump(2) + "\n";
+}
+
+bool loadPipelineFile(const std::string& path, Pipeline& out, std::string* error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        if (error) *error = path + ": cannot open pipeline file";
+        return false;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    std::string why;
+    if (!parsePipelineJson(ss.str(), out, &why)) {
+        if (error) *error = path + ": " + why;
+        return false;
+    }
+    return true;
+}
+
+bool savePipelineFile(const std::string& path, const Pipeline& pipeline, std::string* error) {
+    if (std::string why = validatePipeline(pipeline); !why.empty()) {
+        if (error) *error = path + ": refusing to save an invalid pipeline: " + why;
+        return false;
+    }
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream outFile(tmp, std::ios::binary | std::ios::trunc);
+        if (!outFile || !(outFile << pipelineToJson(pipeline)) || !outFile.flush()) {
+            if (error) *error = path + ": cannot write pipeline file";
+            std::remove(tmp.c_str());
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        if (error) *error = path + ": cannot replace the pipeline file";
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace fs

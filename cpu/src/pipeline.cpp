@@ -1,0 +1,140 @@
+// Runs a Pipeline step by step: convolutions through a borrowed backend,
+// point operations and labelling with the CPU loops. Each step's result is
+// kept until the end so later steps can name it.
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <map>
+#include <new>
+
+#include "fs/cpu/cpu_backend.hpp"
+#include "fs/cpu/pipeline.hpp"
+
+namespace fs::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// How convolution steps are run; everything else is the same for every runner.
+using Convolve = std::function<RunResult(const FilterSpec&, ConstImageView)>;
+
+PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Convolve& convolve) {
+    PipelineResult result;
+    if (std::string why = validatePipeline(pipeline); !why.empty()) {
+        result.error = why;
+        return result;
+    }
+    if (std::string why = validateImage(input); !why.empty()) {
+        result.error = "input: " + why;
+        return result;
+    }
+    std::vector<Image> outputs;
+    outputs.reserve(pipeline.steps.size());
+    std::map<std::string, std::size_t> byId;
+    auto resolve = [&](const std::string& name) -> ConstImageView {
+        if (name == kPipelineSource) return input;
+        return outputs[byId.at(name)].cview();
+    };
+    for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
+        const PipelineStep& step = pipeline.steps[i];
+        const std::string where = "steps[" + std::to_string(i) + "] (" + step.label() + "): ";
+        const ConstImageView first = step.inputs.empty() ? (i == 0 ? input : outputs.back().cview()) : resolve(step.inputs[0]);
+        StepReport report;
+        report.label = step.label();
+        report.timing.backend = "cpu";
+        report.timing.mode = "reference";
+        const Clock::time_point start = Clock::now();
+        Image out;
+        try {
+            switch (step.op) {
+            case StepOp::Convolve: {
+                RunResult r = convolve(step.filter, first);
+                if (!r.ok()) {
+                    result.error = where + r.error;
+                    return result;
+                }
+                out = std::move(r.output);
+                report.timing = r.timing;
+                break;
+            }
+            case StepOp::Abs: out = absoluteValues(first); break;
+            case StepOp::Magnitude: out = magnitudeOf(first, resolve(step.inputs[1])); break;
+            case StepOp::Threshold: out = thresholdMask(first, step.threshold); break;
+            case StepOp::Normalize: out = normalizeTo8Bit(first); break;
+            case StepOp::Grayscale: out = grayscale(first); break;
+            case StepOp::Label: {
+                long long count = 0;
+                out = labelImage(first, count);
+                result.objectCount = count;
+                break;
+            }
+            }
+        } catch (const std::bad_alloc&) {
+            result.error = where + "out of memory";
+            return result;
+        } catch (const std::exception& e) {
+            result.error = where + e.what();
+            return result;
+        }
+        if (step.op != StepOp::Convolve) report.timing.kernelMs = millisecondsSince(start);
+        report.timing.totalMs = millisecondsSince(start);
+        result.steps.push_back(std::move(report));
+        if (!step.id.empty()) byId[step.id] = i;
+        outputs.push_back(std::move(out));
+    }
+    result.output = std::move(outputs.back());
+    return result;
+}
+
+class CpuPipelineRunner final : public PipelineRunner {
+public:
+    CpuPipelineRunner(Backend& backend, std::string mode) : backend_(backend), mode_(std::move(mode)) {}
+
+    PipelineResult run(const Pipeline& pipeline, ConstImageView input) override {
+        try {
+            return runSteps(pipeline, input, [this](const FilterSpec& spec, ConstImageView in) {
+                return backend_.run(spec, in, mode_);
+            });
+        } catch (const std::exception& e) {  // allocating the bookkeeping itself
+            PipelineResult r;
+            r.error = e.what();
+            return r;
+        }
+    }
+
+private:
+    Backend& backend_;
+    std::string mode_;
+};
+
+}  // namespace
+
+std::unique_ptr<PipelineRunner> makePipelineRunner(Backend& convolutions, std::string mode) {
+    return std::make_unique<CpuPipelineRunner>(convolutions, std::move(mode));
+}
+
+PipelineResult runPipelineReference(const Pipeline& pipeline, ConstImageView input) {
+    try {
+        return runSteps(pipeline, input, [](const FilterSpec& spec, ConstImageView in) {
+            RunResult r;
+            r.timing.backend = "cpu";
+            r.timing.mode = "reference";
+            try {
+                r.output = referenceFilter(spec, in);
+            } catch (const std::exception& e) {
+                r.error = e.what();
+            }
+            return r;
+        });
+    } catch (const std::exception& e) {
+        PipelineResult r;
+        r.error = e.what();
+        return r;
+    }
+}
+
+}  // namespace fs::cpu
