@@ -266,6 +266,14 @@ QWidget* MainWindow::buildOutputControls() {
     channelsCombo_->setToolTip(tr("Filter every channel independently, or a gray version of the image"));
     liveCheck_ = new QCheckBox(tr("re-run on every change"));
     liveCheck_->setChecked(true);
+    // Names for tests and style sheets.
+    borderCombo_->setObjectName(QStringLiteral("borderCombo"));
+    borderValueSpin_->setObjectName(QStringLiteral("borderValue"));
+    absCheck_->setObjectName(QStringLiteral("absoluteCheck"));
+    scaleSpin_->setObjectName(QStringLiteral("scaleSpin"));
+    floatCheck_->setObjectName(QStringLiteral("floatOutputCheck"));
+    channelsCombo_->setObjectName(QStringLiteral("channelsCombo"));
+    liveCheck_->setObjectName(QStringLiteral("liveCheck"));
     form->addRow(tr("Border"), borderCombo_);
     form->addRow(tr("Constant"), borderValueSpin_);
     form->addRow(tr("Scale"), scaleSpin_);

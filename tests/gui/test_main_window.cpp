@@ -1,7 +1,10 @@
 // The studio end to end, offscreen: open, filter, compare what is shown with
 // the backend's output and an independent reference, save and reload, errors.
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QDropEvent>
 #include <QMimeData>
 #include <QSettings>
@@ -271,6 +274,39 @@ private slots:
         QVERIFY(QSettings().value(QStringLiteral("files/recent")).toStringList().contains(kFruits));
         QVERIFY(runAndWait());
         QCOMPARE(window_->imageView()->originalImage().size(), QSize(512, 480));
+    }
+
+    void outputControlsReachTheSpec() {
+        QVERIFY(window_->openImage(kFruits));
+        QVERIFY(window_->selectMode(QStringLiteral("cpu/reference")));
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("sobel-y:3")));
+        auto* channels = window_->findChild<QComboBox*>(QStringLiteral("channelsCombo"));
+        auto* floatOut = window_->findChild<QCheckBox*>(QStringLiteral("floatOutputCheck"));
+        auto* border = window_->findChild<QComboBox*>(QStringLiteral("borderCombo"));
+        auto* borderValue = window_->findChild<QDoubleSpinBox*>(QStringLiteral("borderValue"));
+        auto* scale = window_->findChild<QDoubleSpinBox*>(QStringLiteral("scaleSpin"));
+        auto* absolute = window_->findChild<QCheckBox*>(QStringLiteral("absoluteCheck"));
+        QVERIFY(channels && floatOut && border && borderValue && scale && absolute);
+        channels->setCurrentIndex(1);  // luminance only
+        QCOMPARE(window_->input()->channels(), 1);
+        floatOut->setChecked(true);
+        absolute->setChecked(true);
+        scale->setValue(0.5);
+        border->setCurrentIndex(static_cast<int>(fs::BorderMode::Constant));
+        QVERIFY(borderValue->isEnabled());
+        borderValue->setValue(7.0);
+        QVERIFY(runAndWait());
+        const auto outcome = window_->lastOutcome();
+        QVERIFY2(outcome->result.ok(), outcome->result.error.c_str());
+        const fs::FilterSpec& spec = outcome->request.spec;
+        QVERIFY(spec.output.floatOutput && spec.output.absolute);
+        QCOMPARE(spec.output.scale, 0.5f);
+        QCOMPARE(spec.border.mode, fs::BorderMode::Constant);
+        QCOMPARE(spec.border.value, 7.0f);
+        QCOMPARE(outcome->result.output.depth(), fs::Depth::F32);
+        QCOMPARE(outcome->result.output.channels(), 1);
+        // The result is the reference on the gray input with exactly these settings.
+        QVERIFY(sameBytes(outcome->result.output, fs::cpu::referenceFilter(spec, window_->input()->cview())));
     }
 
     void bundledSamplesAndKernelExamplesLoad() {
