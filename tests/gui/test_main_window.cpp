@@ -309,6 +309,45 @@ private slots:
         QVERIFY(sameBytes(outcome->result.output, fs::cpu::referenceFilter(spec, window_->input()->cview())));
     }
 
+    // Draws each mode with solid images and reads the screen back: whichever
+    // path the platform gives (OpenGL under xvfb, QPainter offscreen).
+    void imageViewDrawsEveryMode() {
+        fs::widgets::ImageView view;
+        view.resize(400, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QImage original(200, 100, QImage::Format_RGBA8888), result(200, 100, QImage::Format_RGBA8888),
+            diff(200, 100, QImage::Format_RGBA8888);
+        original.fill(QColor(200, 0, 0));
+        result.fill(QColor(0, 0, 200));
+        diff.fill(QColor(0, 180, 0));
+        view.setOriginal(original);
+        view.setResult(result);
+        view.setDifference(diff, QStringLiteral("test"));
+        view.zoomToFit();
+        auto colourAt = [&](double u, double v) {  // u, v: fraction of the image
+            const QImage shot = view.grab().toImage();
+            const QPointF inImage(u * 200.0, v * 100.0);
+            // widgetToImage is affine: invert it from two points.
+            const QPointF o = view.widgetToImage(QPointF(0, 0)), x1 = view.widgetToImage(QPointF(1, 0)), y1 = view.widgetToImage(QPointF(0, 1));
+            const QPoint w(static_cast<int>((inImage.x() - o.x()) / (x1.x() - o.x())), static_cast<int>((inImage.y() - o.y()) / (y1.y() - o.y())));
+            const qreal dpr = shot.devicePixelRatio();
+            return QColor(shot.pixel(static_cast<int>(w.x() * dpr), static_cast<int>(w.y() * dpr)));
+        };
+        const QString path = view.usesOpenGL() ? QStringLiteral("OpenGL") : QStringLiteral("QPainter");
+        view.setDisplayMode(fs::widgets::ImageView::DisplayMode::Original);
+        QCOMPARE(colourAt(0.5, 0.7), QColor(200, 0, 0));
+        view.setDisplayMode(fs::widgets::ImageView::DisplayMode::Result);
+        QCOMPARE(colourAt(0.5, 0.7), QColor(0, 0, 200));
+        view.setDisplayMode(fs::widgets::ImageView::DisplayMode::Difference);
+        QCOMPARE(colourAt(0.5, 0.7), QColor(0, 180, 0));
+        view.setDisplayMode(fs::widgets::ImageView::DisplayMode::Split);
+        view.setSplitPosition(0.5);
+        QCOMPARE(colourAt(0.25, 0.7), QColor(200, 0, 0));
+        QCOMPARE(colourAt(0.75, 0.7), QColor(0, 0, 200));
+        qInfo("image view drew every mode through %s", qPrintable(path));
+    }
+
     void bundledSamplesAndKernelExamplesLoad() {
         const QStringList kernels = QDir(QStringLiteral(":/kernels")).entryList(QDir::Files);
         QVERIFY(kernels.size() >= 3);
