@@ -114,6 +114,21 @@ private slots:
         QVERIFY(window_->timingChart()->categories().contains(QStringLiteral("cpu/reference")));
         QVERIFY(window_->timingChart()->barCount() >= 1);
         QVERIFY(errors_.isEmpty());
+
+        // The chart exports every run as CSV and the visible plot as PNG.
+        QString why;
+        const QString csv = dir_.filePath(QStringLiteral("timings.csv"));
+        QVERIFY2(window_->timingChart()->exportCsv(csv, &why), qPrintable(why));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().split('\n');
+        QCOMPARE(lines.size() - 1, window_->timingChart()->historyCount() + 1);  // header, runs, final newline
+        QVERIFY(lines.back().isEmpty());
+        QVERIFY(lines[lines.size() - 2].contains(",cpu,reference,"));
+        const QString png = dir_.filePath(QStringLiteral("timings.png"));
+        QVERIFY2(window_->timingChart()->exportPng(png, &why), qPrintable(why));
+        QVERIFY(!QImage(png).isNull());
+        QVERIFY(!window_->timingChart()->exportCsv(dir_.filePath(QStringLiteral("no/such/dir/t.csv")), &why));
     }
 
     void parallelModeMatchesReferenceInDifferenceView() {
