@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QDoubleSpinBox>
 #include <QDropEvent>
 #include <QMimeData>
@@ -224,6 +225,40 @@ private slots:
             QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("box:%1").arg(size)));
         QVERIFY(runAndWait());
         QCOMPARE(window_->lastOutcome()->request.spec.kernels.front().width, 15);
+    }
+
+    void longRunsLeaveTheGuiThreadFree() {
+        // A big gray image and a wide kernel on the one-thread reference: long enough to notice.
+        fs::Image big(1536, 1536, 1, fs::Depth::U8);
+        for (int y = 0; y < big.height(); ++y)
+            for (int x = 0; x < big.width(); ++x) big.view().row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>((x * 7 + y * 13) & 255);
+        const QString path = dir_.filePath(QStringLiteral("big.png"));
+        std::string why;
+        QVERIFY2(fs::io::saveImage(path.toStdString(), big.cview(), &why), why.c_str());
+        QVERIFY(window_->openImage(path));
+        QVERIFY(runAndWait());
+        QVERIFY(window_->selectMode(QStringLiteral("cpu/reference")));
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("box:21")));
+        QElapsedTimer clock;
+        clock.start();
+        window_->runNow();
+        const qint64 submitMs = clock.elapsed();
+        // The event loop keeps turning while the run goes on.
+        qint64 longestStallMs = 0;
+        const quint64 wanted = window_->runner()->latestGeneration();
+        while (!(window_->lastOutcome() && window_->lastOutcome()->generation >= wanted) && clock.elapsed() < 120000) {
+            QElapsedTimer tick;
+            tick.start();
+            QTest::qWait(10);
+            longestStallMs = std::max(longestStallMs, tick.elapsed());
+        }
+        const qint64 runMs = clock.elapsed();
+        QVERIFY(window_->lastOutcome()->generation >= wanted);
+        qInfo("run %lld ms, runNow() %lld ms, longest event-loop stall %lld ms", runMs, submitMs, longestStallMs);
+        if (runMs < 400) QSKIP("the run finished too fast to tell a blocked GUI thread from a free one");
+        QVERIFY2(submitMs < runMs / 4, qPrintable(QStringLiteral("runNow took %1 ms of a %2 ms run").arg(submitMs).arg(runMs)));
+        QVERIFY2(longestStallMs < runMs / 2,
+                 qPrintable(QStringLiteral("event loop stalled %1 ms during a %2 ms run").arg(longestStallMs).arg(runMs)));
     }
 
     void kernelEditorUndoRedo() {
