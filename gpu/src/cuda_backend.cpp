@@ -10,8 +10,8 @@ namespace fs::gpu {
 namespace {
 
 const char* autoDescription =
-    "Picks the fastest correct mode for the filter: registers for 3x3 kernels, separable for larger rank-1 "
-    "kernels, otherwise shared.";
+    "Picks the fastest correct mode for the filter: registers for kernels up to 7x7, separable for larger "
+    "rank-1 kernels, otherwise shared.";
 
 class CudaBackend final : public Backend {
 public:

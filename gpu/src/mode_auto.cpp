@@ -1,7 +1,7 @@
-// Mode "auto" and the mode registry. Auto runs the registers mode for 3x3
-// kernels, the separable mode for larger rank-1 kernels (kw + kh work instead
-// of kw * kh), otherwise the shared-memory mode: the fastest correct choice
-// measured by filterstudio-bench on an H100 (bench/results/).
+// Mode "auto" and the mode registry. Auto runs the registers mode for kernels
+// up to 7x7, the separable mode for larger rank-1 kernels (kw + kh work
+// instead of kw * kh), otherwise the shared-memory mode: the fastest correct
+// choice in filterstudio-bench on an H100 (bench/results/h100-bench.txt).
 #include <algorithm>
 
 #include "launch.hpp"
@@ -9,7 +9,7 @@
 namespace fs::gpu {
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
-    if (std::max(f.math.kw, f.math.kh) <= 3) return registersMode();
+    if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
     if (f.separable && separableMode().supports(f).empty()) return separableMode();
     if (sharedMode().supports(f).empty()) return sharedMode();
     return constantMode();
