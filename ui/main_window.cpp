@@ -110,6 +110,8 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
         a->setCheckable(true);
         a->setData(i);
         a->setShortcut(QKeySequence(Qt::Key_1 + i));
+        // Digits belong to the kernel grid and spin boxes elsewhere: only while the view area has focus.
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         a->setToolTip(tr("%1 (%2)").arg(modeNames[i]).arg(i + 1));
         viewModes_->addAction(a);
     }
@@ -127,6 +129,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     QAction* oneToOne = viewBar->addAction(tr("1:1"), view_, &widgets::ImageView::zoomOneToOne);
     oneToOne->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    centre->addActions(viewModes_->actions());
     centreLayout->addWidget(viewBar);
     centreLayout->addWidget(view_, 1);
     setCentralWidget(centre);

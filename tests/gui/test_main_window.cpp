@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QSpinBox>
 #include <QElapsedTimer>
 #include <QDoubleSpinBox>
 #include <QDropEvent>
@@ -259,6 +260,24 @@ private slots:
         QVERIFY2(submitMs < runMs / 4, qPrintable(QStringLiteral("runNow took %1 ms of a %2 ms run").arg(submitMs).arg(runMs)));
         QVERIFY2(longestStallMs < runMs / 2,
                  qPrintable(QStringLiteral("event loop stalled %1 ms during a %2 ms run").arg(longestStallMs).arg(runMs)));
+    }
+
+    void digitKeysSwitchTheViewOnlyFromTheView() {
+        QVERIFY(window_->openImage(kFruits));
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        fs::widgets::ImageView* view = window_->imageView();
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_3);
+        QCOMPARE(view->displayMode(), fs::widgets::ImageView::DisplayMode::Split);
+        QTest::keyClick(view, Qt::Key_1);
+        QCOMPARE(view->displayMode(), fs::widgets::ImageView::DisplayMode::Original);
+        // Typing a weight into the kernel designer must not switch the view.
+        auto* size = window_->kernelEditor()->findChild<QSpinBox*>();
+        QVERIFY(size);
+        size->setFocus();
+        QTest::keyClick(size, Qt::Key_4);
+        QCOMPARE(view->displayMode(), fs::widgets::ImageView::DisplayMode::Original);
     }
 
     void kernelEditorUndoRedo() {
