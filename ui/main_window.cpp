@@ -549,7 +549,12 @@ bool MainWindow::ensureHostResult() {
         if (g >= wanted) loop.quit();
     });
     auto failed = connect(this, &MainWindow::runFailed, &loop, &QEventLoop::quit);
+    // A result dropped because the image changed meanwhile never arrives: do not wait forever.
+    auto dropped = connect(runner_, &FilterRunner::busyChanged, &loop, [&](bool busy) {
+        if (!busy) QTimer::singleShot(0, &loop, &QEventLoop::quit);
+    });
     loop.exec();
+    disconnect(dropped);
     disconnect(connection);
     disconnect(failed);
     return lastOutcome_ && lastOutcome_->result.ok();
