@@ -7,6 +7,9 @@
 #if defined(FS_HAVE_CUDA)
 #include "fs/gpu/cuda_backend.hpp"
 #endif
+#if defined(FS_HAVE_OPENCL)
+#include "fs/ocl/opencl_backend.hpp"
+#endif
 
 namespace fs {
 
@@ -19,6 +22,9 @@ std::vector<std::unique_ptr<Backend>> makeAllBackends() {
 #endif
 #if defined(FS_HAVE_CUDA)
     backends.push_back(gpu::makeCudaBackend());
+#endif
+#if defined(FS_HAVE_OPENCL)
+    backends.push_back(opencl::makeOpenClBackend());
 #endif
     return backends;
 }

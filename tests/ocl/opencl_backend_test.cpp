@@ -1,0 +1,214 @@
+// Backend "opencl" against fs::cpu::referenceFilter on random images of odd
+// sizes and real photographs, every border mode, u8/u16/f32, 1/3/4 channels,
+// magnitude and the output mappings. Skips with the backend's own reason when
+// OpenCV finds no OpenCL device.
+//
+// Each distinct (kernel weights, depth, channels, border) is a new OpenCL
+// program that the driver compiles at first use (about a second each on
+// PoCL), so the cases are chosen to cover every axis without the full cross
+// product of them all.
+#include <gtest/gtest.h>
+
+#include <opencv2/core/ocl.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cv_test_support.hpp"
+#include "fs/cpu/cpu_backend.hpp"
+#include "fs/ocl/opencl_backend.hpp"
+#include "fs/presets.hpp"
+
+namespace fs {
+namespace {
+
+// OpenCV only uses GPU OpenCL devices by default; "::" means "a GPU, else a
+// CPU device", so CI can run these tests on PoCL. Set before any OpenCL call
+// (OpenCV reads it once, when it first creates its context); a value set by
+// the caller wins.
+const bool kCpuDevicesAllowed = [] { return ::setenv("OPENCV_OPENCL_DEVICE", "::", 0) == 0; }();
+
+Backend& openCl() {
+    static const std::unique_ptr<Backend> backend = [] {
+        std::unique_ptr<Backend> b = opencl::makeOpenClBackend();
+        if (b->available())
+            std::cout << "[ device   ] " << b->displayName() << " (OpenCV default device: "
+                      << cv::ocl::Device::getDefault().name() << ")\n";
+        else std::cout << "[ device   ] none: " << b->unavailableReason() << "\n";
+        return b;
+    }();
+    return *backend;
+}
+
+#define SKIP_WITHOUT_OPENCL()                                                                             \
+    do {                                                                                                  \
+        if (!openCl().available()) GTEST_SKIP() << "opencl backend unavailable: " << openCl().unavailableReason(); \
+    } while (0)
+
+FilterSpec preset(const std::string& name, Border border, OutputMapping output) {
+    FilterSpec s;
+    EXPECT_TRUE(makePreset(name, s)) << name;
+    s.border = border;
+    s.output = output;
+    return s;
+}
+
+FilterSpec dense(Kernel k, Border border, OutputMapping output) {
+    FilterSpec s;
+    s.name = "random " + std::to_string(k.width) + "x" + std::to_string(k.height);
+    s.kernels = {std::move(k)};
+    s.border = border;
+    s.output = output;
+    return s;
+}
+
+Border borderFor(BorderMode mode, Depth depth) {
+    // A constant beyond the image's values so a wrong edge cannot pass by chance.
+    return {mode, mode == BorderMode::Constant ? static_cast<float>(0.6 * test::maxInputOf(depth)) : 0.0f};
+}
+
+const BorderMode kAllBorders[] = {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Constant,
+                                  BorderMode::Wrap};
+const OutputMapping kSame{};
+const OutputMapping kAsFloat{1.0f, 0.0f, false, true};
+const OutputMapping kEdges{0.5f, 0.0f, true, false};
+
+std::string describe(const FilterSpec& spec, const Image& input, const std::string& mode) {
+    return "opencl/" + mode + " with " + spec.name + ", border " + borderModeName(spec.border.mode) + ", " +
+           std::to_string(input.width()) + "x" + std::to_string(input.height()) + "x" +
+           std::to_string(input.channels()) + " " + depthName(input.depth()) +
+           (spec.output.floatOutput ? " -> f32" : "");
+}
+
+// Runs every mode on `input` and compares with the CPU reference.
+void checkAgainstReference(const FilterSpec& spec, const Image& input) {
+    const Image expected = cpu::referenceFilter(spec, input.cview());
+    const double scale = test::responseScale(spec, test::maxInputOf(input.depth()));
+    for (const char* mode : {"filter2d", "auto"}) {
+        SCOPED_TRACE(describe(spec, input, mode));
+        const RunResult r = openCl().run(spec, input.cview(), mode);
+        ASSERT_TRUE(r.ok()) << r.error;
+        EXPECT_TRUE(r.timing.uploadMs && r.timing.kernelMs && r.timing.downloadMs && r.timing.totalMs);
+        EXPECT_TRUE(test::imagesMatch(r.output, expected, test::toleranceFor(expected.depth(), scale)));
+    }
+}
+
+TEST(OpenClBackend, ListsItsModes) {
+    Backend& b = openCl();
+    EXPECT_EQ(b.id(), "opencl");
+    std::vector<std::string> ids;
+    for (const ModeInfo& m : b.modes()) {
+        ids.push_back(m.id);
+        EXPECT_FALSE(m.description.empty());
+        EXPECT_EQ(m.available, b.available());
+        EXPECT_EQ(m.unavailableReason, b.unavailableReason());
+    }
+    EXPECT_EQ(ids, (std::vector<std::string>{"filter2d", "auto"}));
+}
+
+TEST(OpenClBackend, RefusesWhatItCannotRun) {
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(5, 4, 1, Depth::U8, rng);
+    const FilterSpec spec = preset("box:3", {}, kSame);
+    const RunResult unknown = openCl().run(spec, input.cview(), "shared");
+    EXPECT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error.find("no mode 'shared'"), std::string::npos) << unknown.error;
+    if (!openCl().available()) {
+        const RunResult r = openCl().run(spec, input.cview(), "auto");
+        EXPECT_NE(r.error.find(openCl().unavailableReason()), std::string::npos) << r.error;
+        GTEST_SKIP() << "opencl backend unavailable: " << openCl().unavailableReason();
+    }
+    FilterSpec even = spec;
+    even.kernels[0] = Kernel(2, 3, std::vector<float>(6, 1.0f));
+    const RunResult bad = openCl().run(even, input.cview(), "auto");
+    EXPECT_FALSE(bad.ok());
+    EXPECT_TRUE(bad.output.empty());
+}
+
+// Every depth with every channel count, each with a different border, then
+// every border on one-pixel images. Cases alternate between a magnitude of
+// two rank-1 kernels (sepFilter2D in "auto") and a dense random kernel
+// (filter2D in both modes). Not the full cross product: each case costs
+// OpenCL compiles.
+TEST(OpenClBackend, RandomOddImagesEveryDepthChannelCountAndBorder) {
+    SKIP_WITHOUT_OPENCL();
+    std::mt19937 rng = test::testRng();
+    const Kernel randomKernel = test::randomKernel(5, 3, rng);
+    const int sizes[][2] = {{37, 23}, {19, 1}, {1, 7}, {7, 3}};
+    int caseIndex = 0;
+    auto checkOne = [&](Depth depth, int channels, BorderMode mode, const int* size) {
+        const Image input = test::randomImage(size[0], size[1], channels, depth, rng);
+        const Border border = borderFor(mode, depth);
+        const bool magnitude = (caseIndex + caseIndex / 4) % 2 == 0;  // not in step with the size cycle
+        ++caseIndex;
+        if (magnitude) checkAgainstReference(preset("sobel-mag", border, kEdges), input);
+        else checkAgainstReference(dense(randomKernel, border, kAsFloat), input);
+    };
+    int depthIndex = 0;
+    for (Depth depth : {Depth::U8, Depth::U16, Depth::F32}) {
+        int channelIndex = 0;
+        for (int channels : {1, 3, 4})
+            checkOne(depth, channels, kAllBorders[(depthIndex + channelIndex++) % 4], sizes[caseIndex % 4]);
+        ++depthIndex;
+    }
+    const int onePixel[] = {1, 1};
+    for (BorderMode mode : kAllBorders) {
+        checkOne(Depth::U8, 3, mode, onePixel);
+        checkOne(Depth::F32, 1, mode, onePixel);
+    }
+}
+
+TEST(OpenClBackend, RealPhotographs) {
+    SKIP_WITHOUT_OPENCL();
+    const Image moon = test::loadTestImage("moon.png");
+    const Image fruits = test::loadTestImage("fruits.jpg");
+    cv::Mat bgra;
+    cv::cvtColor(test::matOf(fruits), bgra, cv::COLOR_BGR2BGRA);
+    const Border reflect = borderFor(BorderMode::Reflect101, Depth::U8);
+    checkAgainstReference(preset("gaussian:7:0", reflect, kSame), moon);
+    checkAgainstReference(preset("sobel-mag", borderFor(BorderMode::Wrap, Depth::U8), kEdges), fruits);
+    checkAgainstReference(preset("laplacian-8", borderFor(BorderMode::Constant, Depth::U8), kAsFloat),
+                          test::imageOf(bgra));
+    checkAgainstReference(preset("sobel-x:5", borderFor(BorderMode::Replicate, Depth::U16), kEdges),
+                          test::convertedTo(fruits, Depth::U16));
+    checkAgainstReference(preset("gaussian:7:0", reflect, kSame), test::convertedTo(moon, Depth::F32));
+}
+
+// Output mappings that go below zero and past the top of the range, so the
+// rounding and saturation of u8/u16 are exercised on the device.
+TEST(OpenClBackend, OutputMappingsSaturateAndRound) {
+    SKIP_WITHOUT_OPENCL();
+    std::mt19937 rng = test::testRng();
+    for (Depth depth : {Depth::U8, Depth::U16}) {
+        const Image input = test::randomImage(41, 29, 3, depth, rng);
+        const float half = static_cast<float>(test::maxInputOf(depth) / 2);
+        const Border border = borderFor(BorderMode::Reflect101, depth);
+        checkAgainstReference(preset("laplacian-8", border, {0.5f, half, false, false}), input);
+        checkAgainstReference(preset("laplacian-8", border, {2.0f, -half, true, false}), input);
+    }
+}
+
+TEST(OpenClBackend, KernelLargerThanTheImage) {
+    SKIP_WITHOUT_OPENCL();
+    std::mt19937 rng = test::testRng();
+    for (BorderMode mode : kAllBorders) {
+        const Border border = borderFor(mode, Depth::U8);
+        checkAgainstReference(preset("gaussian:31:6", border, kSame), test::randomImage(3, 2, 1, Depth::U8, rng));
+    }
+}
+
+TEST(OpenClBackend, LargeImageTimingParts) {
+    SKIP_WITHOUT_OPENCL();
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(1023, 769, 1, Depth::F32, rng);
+    const FilterSpec spec = preset("gaussian:7:0", borderFor(BorderMode::Reflect101, Depth::F32), kSame);
+    checkAgainstReference(spec, input);
+    const RunResult r = openCl().run(spec, input.cview(), "auto");
+    ASSERT_TRUE(r.ok()) << r.error;
+    std::cout << "[ timing   ] 1023x769 f32 gaussian:7 opencl/auto: " << r.timing.toString() << "\n";
+    EXPECT_GE(*r.timing.totalMs, *r.timing.uploadMs + *r.timing.kernelMs + *r.timing.downloadMs);
+}
+
+}  // namespace
+}  // namespace fs
