@@ -1,4 +1,5 @@
 // filterstudio-cli: apply a filter to an image file with any backend and mode,
+// run many filters over many files (batch) or a chain of steps (pipeline),
 // list presets, list backends. Exit codes: 0 ok, 2 usage, 3 input error,
 // 4 backend unavailable or failed.
 #include <opencv2/core/version.hpp>
@@ -8,27 +9,26 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backends.hpp"
+#include "cli_common.hpp"
 #include "fs/io/image_io.hpp"
 #include "fs/kernel_file.hpp"
 #include "fs/presets.hpp"
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
-constexpr int kExitInput = 3;
-constexpr int kExitBackend = 4;
+using namespace fs::cli;
 
 const char* const kUsage = R"(filterstudio-cli: convolution filters on image files
 
 Usage:
   filterstudio-cli apply -i IN -o OUT -k KERNEL [options]
+  filterstudio-cli batch -i DIR_OR_GLOB -k K1 [-k K2 ...] -o OUTDIR [options]
+  filterstudio-cli pipeline -i IN -o OUT -p PIPELINE.json [--backend ID] [--mode MODE]
   filterstudio-cli kernels          list the preset kernels
   filterstudio-cli modes            list backends, their modes and availability
   filterstudio-cli --version | --help
@@ -51,122 +51,54 @@ apply options:
   --abs                take the absolute value after scale and offset
   --max-pixels N       refuse images larger than N pixels (default 268435456)
 
+batch options (also --backend, --mode, --border, --depth, --scale, --offset,
+--abs, --max-pixels as for apply, applied to every kernel):
+  -i, --input DIR_OR_GLOB  a folder (its image files), a quoted glob ('shots/*.png')
+                       or a file; repeat for more
+  -k, --kernel KERNEL  repeat for every kernel; each image x kernel gives one file
+  -o, --output OUTDIR  folder for <image>__<kernel>.<ext> (created when missing);
+                       kernel names are made filename-safe (gaussian:5:1.2 -> gaussian-5-1.2)
+  --format EXT         output extension (default: the input's; tif for --depth f32)
+  --overwrite          replace existing outputs (default: refuse before starting)
+  --mode defaults to the backend's fastest general mode (cpu: parallel, cuda: auto).
+  Progress goes to stderr; a file that fails is reported and the rest go on.
+  Exit code 3 when any file failed.
+
+pipeline: runs the steps of a pipeline file (format "filterstudio-pipeline",
+version 1: convolve, abs, magnitude, threshold, normalize, grayscale, label)
+and prints each step's time, and the object count when it has a label step.
+Options -i IN, -o OUT, -p PIPELINE.json, --backend, --mode (as for batch), --max-pixels.
+A pipeline ending in label gives f32 labels: write them to a .tif.
+
 Colour images are filtered per channel in the file's BGR(A) order.
 Exit codes: 0 ok, 2 usage error, 3 input error (image, kernel or output file),
 4 backend unavailable or failed.
 )";
 
-struct UsageError {
-    std::string message;
-};
-
-int usageError(const std::string& message) {
-    std::cerr << "filterstudio-cli: " << message << "\nRun `filterstudio-cli --help` for usage.\n";
-    return kExitUsage;
-}
-
-int inputError(const std::string& message) {
-    std::cerr << "filterstudio-cli: " << message << "\n";
-    return kExitInput;
-}
-
-int backendError(const std::string& message) {
-    std::cerr << "filterstudio-cli: " << message << "\n";
-    return kExitBackend;
-}
-
-std::optional<double> parseFinite(const std::string& text) {
-    if (text.empty()) return std::nullopt;
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end == nullptr || *end != '\0' || !std::isfinite(v)) return std::nullopt;
-    return v;
-}
-
 struct ApplyOptions {
     std::string input, output, kernel, backend = "cpu", mode;
-    std::optional<std::string> border, depth;
-    std::optional<float> scale, offset;
-    bool absolute = false;
+    SpecOverrides overrides;
     std::uint64_t maxPixels = fs::io::LoadOptions{}.maxPixels;
 };
 
 // Throws UsageError for anything malformed on the command line.
 ApplyOptions parseApply(const std::vector<std::string>& args) {
     ApplyOptions o;
-    auto number = [](const std::string& name, const std::string& text) {
-        const std::optional<double> v = parseFinite(text);
-        if (!v) throw UsageError{name + " needs a finite number, got '" + text + "'"};
-        return *v;
-    };
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string name = args[i];
-        std::optional<std::string> inlineValue;
-        if (const std::size_t eq = name.find('='); name.rfind("--", 0) == 0 && eq != std::string::npos) {
-            inlineValue = name.substr(eq + 1);
-            name = name.substr(0, eq);
-        }
-        auto value = [&]() -> std::string {
-            if (inlineValue) return *inlineValue;
-            if (i + 1 >= args.size()) throw UsageError{name + " needs a value"};
-            return args[++i];
-        };
-        if (name == "-i" || name == "--input") o.input = value();
-        else if (name == "-o" || name == "--output") o.output = value();
-        else if (name == "-k" || name == "--kernel") o.kernel = value();
-        else if (name == "--backend") o.backend = value();
-        else if (name == "--mode") o.mode = value();
-        else if (name == "--border") o.border = value();
-        else if (name == "--depth") o.depth = value();
-        else if (name == "--scale") o.scale = static_cast<float>(number(name, value()));
-        else if (name == "--offset") o.offset = static_cast<float>(number(name, value()));
-        else if (name == "--abs") {
-            if (inlineValue) throw UsageError{"--abs takes no value"};
-            o.absolute = true;
-        } else if (name == "--max-pixels") {
-            const double v = number(name, value());
-            if (v < 1 || v != std::floor(v)) throw UsageError{"--max-pixels needs a positive whole number"};
-            o.maxPixels = static_cast<std::uint64_t>(v);
-        } else throw UsageError{"unknown option '" + args[i] + "' for apply"};
+    OptionReader reader(args, "apply");
+    while (reader.next()) {
+        const std::string& name = reader.name();
+        if (name == "-i" || name == "--input") o.input = reader.value();
+        else if (name == "-o" || name == "--output") o.output = reader.value();
+        else if (name == "-k" || name == "--kernel") o.kernel = reader.value();
+        else if (name == "--backend") o.backend = reader.value();
+        else if (name == "--mode") o.mode = reader.value();
+        else if (name == "--max-pixels") o.maxPixels = readMaxPixels(reader);
+        else if (!o.overrides.read(reader)) reader.unknown();
     }
     if (o.input.empty()) throw UsageError{"apply needs -i IN"};
     if (o.output.empty()) throw UsageError{"apply needs -o OUT"};
     if (o.kernel.empty()) throw UsageError{"apply needs -k KERNEL"};
-    if (o.depth && *o.depth != "same" && *o.depth != "f32")
-        throw UsageError{"--depth must be 'same' or 'f32', not '" + *o.depth + "'"};
     return o;
-}
-
-bool samePath(const std::string& a, const std::string& b) {
-    namespace fsys = std::filesystem;
-    std::error_code ec;
-    if (fsys::exists(a, ec) && fsys::exists(b, ec)) return fsys::equivalent(a, b, ec);
-    return fsys::weakly_canonical(a, ec) == fsys::weakly_canonical(b, ec);
-}
-
-std::string lowerExtension(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext;
-}
-
-// A JSON file when the path exists or names a .json file; otherwise a preset.
-int loadKernel(const std::string& text, fs::FilterSpec& spec) {
-    std::error_code ec;
-    const bool isFile = std::filesystem::is_regular_file(text, ec);
-    if (isFile || lowerExtension(text) == ".json") {
-#if defined(FS_HAVE_KERNEL_FILES)
-        if (!isFile) return inputError(text + ": kernel file not found");
-        std::string why;
-        if (!fs::loadKernelFile(text, spec, &why)) return inputError(why.rfind(text, 0) == 0 ? why : text + ": " + why);
-        return kExitOk;
-#else
-        return usageError(text + ": this build has no JSON kernel file support (built without nlohmann-json)");
-#endif
-    }
-    std::string why;
-    if (!fs::makePreset(text, spec, &why)) return usageError(why);
-    return kExitOk;
 }
 
 int runApply(const std::vector<std::string>& args) {
@@ -179,47 +111,16 @@ int runApply(const std::vector<std::string>& args) {
 
     fs::FilterSpec spec;
     if (const int rc = loadKernel(o.kernel, spec); rc != kExitOk) return rc;
-    if (o.border) {
-        std::string why;
-        if (!fs::parseBorder(*o.border, spec.border, &why)) return usageError(why);
-    }
-    if (o.depth) spec.output.floatOutput = *o.depth == "f32";
-    if (o.scale) spec.output.scale = *o.scale;
-    if (o.offset) spec.output.offset = *o.offset;
-    if (o.absolute) spec.output.absolute = true;
+    if (const int rc = o.overrides.applyTo(spec); rc != kExitOk) return rc;
     if (spec.output.floatOutput && lowerExtension(o.output) != ".tif" && lowerExtension(o.output) != ".tiff")
         return usageError("--depth f32 writes a 32-bit float TIFF: " + o.output + " must end in .tif or .tiff");
     if (samePath(o.input, o.output))
         return usageError(o.output + ": the output would overwrite the input; choose another file");
 
     std::vector<std::unique_ptr<fs::Backend>> backends = fs::makeAllBackends();
-    fs::Backend* backend = fs::findBackend(backends, o.backend);
-    if (!backend) {
-        std::string known;
-        for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
-        return backendError("no backend '" + o.backend + "' in this build (have: " + known + ")");
-    }
-    if (!backend->available()) return backendError(o.backend + " is unavailable: " + backend->unavailableReason());
-    const std::vector<fs::ModeInfo> modes = backend->modes();
+    fs::Backend* backend = nullptr;
     std::string mode = o.mode;
-    if (mode.empty()) {
-        for (const fs::ModeInfo& m : modes)
-            if (m.available) {
-                mode = m.id;
-                break;
-            }
-        if (mode.empty()) return backendError(o.backend + " has no available mode");
-    } else {
-        const fs::ModeInfo* found = nullptr;
-        std::string known;
-        for (const fs::ModeInfo& m : modes) {
-            if (m.id == mode) found = &m;
-            known += (known.empty() ? "" : ", ") + m.id;
-        }
-        if (!found) return usageError(o.backend + " has no mode '" + mode + "' (have: " + known + ")");
-        if (!found->available)
-            return backendError(o.backend + "/" + mode + " is unavailable: " + found->unavailableReason);
-    }
+    if (const int rc = chooseBackend(backends, o.backend, mode, backend); rc != kExitOk) return rc;
 
     fs::io::LoadOptions loadOptions;
     loadOptions.maxPixels = o.maxPixels;
@@ -283,6 +184,8 @@ int main(int argc, char** argv) {
             return kExitOk;
         }
         if (command == "apply") return runApply(rest);
+        if (command == "batch") return runBatch(rest);
+        if (command == "pipeline") return runPipeline(rest);
         if ((command == "kernels" || command == "modes") && !rest.empty())
             return usageError(command + " takes no arguments");
         if (command == "kernels") return listKernels();

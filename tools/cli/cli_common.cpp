@@ -1,0 +1,173 @@
+#include "cli_common.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "fs/kernel_file.hpp"
+#include "fs/presets.hpp"
+
+namespace fs::cli {
+
+int usageError(const std::string& message) {
+    std::cerr << "filterstudio-cli: " << message << "\nRun `filterstudio-cli --help` for usage.\n";
+    return kExitUsage;
+}
+
+int inputError(const std::string& message) {
+    std::cerr << "filterstudio-cli: " << message << "\n";
+    return kExitInput;
+}
+
+int backendError(const std::string& message) {
+    std::cerr << "filterstudio-cli: " << message << "\n";
+    return kExitBackend;
+}
+
+std::optional<double> parseFinite(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == nullptr || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+bool OptionReader::next() {
+    if (started_) ++index_;
+    started_ = true;
+    if (index_ >= args_.size()) return false;
+    name_ = args_[index_];
+    inlineValue_.reset();
+    if (const std::size_t eq = name_.find('='); name_.rfind("--", 0) == 0 && eq != std::string::npos) {
+        inlineValue_ = name_.substr(eq + 1);
+        name_ = name_.substr(0, eq);
+    }
+    return true;
+}
+
+std::string OptionReader::value() {
+    if (inlineValue_) return *inlineValue_;
+    if (index_ + 1 >= args_.size()) throw UsageError{name_ + " needs a value"};
+    return args_[++index_];
+}
+
+double OptionReader::number() {
+    const std::string text = value();
+    const std::optional<double> v = parseFinite(text);
+    if (!v) throw UsageError{name_ + " needs a finite number, got '" + text + "'"};
+    return *v;
+}
+
+void OptionReader::noValue() const {
+    if (inlineValue_) throw UsageError{name_ + " takes no value"};
+}
+
+void OptionReader::unknown() const { throw UsageError{"unknown option '" + args_[index_] + "' for " + command_}; }
+
+std::uint64_t readMaxPixels(OptionReader& reader) {
+    const double v = reader.number();
+    if (v < 1 || v != std::floor(v) || v > 1e18) throw UsageError{"--max-pixels needs a positive whole number"};
+    return static_cast<std::uint64_t>(v);
+}
+
+bool samePath(const std::string& a, const std::string& b) {
+    namespace fsys = std::filesystem;
+    std::error_code ec;
+    if (fsys::exists(a, ec) && fsys::exists(b, ec)) return fsys::equivalent(a, b, ec);
+    return fsys::weakly_canonical(a, ec) == fsys::weakly_canonical(b, ec);
+}
+
+std::string lowerExtension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+int loadKernel(const std::string& text, FilterSpec& spec) {
+    std::error_code ec;
+    const bool isFile = std::filesystem::is_regular_file(text, ec);
+    if (isFile || lowerExtension(text) == ".json") {
+#if defined(FS_HAVE_KERNEL_FILES)
+        if (!isFile) return inputError(text + ": kernel file not found");
+        std::string why;
+        if (!loadKernelFile(text, spec, &why)) return inputError(why.rfind(text, 0) == 0 ? why : text + ": " + why);
+        return kExitOk;
+#else
+        return usageError(text + ": this build has no JSON kernel file support (built without nlohmann-json)");
+#endif
+    }
+    std::string why;
+    if (!makePreset(text, spec, &why)) return usageError(why);
+    return kExitOk;
+}
+
+int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
+                  Backend*& chosen, bool preferFast) {
+    chosen = nullptr;
+    Backend* backend = nullptr;
+    for (const auto& b : backends)
+        if (b->id() == id) backend = b.get();
+    if (!backend) {
+        std::string known;
+        for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
+        return backendError("no backend '" + id + "' in this build (have: " + known + ")");
+    }
+    if (!backend->available()) return backendError(id + " is unavailable: " + backend->unavailableReason());
+    const std::vector<ModeInfo> modes = backend->modes();
+    if (mode.empty() && preferFast) {
+        for (const ModeInfo& m : modes)
+            if (m.available && (m.id == "auto" || m.id == "parallel")) {
+                mode = m.id;
+                break;
+            }
+    }
+    if (mode.empty()) {
+        for (const ModeInfo& m : modes)
+            if (m.available) {
+                mode = m.id;
+                break;
+            }
+        if (mode.empty()) return backendError(id + " has no available mode");
+    } else {
+        const ModeInfo* found = nullptr;
+        std::string known;
+        for (const ModeInfo& m : modes) {
+            if (m.id == mode) found = &m;
+            known += (known.empty() ? "" : ", ") + m.id;
+        }
+        if (!found) return usageError(id + " has no mode '" + mode + "' (have: " + known + ")");
+        if (!found->available) return backendError(id + "/" + mode + " is unavailable: " + found->unavailableReason);
+    }
+    chosen = backend;
+    return kExitOk;
+}
+
+bool SpecOverrides::read(OptionReader& reader) {
+    const std::string& name = reader.name();
+    if (name == "--border") border = reader.value();
+    else if (name == "--depth") {
+        depth = reader.value();
+        if (*depth != "same" && *depth != "f32") throw UsageError{"--depth must be 'same' or 'f32', not '" + *depth + "'"};
+    } else if (name == "--scale") scale = static_cast<float>(reader.number());
+    else if (name == "--offset") offset = static_cast<float>(reader.number());
+    else if (name == "--abs") {
+        reader.noValue();
+        absolute = true;
+    } else return false;
+    return true;
+}
+
+int SpecOverrides::applyTo(FilterSpec& spec) const {
+    if (border) {
+        std::string why;
+        if (!parseBorder(*border, spec.border, &why)) return usageError(why);
+    }
+    if (depth) spec.output.floatOutput = *depth == "f32";
+    if (scale) spec.output.scale = *scale;
+    if (offset) spec.output.offset = *offset;
+    if (absolute) spec.output.absolute = true;
+    return kExitOk;
+}
+
+}  // namespace fs::cli
