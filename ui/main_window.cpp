@@ -389,6 +389,14 @@ void MainWindow::prepareInput() {
     imageInfo_->setText(QStringLiteral("%1  %2").arg(QFileInfo(currentPath_).fileName(), describe(input_->cview())));
 }
 
+namespace {
+// fs_io reads files, so bundled sample bytes go through a temporary copy here.
+QTemporaryDir& samplesTempDir() {
+    static QTemporaryDir dir;
+    return dir;
+}
+}  // namespace
+
 bool MainWindow::openImage(const QString& path) {
     io::LoadResult loaded = io::loadImage(path.toStdString());
     if (!loaded.ok()) {
@@ -398,8 +406,11 @@ bool MainWindow::openImage(const QString& path) {
     loaded_ = std::make_shared<const Image>(std::move(loaded.image));
     currentPath_ = path;
     prepareInput();
-    if (!path.startsWith(QDir::tempPath())) addRecent(path);
-    QSettings().setValue(QStringLiteral("files/lastDir"), QFileInfo(path).absolutePath());
+    // Bundled samples open from a private temporary copy: not worth remembering.
+    if (!path.startsWith(samplesTempDir().path() + QLatin1Char('/'))) {
+        addRecent(path);
+        QSettings().setValue(QStringLiteral("files/lastDir"), QFileInfo(path).absolutePath());
+    }
     setWindowTitle(tr("FilterStudio - %1").arg(QFileInfo(path).fileName()));
     runNow();
     return true;
@@ -412,9 +423,7 @@ void MainWindow::openDialog() {
 }
 
 void MainWindow::openSample(const QString& resource) {
-    // fs_io reads files, so the bundled bytes go through a temporary copy.
-    static QTemporaryDir samplesDir;
-    const QString target = samplesDir.filePath(QFileInfo(resource).fileName());
+    const QString target = samplesTempDir().filePath(QFileInfo(resource).fileName());
     if (!QFile::exists(target) && !QFile::copy(resource, target)) {
         error(tr("Cannot open sample"), tr("could not copy %1 to %2").arg(resource, target));
         return;
