@@ -37,7 +37,8 @@ std::vector<OclMode> openClModes() {
           "cv::filter2D on a cv::UMat: OpenCV writes an OpenCL kernel for this exact filter, the device driver "
           "compiles it at first use, and it runs on the OpenCL device. OpenCL is the vendor-neutral standard "
           "(Khronos) for GPUs and CPUs of any maker; CUDA is NVIDIA's own. On an NVIDIA GPU both run on the same "
-          "hardware, so the gap to the CUDA modes is compiler and kernel design, not silicon. Always a full 2-D window.",
+          "hardware, so the gap to the CUDA modes is compiler and kernel design, not silicon. Always a full 2-D window; "
+          "the first run of a new filter also pays for compiling it.",
           true, {}},
          cpu::cvfilter::Separation::Never},
         {{"auto",
@@ -60,8 +61,7 @@ std::string describeMissingDevice() {
         for (int i = 0; i < p.deviceNumber(); ++i) {
             cv::ocl::Device d;
             p.getDevice(d, i);
-            anyGpu = anyGpu || d.type() == cv::ocl::Device::TYPE_GPU || d.type() == cv::ocl::Device::TYPE_DGPU ||
-                     d.type() == cv::ocl::Device::TYPE_IGPU;
+            anyGpu = anyGpu || (d.type() & cv::ocl::Device::TYPE_GPU) != 0;  // also dGPU / iGPU
             found += (found.empty() ? "" : ", ") + p.name() + ": " + d.name();
         }
     }

@@ -126,36 +126,44 @@ TEST(OpenClBackend, RefusesWhatItCannotRun) {
     EXPECT_TRUE(bad.output.empty());
 }
 
-// Every depth with every channel count, each with a different border, then
-// every border on one-pixel images. Cases alternate between a magnitude of
-// two rank-1 kernels (sepFilter2D in "auto") and a dense random kernel
-// (filter2D in both modes). Not the full cross product: each case costs
-// OpenCL compiles.
-TEST(OpenClBackend, RandomOddImagesEveryDepthChannelCountAndBorder) {
+// Each depth with every channel count, each with a different border, on odd
+// sizes; then every border on one-pixel images. Cases alternate between a
+// magnitude of two rank-1 kernels (sepFilter2D in "auto") and a dense random
+// kernel (filter2D in both modes). Not the full cross product, as each case
+// costs OpenCL compiles; one test per depth so ctest -j spreads them.
+void checkRandomImage(Depth depth, int channels, BorderMode mode, int width, int height, bool magnitude,
+                      std::mt19937& rng) {
+    const Image input = test::randomImage(width, height, channels, depth, rng);
+    const Border border = borderFor(mode, depth);
+    if (magnitude) checkAgainstReference(preset("sobel-mag", border, kEdges), input);
+    else checkAgainstReference(dense(test::randomKernel(5, 3, rng), border, kAsFloat), input);
+}
+
+class OpenClRandomImages : public ::testing::TestWithParam<Depth> {};
+
+TEST_P(OpenClRandomImages, EveryChannelCountOddSizes) {
     SKIP_WITHOUT_OPENCL();
     std::mt19937 rng = test::testRng();
-    const Kernel randomKernel = test::randomKernel(5, 3, rng);
+    const int depthIndex = static_cast<int>(GetParam());
     const int sizes[][2] = {{37, 23}, {19, 1}, {1, 7}, {7, 3}};
-    int caseIndex = 0;
-    auto checkOne = [&](Depth depth, int channels, BorderMode mode, const int* size) {
-        const Image input = test::randomImage(size[0], size[1], channels, depth, rng);
-        const Border border = borderFor(mode, depth);
-        const bool magnitude = (caseIndex + caseIndex / 4) % 2 == 0;  // not in step with the size cycle
-        ++caseIndex;
-        if (magnitude) checkAgainstReference(preset("sobel-mag", border, kEdges), input);
-        else checkAgainstReference(dense(randomKernel, border, kAsFloat), input);
-    };
-    int depthIndex = 0;
-    for (Depth depth : {Depth::U8, Depth::U16, Depth::F32}) {
-        int channelIndex = 0;
-        for (int channels : {1, 3, 4})
-            checkOne(depth, channels, kAllBorders[(depthIndex + channelIndex++) % 4], sizes[caseIndex % 4]);
-        ++depthIndex;
+    for (int channelIndex = 0; channelIndex < 3; ++channelIndex) {
+        const int caseIndex = 3 * depthIndex + channelIndex;  // 0..8 over the three tests
+        const int* size = sizes[(caseIndex / 2) % 4];      // not in step with the border cycle
+        checkRandomImage(GetParam(), channelIndex == 0 ? 1 : channelIndex + 2, kAllBorders[caseIndex % 4], size[0],
+                         size[1], caseIndex % 2 == 0, rng);
     }
-    const int onePixel[] = {1, 1};
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, OpenClRandomImages, ::testing::Values(Depth::U8, Depth::U16, Depth::F32),
+                         [](const ::testing::TestParamInfo<Depth>& param) { return depthName(param.param); });
+
+TEST(OpenClBackend, OnePixelImagesEveryBorder) {
+    SKIP_WITHOUT_OPENCL();
+    std::mt19937 rng = test::testRng();
+    bool magnitude = true;
     for (BorderMode mode : kAllBorders) {
-        checkOne(Depth::U8, 3, mode, onePixel);
-        checkOne(Depth::F32, 1, mode, onePixel);
+        checkRandomImage(Depth::U8, 3, mode, 1, 1, magnitude, rng);
+        magnitude = !magnitude;
     }
 }
 
