@@ -64,7 +64,7 @@ FilterSpec dense(Kernel k, Border border, OutputMapping output) {
 }
 
 Border borderFor(BorderMode mode, Depth depth) {
-    // A constant beyond the image's values so a wrong edge cannot pass by chance.
+    // A constant other than 0, so a border that pads with zeros cannot pass.
     return {mode, mode == BorderMode::Constant ? static_cast<float>(0.6 * test::maxInputOf(depth)) : 0.0f};
 }
 
