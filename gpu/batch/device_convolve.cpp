@@ -1,0 +1,61 @@
+// A FilterSpec on an image already on the device, through one of the CUDA
+// backend's modes (gpu/src/launch.hpp): the same launches the backend makes,
+// over the whole image at once instead of pipelined pieces.
+#include <mutex>
+
+#include "device_image.hpp"
+#include "launch.hpp"
+
+namespace fs::gpu::batch {
+
+std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, const std::string& modeId, DeviceImage& out,
+                             cudaStream_t s) {
+    PreparedFilter f;
+    if (std::string why = prepareFilter(spec, in.depth, in.channels, f); !why.empty()) return why;
+    const ModeImpl* mode = findModeImpl(modeId, f);
+    if (!mode) return "unknown CUDA mode '" + modeId + "'";
+    if (std::string why = mode->supports(f); !why.empty()) return std::string("mode ") + mode->id + ": " + why;
+
+    // Global mode reads weights from device memory; one buffer of the largest size, reused in stream order.
+    static float* deviceWeights = nullptr;
+    static std::mutex weightsMutex;
+    {
+        std::lock_guard<std::mutex> lock(weightsMutex);
+        if (!deviceWeights) {
+            const cudaError_t err =
+                cudaMalloc(&deviceWeights, sizeof(float) * kMaxKernels * kMaxKernelSize * kMaxKernelSize);
+            if (err != cudaSuccess) {
+                deviceWeights = nullptr;
+                return cudaProblem("allocating the weights", err);
+            }
+        }
+    }
+    cudaError_t err = cudaMemcpyAsync(deviceWeights, f.weights.data(), f.weights.size() * sizeof(float),
+                                      cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess) err = mode->prepare(f, s);
+    if (err != cudaSuccess) return cudaProblem("uploading the weights", err);
+    f.deviceWeights = deviceWeights;
+
+    if ((err = out.allocate(in.width, in.height, in.channels, spec.outputDepth(in.depth))) != cudaSuccess)
+        return cudaProblem("allocating the output", err);
+    LaunchArgs args;
+    args.filter = &f;
+    KernelGeom& g = args.geom;
+    g.src = in.data();
+    g.srcPitch = in.pitch();
+    g.dst = out.data();
+    g.dstPitch = out.pitch();
+    g.width = in.width;
+    g.imageHeight = in.height;
+    g.rowBase = 0;
+    g.srcRows = in.height;
+    g.outRow0 = 0;
+    g.outRows = in.height;
+    g.border = spec.border.mode;
+    g.borderValue = spec.border.value;
+    if ((err = mode->launch(args, s)) != cudaSuccess) return cudaProblem(std::string("mode ") + mode->id, err);
+    // The pageable weights copied above are staged before cudaMemcpyAsync returns, so `f` may go now.
+    return {};
+}
+
+}  // namespace fs::gpu::batch

@@ -1,0 +1,258 @@
+// gpu/batch against the CPU: the batch runner (fused kernel array in "auto",
+// per-mode launches otherwise), device pipelines and union-find labelling.
+// Every test skips with the backend's reason when no device is present.
+#include "fs/cpu/batch.hpp"
+#include "fs/cpu/pipeline.hpp"
+#include "fs/gpu/batch.hpp"
+#include "fs/presets.hpp"
+#include "gpu_test_support.hpp"
+
+namespace fs::test {
+namespace {
+
+FilterSpec preset(const std::string& name) {
+    FilterSpec s;
+    std::string why;
+    if (!makePreset(name, s, &why)) throw std::invalid_argument(why);
+    return s;
+}
+
+// Every border, magnitude, float output, mapping, mixed sizes in one batch.
+std::vector<FilterSpec> mixedSpecs(std::mt19937& rng) {
+    std::vector<FilterSpec> specs{preset("gaussian:5:1.2"), preset("sobel-mag"), preset("laplacian-8"), preset("box:7"),
+                                  preset("log:9:1.4"), preset("emboss")};
+    FilterSpec random;
+    random.kernels = {randomKernel(5, 3, rng)};
+    random.border = {BorderMode::Constant, 17.0f};
+    random.output = {0.5f, 3.0f, true, false};
+    specs.push_back(random);
+    specs[1].output.floatOutput = true;
+    specs[2].border = {BorderMode::Wrap, 0.0f};
+    specs[3].border = {BorderMode::Replicate, 0.0f};
+    specs[5].output.offset = 128.0f;
+    return specs;
+}
+
+TEST(CudaBatch, EveryPairMatchesTheCpuReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    const auto runner = gpu::makeCudaBatchRunner(*backend);
+    const std::vector<FilterSpec> specs = mixedSpecs(rng);
+    struct Shape {
+        int w, h, c;
+        Depth d;
+    };
+    for (const Shape s : {Shape{37, 23, 1, Depth::U8}, Shape{64, 9, 3, Depth::U16}, Shape{5, 41, 4, Depth::F32},
+                          Shape{1, 1, 3, Depth::U8}, Shape{301, 200, 4, Depth::U8}}) {
+        const Image input = randomImage(s.w, s.h, s.c, s.d, rng);
+        for (const char* mode : {"auto", "shared", "global"}) {
+            SCOPED_TRACE(std::string(mode) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) + "x" +
+                         std::to_string(s.c) + " " + depthName(s.d));
+            const std::vector<RunResult> results = runner->runSpecs(input.cview(), specs, mode);
+            ASSERT_EQ(results.size(), specs.size());
+            for (std::size_t j = 0; j < specs.size(); ++j) {
+                ASSERT_TRUE(results[j].ok()) << j << ": " << results[j].error;
+                EXPECT_TRUE(matchesReference(specs[j], input.cview(), results[j].output,
+                                             cpu::referenceFilter(specs[j], input.cview())))
+                    << "spec " << j;
+                EXPECT_EQ(results[j].timing.backend, "cuda");
+                EXPECT_TRUE(results[j].timing.kernelMs.has_value());
+            }
+        }
+    }
+}
+
+TEST(CudaBatch, GridOfImagesAndAFailedPairStayIsolated) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    std::vector<FilterSpec> specs{preset("box:3"), preset("sobel-x"), preset("sharpen")};
+    specs[1].kernels[0].width = 4;  // invalid
+    const Image a = randomImage(40, 30, 3, Depth::U8, rng), b = randomImage(17, 60, 1, Depth::U16, rng);
+    const std::vector<RunResult> results = gpu::makeCudaBatchRunner(*backend)->runGrid({a.cview(), b.cview()}, specs, "auto");
+    ASSERT_EQ(results.size(), 6u);
+    const Image* images[] = {&a, &b};
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j) {
+            const RunResult& r = results[i * 3 + j];
+            if (j == 1) {
+                EXPECT_FALSE(r.ok());
+                EXPECT_NE(r.error.find("even"), std::string::npos) << r.error;
+                continue;
+            }
+            ASSERT_TRUE(r.ok()) << r.error;
+            EXPECT_TRUE(matchesReference(specs[j], images[i]->cview(), r.output, cpu::referenceFilter(specs[j], images[i]->cview())));
+        }
+    const std::vector<RunResult> unknown = gpu::makeCudaBatchRunner(*backend)->runSpecs(a.cview(), {specs[0]}, "turbo");
+    ASSERT_EQ(unknown.size(), 1u);
+    EXPECT_NE(unknown[0].error.find("turbo"), std::string::npos) << unknown[0].error;
+}
+
+TEST(CudaBatch, WithoutADeviceEveryPairIsAnError) {
+    auto backend = gpu::makeCudaBackend();
+    if (backend->available()) GTEST_SKIP() << "a CUDA device is present; this checks the no-device path";
+    Image img(4, 4, 1, Depth::U8);
+    img.fillBytes(3);
+    const auto results = gpu::makeCudaBatchRunner(*backend)->runSpecs(img.cview(), {preset("box:3")}, "auto");
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_FALSE(results[0].ok());
+    Pipeline p;
+    p.steps.resize(1);
+    p.steps[0].op = StepOp::Abs;
+    EXPECT_FALSE(gpu::makeCudaPipelineRunner("auto")->run(p, img.cview()).ok());
+}
+
+// ---- pipelines --------------------------------------------------------------------
+
+PipelineStep step(StepOp op, std::vector<std::string> inputs = {}, std::string id = {}) {
+    PipelineStep s;
+    s.op = op;
+    s.inputs = std::move(inputs);
+    s.id = std::move(id);
+    return s;
+}
+
+PipelineStep convolve(const std::string& name, bool asFloat, std::string id = {}, std::vector<std::string> inputs = {}) {
+    PipelineStep s = step(StepOp::Convolve, std::move(inputs), std::move(id));
+    s.filter = preset(name);
+    s.filter.output.floatOutput = asFloat;
+    return s;
+}
+
+// Integer Sobel weights on u8 are exact in any summation order, and the
+// point operations use the CPU's arithmetic, so this chain must match the
+// CPU bit for bit, object count included.
+Pipeline exactEdgeCount(float threshold) {
+    Pipeline p;
+    p.steps = {step(StepOp::Grayscale, {}, "gray"), convolve("sobel-x", true, "gx"),
+               convolve("sobel-y", true, "gy", {"gray"}), step(StepOp::Magnitude, {"gx", "gy"}), step(StepOp::Normalize),
+               step(StepOp::Threshold), step(StepOp::Label)};
+    p.steps[5].threshold = threshold;
+    return p;
+}
+
+TEST(CudaPipeline, EdgeCountEqualsTheCpuStepsExactly) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto cpuBackend = cpu::makeCpuBackend();
+    std::vector<Image> inputs;
+    inputs.push_back(loadPnm(std::string(FS_GPU_TEST_DATA_DIR) + "/coffee.ppm"));
+    inputs.push_back(loadPnm(std::string(FS_GPU_TEST_DATA_DIR) + "/camera.pgm"));
+    inputs.push_back(randomImage(97, 61, 4, Depth::U8, rng));
+    for (const Image& input : inputs) {
+        ASSERT_FALSE(input.empty());
+        for (const float threshold : {30.0f, 90.0f}) {
+            const Pipeline p = exactEdgeCount(threshold);
+            const PipelineResult want = cpu::makePipelineRunner(*cpuBackend, "reference")->run(p, input.cview());
+            ASSERT_TRUE(want.ok()) << want.error;
+            for (const char* mode : {"auto", "shared", "global"}) {
+                const PipelineResult got = gpu::makeCudaPipelineRunner(mode)->run(p, input.cview());
+                ASSERT_TRUE(got.ok()) << mode << ": " << got.error;
+                EXPECT_TRUE(imagesMatch(got.output, want.output, exact())) << mode;
+                ASSERT_TRUE(got.objectCount.has_value());
+                EXPECT_EQ(*got.objectCount, *want.objectCount) << mode;
+                ASSERT_EQ(got.steps.size(), p.steps.size());
+                for (const StepReport& s : got.steps) EXPECT_TRUE(s.timing.kernelMs.has_value()) << s.label;
+                EXPECT_TRUE(got.steps.front().timing.uploadMs.has_value());
+                EXPECT_TRUE(got.steps.back().timing.downloadMs.has_value());
+            }
+        }
+    }
+}
+
+TEST(CudaPipeline, EveryPointOpAndFloatChainsMatchTheCpu) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto cpuBackend = cpu::makeCpuBackend();
+    for (const Depth depth : {Depth::U8, Depth::U16, Depth::F32}) {
+        const Image input = randomImage(53, 31, 3, depth, rng);
+        // Point operations alone: the CPU's arithmetic exactly.
+        Pipeline points;
+        points.steps = {step(StepOp::Abs, {}, "abs"), step(StepOp::Magnitude, {"source", "abs"}), step(StepOp::Grayscale),
+                        step(StepOp::Normalize)};
+        const PipelineResult wantPoints = cpu::runPipelineReference(points, input.cview());
+        const PipelineResult gotPoints = gpu::makeCudaPipelineRunner("auto")->run(points, input.cview());
+        ASSERT_TRUE(gotPoints.ok()) << gotPoints.error;
+        EXPECT_TRUE(imagesMatch(gotPoints.output, wantPoints.output, exact())) << depthName(depth);
+
+        // A float convolution chain: within the float tolerance of the reference.
+        Pipeline chain;
+        chain.steps = {convolve("gaussian:5:1.2", true), convolve("laplacian-4", true), step(StepOp::Abs)};
+        const PipelineResult want = cpu::runPipelineReference(chain, input.cview());
+        const PipelineResult got = gpu::makeCudaPipelineRunner("auto")->run(chain, input.cview());
+        ASSERT_TRUE(got.ok()) << got.error;
+        EXPECT_TRUE(imagesMatch(got.output, want.output, {1e-4 * 8 * maxInputOf(depth), 1e-4})) << depthName(depth);
+    }
+}
+
+TEST(CudaPipeline, ErrorsNameTheStep) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    const Image colour = randomImage(9, 9, 3, Depth::U8, rng);
+    Pipeline p;
+    p.steps = {step(StepOp::Threshold), step(StepOp::Label)};
+    const PipelineResult r = gpu::makeCudaPipelineRunner("auto")->run(p, colour.cview());
+    EXPECT_NE(r.error.find("steps[1] (label)"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("grayscale"), std::string::npos) << r.error;
+    p.steps = {convolve("box:3", false)};
+    EXPECT_NE(gpu::makeCudaPipelineRunner("turbo")->run(p, colour.cview()).error.find("turbo"), std::string::npos);
+}
+
+// ---- labelling --------------------------------------------------------------------
+
+TEST(CudaLabelling, RandomMasksEqualTheCpuLabelForLabel) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    struct Case {
+        int w, h;
+        double density;
+    };
+    for (const Case c : {Case{1, 1, 1.0}, Case{97, 83, 0.45}, Case{1000, 700, 0.59}, Case{3, 70001, 0.7},
+                         Case{2049, 33, 0.9}, Case{640, 480, 0.3}}) {
+        for (const Depth depth : {Depth::U8, Depth::F32}) {
+            Image mask(c.w, c.h, 1, depth);
+            mask.fillBytes(0);
+            std::bernoulli_distribution on(c.density);
+            for (int y = 0; y < c.h; ++y)
+                for (int x = 0; x < c.w; ++x)
+                    if (on(rng)) {
+                        if (depth == Depth::U8) mask.view().row<std::uint8_t>(y)[x] = 255;
+                        else mask.view().row<float>(y)[x] = -2.0f;
+                    }
+            long long want = -1, got = -1;
+            const Image wantLabels = cpu::labelImage(mask.cview(), want);
+            Image gotLabels;
+            const std::string why = gpu::labelComponentsCuda(mask.cview(), gotLabels, got);
+            ASSERT_TRUE(why.empty()) << why;
+            EXPECT_EQ(got, want) << c.w << "x" << c.h;
+            EXPECT_TRUE(imagesMatch(gotLabels, wantLabels, exact())) << c.w << "x" << c.h << " " << depthName(depth);
+        }
+    }
+    Image colour(4, 4, 3, Depth::U8);
+    colour.fillBytes(1);
+    Image labels;
+    long long count = 0;
+    EXPECT_NE(gpu::labelComponentsCuda(colour.cview(), labels, count).find("1-channel"), std::string::npos);
+}
+
+TEST(CudaLabelling, ThresholdedPhotographsCountLikeTheCpu) {
+    FS_SKIP_WITHOUT_CUDA();
+    for (const char* name : {"camera.pgm", "coffee.ppm"}) {
+        const Image photo = loadPnm(std::string(FS_GPU_TEST_DATA_DIR) + "/" + name);
+        ASSERT_FALSE(photo.empty()) << name;
+        const Image gray = cpu::grayscale(photo.cview());
+        for (const float t : {60.0f, 128.0f, 200.0f}) {
+            const Image mask = cpu::thresholdMask(gray.cview(), t);
+            long long want = -1, got = -1;
+            const Image wantLabels = cpu::labelImage(mask.cview(), want);
+            Image gotLabels;
+            ASSERT_TRUE(gpu::labelComponentsCuda(mask.cview(), gotLabels, got).empty());
+            EXPECT_EQ(got, want) << name << " > " << t;
+            EXPECT_TRUE(imagesMatch(gotLabels, wantLabels, exact())) << name << " > " << t;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace fs::test
