@@ -123,6 +123,21 @@ TEST_F(CliBatch, GlobsKeepTheInputFormatAndFloatGoesToTiff) {
     EXPECT_TRUE(test::imagesMatch(test::imageOf(sobel), test::imageOf(want), {1e-4 * 4 * 255, 1e-4}));
 }
 
+TEST_F(CliBatch, OneAtATimeWritesTheSameBytes) {
+    writeInputs();
+    const std::string common = "batch -i " + quoted(inputs_.file("")) + " -k gaussian:5:1.2 -k emboss --format png -o ";
+    CliRun r = run(common + quoted(outDir()));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string loopDir = outputs_.file("loop");
+    r = run(common + quoted(loopDir) + " --one-at-a-time");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("(one at a time)"), std::string::npos) << r.out;
+    ASSERT_EQ(filesIn(loopDir), 8u);
+    for (const auto& entry : fsys::directory_iterator(loopDir))
+        EXPECT_EQ(test::readBytes(entry.path().string()), test::readBytes(output(entry.path().filename().string())))
+            << entry.path().filename();
+}
+
 TEST_F(CliBatch, ABadFileAmongGoodOnesFailsAloneWithExitCode3) {
     writeInputs();
     inputs_.write("broken.png", "this is not a PNG at all");

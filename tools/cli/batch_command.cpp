@@ -28,6 +28,7 @@ struct BatchOptions {
     std::string outDir, backend = "cpu", mode, format;
     SpecOverrides overrides;
     bool overwrite = false;
+    bool oneAtATime = false;  // one Backend::run per pair: the baseline batching is measured against
     std::uint64_t maxPixels = io::LoadOptions{}.maxPixels;
 };
 
@@ -46,6 +47,9 @@ BatchOptions parseBatch(const std::vector<std::string>& args) {
         else if (name == "--overwrite") {
             reader.noValue();
             o.overwrite = true;
+        } else if (name == "--one-at-a-time") {
+            reader.noValue();
+            o.oneAtATime = true;
         } else if (!o.overrides.read(reader)) reader.unknown();
     }
     if (o.inputs.empty()) throw UsageError{"batch needs -i DIR_OR_GLOB"};
@@ -191,7 +195,7 @@ int runBatch(const std::vector<std::string>& args) {
     Backend* backend = nullptr;
     std::string mode = o.mode;
     if (const int rc = chooseBackend(backends, o.backend, mode, backend, true); rc != kExitOk) return rc;
-    const std::unique_ptr<BatchRunner> runner = makeBatchRunnerFor(*backend);
+    const std::unique_ptr<BatchRunner> runner = o.oneAtATime ? makeLoopBatchRunner(*backend) : makeBatchRunnerFor(*backend);
 
     std::error_code ec;
     fsys::create_directories(o.outDir, ec);
@@ -247,10 +251,10 @@ int runBatch(const std::vector<std::string>& args) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     char line[512];
     std::snprintf(line, sizeof line,
-                  "batch %s/%s: %zu images x %zu kernels -> %zu files written, %zu input file(s) failed\n"
+                  "batch %s/%s%s: %zu images x %zu kernels -> %zu files written, %zu input file(s) failed\n"
                   "  %.3f s in all (load, filter, save): %.2f images/s, %.2f output MPix/s\n"
                   "  filtering alone %.3f s: %.2f images/s, %.2f output MPix/s\n",
-                  backend->id().c_str(), mode.c_str(), jobs.size(), specs.size(), writtenFiles, failedFiles, seconds,
+                  backend->id().c_str(), mode.c_str(), o.oneAtATime ? " (one at a time)" : "", jobs.size(), specs.size(), writtenFiles, failedFiles, seconds,
                   static_cast<double>(doneImages) / std::max(seconds, 1e-9), outputPixels / 1e6 / std::max(seconds, 1e-9), filterSeconds,
                   static_cast<double>(doneImages) / std::max(filterSeconds, 1e-9), outputPixels / 1e6 / std::max(filterSeconds, 1e-9));
     std::cout << line;

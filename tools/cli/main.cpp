@@ -60,6 +60,9 @@ batch options (also --backend, --mode, --border, --depth, --scale, --offset,
                        kernel names are made filename-safe (gaussian:5:1.2 -> gaussian-5-1.2)
   --format EXT         output extension (default: the input's; tif for --depth f32)
   --overwrite          replace existing outputs (default: refuse before starting)
+  --one-at-a-time      one backend run per image x kernel instead of the backend's
+                       batch runner (cpu: jobs over cores; cuda: one upload per image,
+                       all kernels in one launch in mode auto), for comparison
   --mode defaults to the backend's fastest general mode (cpu: parallel, cuda: auto).
   Progress goes to stderr; a file that fails is reported and the rest go on.
   Exit code 3 when any file failed.
@@ -130,7 +133,7 @@ int runApply(const std::vector<std::string>& args) {
     if (std::string why = fs::validateRun(spec, input); !why.empty()) return inputError(o.kernel + ": " + why);
 
     fs::RunResult result = backend->run(spec, input, mode);
-    if (!result.ok()) return backendError(o.backend + "/" + mode + " failed: " + result.error);
+    if (!result.ok()) return backendError(o.backend + "/" + mode + " failed: " + result.error + cpuFallbackHint(o.backend));
 
     std::string why;
     if (!fs::io::saveImage(o.output, result.output.cview(), &why)) return inputError(why);
