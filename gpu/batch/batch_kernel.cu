@@ -88,7 +88,7 @@ public:
         std::vector<RunResult> results(specs.size());
         if (specs.empty()) return results;
         if (!backend().available()) return BatchRunner::runSpecs(input, specs, mode);
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::lock_guard<std::mutex> lock(deviceMutex());
         std::string problem;
         try {
             problem = runOnDevice(input, specs, mode, results);
@@ -223,8 +223,6 @@ private:
         if ((err = cudaStreamSynchronize(s)) != cudaSuccess) return cudaProblem("batch kernel", err);
         return {};
     }
-
-    std::mutex mutex_;
 };
 
 }  // namespace

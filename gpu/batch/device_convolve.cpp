@@ -1,12 +1,15 @@
 // A FilterSpec on an image already on the device, through one of the CUDA
 // backend's modes (gpu/src/launch.hpp): the same launches the backend makes,
 // over the whole image at once instead of pipelined pieces.
-#include <mutex>
-
 #include "device_image.hpp"
 #include "launch.hpp"
 
 namespace fs::gpu::batch {
+
+std::mutex& deviceMutex() {
+    static std::mutex m;
+    return m;
+}
 
 std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, const std::string& modeId, DeviceImage& out,
                              cudaStream_t s) {
@@ -16,18 +19,14 @@ std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, cons
     if (!mode) return "unknown CUDA mode '" + modeId + "'";
     if (std::string why = mode->supports(f); !why.empty()) return std::string("mode ") + mode->id + ": " + why;
 
-    // Global mode reads weights from device memory; one buffer of the largest size, reused in stream order.
+    // Global mode reads weights from device memory: one buffer of the largest
+    // size, reused in stream order (callers hold deviceMutex()).
     static float* deviceWeights = nullptr;
-    static std::mutex weightsMutex;
-    {
-        std::lock_guard<std::mutex> lock(weightsMutex);
-        if (!deviceWeights) {
-            const cudaError_t err =
-                cudaMalloc(&deviceWeights, sizeof(float) * kMaxKernels * kMaxKernelSize * kMaxKernelSize);
-            if (err != cudaSuccess) {
-                deviceWeights = nullptr;
-                return cudaProblem("allocating the weights", err);
-            }
+    if (!deviceWeights) {
+        const cudaError_t err = cudaMalloc(&deviceWeights, sizeof(float) * kMaxKernels * kMaxKernelSize * kMaxKernelSize);
+        if (err != cudaSuccess) {
+            deviceWeights = nullptr;
+            return cudaProblem("allocating the weights", err);
         }
     }
     cudaError_t err = cudaMemcpyAsync(deviceWeights, f.weights.data(), f.weights.size() * sizeof(float),

@@ -3,6 +3,7 @@
 // error text every batch/pipeline function returns.
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -61,6 +62,10 @@ private:
     void* data_ = nullptr;
     std::size_t pitch_ = 0;
 };
+
+// Held by every batch and pipeline run: they share the weights buffer below
+// and the modes' constant memory.
+std::mutex& deviceMutex();
 
 // One FilterSpec on a device image through mode `mode` ("auto", "shared", ...):
 // the mode's own launch over the whole image, output allocated here.

@@ -17,11 +17,6 @@ float elapsed(cudaEvent_t a, cudaEvent_t b) {
     return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.0f;
 }
 
-std::mutex& deviceMutex() {
-    static std::mutex m;
-    return m;
-}
-
 class CudaPipelineRunner final : public PipelineRunner {
 public:
     explicit CudaPipelineRunner(std::string mode) : mode_(std::move(mode)) {}
