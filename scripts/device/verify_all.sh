@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One device call that checks everything GPU-side: the Debian GL loaders (carry
+# .gl and .deps), a Qt-less/OpenCV-less build with CUDA-GL interop, every GPU
+# test (modes, pipeline, faults, NaN/Inf, batch, EGL interop), memcheck on the
+# batch and fault tests, the 8K targets with cuDNN/CuPy peers, and OpenCL peers.
+# Logs go to $OUT: summary.txt first.
+set -u -o pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/out-device}
+mkdir -p "$OUT"
+S=$OUT/summary.txt
+: >"$S"
+say() { echo "$*" | tee -a "$S"; }
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+lib=/usr/lib/x86_64-linux-gnu
+ln -sf libEGL.so.1 $lib/libEGL.so; ln -sf libOpenGL.so.0 $lib/libOpenGL.so; ln -sf libGLX.so.0 $lib/libGLX.so
+ldconfig
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+export CPATH=$PWD/.deps/include PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
+mkdir -p /work && { [ -e /work/main ] || ln -s "$PWD" /work/main; }  # test data paths are compiled in
+
+say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+B=build-verify
+start=$(date +%s)
+cmake -G Ninja -S . -B $B -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
+  -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 && ninja -C $B >>"$OUT/build.log" 2>&1 \
+  || { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
+rm -f "$OUT/build.log"  # at most 8 files come back
+say "built in $(( $(date +%s) - start )) s; interop test built: $( [ -x $B/tests/gpu/fs_gl_interop_tests ] && echo yes || echo NO)"
+
+start=$(date +%s)
+ctest --test-dir $B -j 8 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1
+grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
+grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
+grep -E "\[ interop|images/s|FS_TEST_SEED" "$OUT/ctest.log" | head -12 | tee -a "$S"
+say "ctest took $(( $(date +%s) - start )) s"
+
+for t in fs_gpu_batch_tests fs_gpu_tests; do
+  filter='*'
+  [ $t = fs_gpu_tests ] && filter='*Fault*:*NanInf*:*Allocation*'
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 $B/tests/gpu/$t --gtest_filter="$filter" >>"$OUT/sanitizer.log" 2>&1
+  say "memcheck $t ($filter): exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+done
+
+timeout 200 $B/tools/batchbench/filterstudio-batch-bench >>"$S" 2>&1; say "batch bench exit $?"
+
+$B/tools/bench/filterstudio-bench --no-sweep --csv "$OUT/bench.csv" >"$OUT/bench.txt" 2>&1
+say "bench exit $?"; sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$S"
+timeout 240 python3 bench/peers/peers.py "$OUT/bench.csv" --quick --out "$OUT/peers.csv" >"$OUT/peers.txt" 2>&1
+say "peers exit $?"; grep -E "^8K" "$OUT/peers.txt" | tee -a "$S"
+timeout 180 python3 bench/peers/opencl_peers.py --out /tmp/opencl_peers.csv >"$OUT/opencl.txt" 2>&1
+say "opencl peers exit $?"; tail -15 "$OUT/opencl.txt" | tee -a "$S"
