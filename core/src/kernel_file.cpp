@@ -2,45 +2,18 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 
-#include <nlohmann/json.hpp>
+#include "json_fields.hpp"
 
 namespace fs {
 
 namespace {
 
-using nlohmann::json;
+using namespace json_fields;
 
 constexpr const char* kFormat = "filterstudio-kernel";
 
-// Thrown with the JSON path of the field at fault; caught at the API boundary.
-struct FieldError {
-    std::string message;
-};
-
-[[noreturn]] void fieldError(const std::string& path, const std::string& what) { throw FieldError{path + ": " + what}; }
-
 const char* typeName(const json& j) { return j.type_name(); }
-
-double number(const json& j, const std::string& path) {
-    if (!j.is_number()) fieldError(path, std::string("expected a number, got ") + typeName(j));
-    const double v = j.get<double>();
-    if (!std::isfinite(v)) fieldError(path, "expected a finite number");
-    return v;
-}
-
-bool boolean(const json& j, const std::string& path) {
-    if (!j.is_boolean()) fieldError(path, std::string("expected true or false, got ") + typeName(j));
-    return j.get<bool>();
-}
-
-std::string string(const json& j, const std::string& path) {
-    if (!j.is_string()) fieldError(path, std::string("expected a string, got ") + typeName(j));
-    return j.get<std::string>();
-}
 
 Kernel parseKernel(const json& j, const std::string& path) {
     if (!j.is_object()) fieldError(path, std::string("expected an object, got ") + typeName(j));
@@ -126,19 +99,7 @@ FilterSpec parseSpec(const json& root) {
 }  // namespace
 
 bool parseKernelJson(const std::string& text, FilterSpec& out, std::string* error) {
-    try {
-        out = parseSpec(json::parse(text));
-        return true;
-    } catch (const json::parse_error& e) {
-        if (error) *error = std::string("not valid JSON: ") + e.what();
-    } catch (const json::out_of_range& e) {  // e.g. 1e999: a number no double holds
-        if (error) *error = std::string("not valid JSON: ") + e.what();
-    } catch (const FieldError& e) {
-        if (error) *error = e.message;
-    } catch (const std::exception& e) {
-        if (error) *error = e.what();
-    }
-    return false;
+    return parseDocument(text, [&](const json& root) { out = parseSpec(root); }, error);
 }
 
 std::string kernelToJson(const FilterSpec& spec) {
@@ -174,15 +135,9 @@ std::string kernelToJson(const FilterSpec& spec) {
 }
 
 bool loadKernelFile(const std::string& path, FilterSpec& out, std::string* error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        if (error) *error = path + ": cannot open kernel file";
-        return false;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string why;
-    if (!parseKernelJson(ss.str(), out, &why)) {
+    std::string text, why;
+    if (!readTextFile(path, "kernel file", text, error)) return false;
+    if (!parseKernelJson(text, out, &why)) {
         if (error) *error = path + ": " + why;
         return false;
     }
@@ -194,22 +149,7 @@ bool saveKernelFile(const std::string& path, const FilterSpec& spec, std::string
         if (error) *error = path + ": refusing to save an invalid filter: " + why;
         return false;
     }
-    // Write beside the target, then rename, so a failed write never destroys the old file.
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream outFile(tmp, std::ios::binary | std::ios::trunc);
-        if (!outFile || !(outFile << kernelToJson(spec)) || !outFile.flush()) {
-            if (error) *error = path + ": cannot write kernel file";
-            std::remove(tmp.c_str());
-            return false;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        if (error) *error = path + ": cannot replace the kernel file";
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
+    return writeTextFileAtomically(path, "kernel file", kernelToJson(spec), error);
 }
 
 }  // namespace fs

@@ -1,11 +1,8 @@
 // Pipeline files, in the style of kernel_file.cpp: every error names its field.
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 
-#include <nlohmann/json.hpp>
+#include "json_fields.hpp"
 
 #include "fs/kernel_file.hpp"
 #include "fs/pipeline.hpp"
@@ -15,32 +12,9 @@ namespace fs {
 
 namespace {
 
-using nlohmann::json;
+using namespace json_fields;
 
 constexpr const char* kFormat = "filterstudio-pipeline";
-
-struct FieldError {
-    std::string message;
-};
-
-[[noreturn]] void fieldError(const std::string& path, const std::string& what) { throw FieldError{path + ": " + what}; }
-
-double number(const json& j, const std::string& path) {
-    if (!j.is_number()) fieldError(path, std::string("expected a number, got ") + j.type_name());
-    const double v = j.get<double>();
-    if (!std::isfinite(v)) fieldError(path, "expected a finite number");
-    return v;
-}
-
-bool boolean(const json& j, const std::string& path) {
-    if (!j.is_boolean()) fieldError(path, std::string("expected true or false, got ") + j.type_name());
-    return j.get<bool>();
-}
-
-std::string string(const json& j, const std::string& path) {
-    if (!j.is_string()) fieldError(path, std::string("expected a string, got ") + j.type_name());
-    return j.get<std::string>();
-}
 
 void checkKeys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
     for (auto it = j.begin(); it != j.end(); ++it) {
@@ -150,19 +124,7 @@ json floatNumber(float v) {
 }  // namespace
 
 bool parsePipelineJson(const std::string& text, Pipeline& out, std::string* error) {
-    try {
-        out = parsePipeline(json::parse(text));
-        return true;
-    } catch (const json::parse_error& e) {
-        if (error) *error = std::string("not valid JSON: ") + e.what();
-    } catch (const json::out_of_range& e) {
-        if (error) *error = std::string("not valid JSON: ") + e.what();
-    } catch (const FieldError& e) {
-        if (error) *error = e.message;
-    } catch (const std::exception& e) {
-        if (error) *error = e.what();
-    }
-    return false;
+    return parseDocument(text, [&](const json& root) { out = parsePipeline(root); }, error);
 }
 
 std::string pipelineToJson(const Pipeline& pipeline) {
@@ -191,15 +153,9 @@ std::string pipelineToJson(const Pipeline& pipeline) {
 }
 
 bool loadPipelineFile(const std::string& path, Pipeline& out, std::string* error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        if (error) *error = path + ": cannot open pipeline file";
-        return false;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string why;
-    if (!parsePipelineJson(ss.str(), out, &why)) {
+    std::string text, why;
+    if (!json_fields::readTextFile(path, "pipeline file", text, error)) return false;
+    if (!parsePipelineJson(text, out, &why)) {
         if (error) *error = path + ": " + why;
         return false;
     }
@@ -211,21 +167,7 @@ bool savePipelineFile(const std::string& path, const Pipeline& pipeline, std::st
         if (error) *error = path + ": refusing to save an invalid pipeline: " + why;
         return false;
     }
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream outFile(tmp, std::ios::binary | std::ios::trunc);
-        if (!outFile || !(outFile << pipelineToJson(pipeline)) || !outFile.flush()) {
-            if (error) *error = path + ": cannot write pipeline file";
-            std::remove(tmp.c_str());
-            return false;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        if (error) *error = path + ": cannot replace the pipeline file";
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
+    return json_fields::writeTextFileAtomically(path, "pipeline file", pipelineToJson(pipeline), error);
 }
 
 }  // namespace fs
