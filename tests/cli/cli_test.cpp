@@ -262,6 +262,12 @@ TEST_F(Cli, OutputErrorsExitWith3AndWriteNothing) {
     expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("no/such/folder/o.png")) + " -k box:3", 3,
                   {"does not exist"});
     expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.xyz")) + " -k box:3", 3, {"o.xyz"});
+    // A regular file where a folder should be: unwritable even for root, who ignores permission bits.
+    test::TempDir other;
+    const std::string plainFile = other.write("plain-file", "x");
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(plainFile + "/o.png") + " -k box:3", 3,
+                  {"plain-file"});
+    EXPECT_EQ(test::readBytes(plainFile), "x");
 }
 
 TEST_F(Cli, UnavailableBackendExitsWith4) {
@@ -271,7 +277,7 @@ TEST_F(Cli, UnavailableBackendExitsWith4) {
         if (line.rfind("cuda ", 0) == 0 && line.find("unavailable") == std::string::npos)
             GTEST_SKIP() << "a CUDA device is present here, so the cuda backend is available";
     expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend cuda", 4,
-                  {"cuda"});
+                  {"cuda", "--backend cpu"});
     expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend quantum", 4,
                   {"quantum"});
 }

@@ -25,6 +25,10 @@ int backendError(const std::string& message) {
     return kExitBackend;
 }
 
+std::string cpuFallbackHint(const std::string& backendId) {
+    return backendId == "cpu" ? std::string() : "; run it on the CPU with --backend cpu";
+}
+
 std::optional<double> parseFinite(const std::string& text) {
     if (text.empty()) return std::nullopt;
     char* end = nullptr;
@@ -113,7 +117,8 @@ int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
         for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
         return backendError("no backend '" + id + "' in this build (have: " + known + ")");
     }
-    if (!backend->available()) return backendError(id + " is unavailable: " + backend->unavailableReason());
+    if (!backend->available())
+        return backendError(id + " is unavailable: " + backend->unavailableReason() + cpuFallbackHint(id));
     const std::vector<ModeInfo> modes = backend->modes();
     if (mode.empty() && preferFast) {
         for (const ModeInfo& m : modes)

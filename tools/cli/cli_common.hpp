@@ -24,6 +24,8 @@ struct UsageError {
 int usageError(const std::string& message);    // prints, returns kExitUsage
 int inputError(const std::string& message);    // prints, returns kExitInput
 int backendError(const std::string& message);  // prints, returns kExitBackend
+// "; run it on the CPU with --backend cpu" for any backend but the CPU: the way out of a GPU failure.
+std::string cpuFallbackHint(const std::string& backendId);
 
 std::optional<double> parseFinite(const std::string& text);
 
