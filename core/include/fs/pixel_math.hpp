@@ -13,7 +13,9 @@ FS_HD float applyMapping(float v, float scale, float offset, bool absolute) {
     return absolute ? std::fabs(v) : v;
 }
 
-// Round half to even (cvRound / saturate_cast), then clamp. NaN becomes 0.
+// Round half to even (cvRound / saturate_cast), then clamp: NaN and -Inf
+// become 0, +Inf the maximum (README "Semantics"; tests/cpu/nan_inf_test.cpp).
+// F32 stores keep NaN and Inf as they are.
 FS_HD int roundHalfEven(float v) {
 #if defined(__CUDA_ARCH__)
     return __float2int_rn(v);

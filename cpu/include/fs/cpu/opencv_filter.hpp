@@ -76,7 +76,8 @@ template <class Array> Array respond(const Kernel& k, const Source<Array>& sourc
 }
 
 // The combined CV_32F response, then v * scale + offset, |v|, and the output
-// type (convertTo rounds half to even and saturates, like fs::saturateU8).
+// type (convertTo rounds half to even and saturates, like fs::saturateU8, once NaN and
+// values past the range are clamped as fs does).
 // `out` may already hold a buffer of that size and type; it is then filled in place.
 template <class Array>
 void filterAndMap(const FilterSpec& spec, const Source<Array>& source, Separation separation, int outputType,
@@ -97,6 +98,12 @@ void filterAndMap(const FilterSpec& spec, const Source<Array>& source, Separatio
         Array magnitudeOnly;
         cv::absdiff(value, cv::Scalar::all(0), magnitudeOnly);  // |v|, also for cv::UMat (cv::abs is Mat-only)
         value = magnitudeOnly;
+    }
+    if (CV_MAT_DEPTH(outputType) != CV_32F) {
+        // convertTo sends NaN, +Inf and anything past the int range to 0 (cvRound gives INT_MIN);
+        // fs::saturateU8/U16 send NaN to 0 and everything above the range, +Inf included, to the maximum.
+        cv::patchNaNs(value, 0.0);
+        cv::min(value, cv::Scalar::all(CV_MAT_DEPTH(outputType) == CV_8U ? 255.0 : 65535.0), value);
     }
     value.convertTo(out, outputType);
 }
