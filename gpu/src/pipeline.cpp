@@ -18,9 +18,12 @@ constexpr std::size_t kPitchAlign = 512;  // >= texturePitchAlignment on every C
 
 std::size_t g_budget = 0;
 int g_pipelineRows = 0;
+bool g_failAllocations = false;
 
 std::string cudaMessage(const char* what, cudaError_t err) {
-    return std::string(what) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+    // Said plainly first: the user's next step (a smaller image, the CPU) depends on it.
+    const std::string prefix = err == cudaErrorMemoryAllocation ? "out of device memory: " : "";
+    return prefix + what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
 }
 
 std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
@@ -29,6 +32,7 @@ struct DeviceBuffer {
     void* ptr = nullptr;
     std::size_t bytes = 0;
     cudaError_t reserve(std::size_t need) {
+        if (g_failAllocations) return cudaErrorMemoryAllocation;
         if (need <= bytes) return cudaSuccess;
         release();
         const cudaError_t err = cudaMalloc(&ptr, need);
@@ -162,6 +166,7 @@ cudaError_t collect(Slot& s, const PipelineTarget& target, bool outputPinned, st
 
 void setDeviceMemoryBudget(std::size_t bytes) { g_budget = bytes; }
 std::size_t deviceMemoryBudget() { return g_budget; }
+void setAllocationFailureForTesting(bool fail) { g_failAllocations = fail; }
 void setPipelineRows(int rows) { g_pipelineRows = std::max(0, rows); }
 
 std::string cudaUnavailableReason() {

@@ -10,6 +10,11 @@ namespace fs::gpu {
 void setDeviceMemoryBudget(std::size_t bytes);
 std::size_t deviceMemoryBudget();
 
+// Test hook: while on, every device buffer the pipeline asks for (even one it
+// could reuse) fails as cudaMalloc does when the device is full, so tests can
+// check that a run then ends with an "out of device memory" error, not a crash.
+void setAllocationFailureForTesting(bool fail);
+
 // Output rows per pipeline piece (upload, filter, download overlap across
 // pieces). 0 (the default) picks about 8 pieces for large images.
 void setPipelineRows(int rows);

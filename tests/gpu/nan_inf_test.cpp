@@ -1,0 +1,95 @@
+// NaN and infinities on the GPU follow the CPU reference (README "Semantics"):
+// float outputs hold the same IEEE class (NaN, +Inf, -Inf, finite) at every
+// sample, finite ones within the usual tolerance; u8/u16 stores map NaN to 0,
+// +Inf to the maximum, -Inf to 0.
+#include <limits>
+
+#include "gpu_test_support.hpp"
+
+namespace fs::test {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+int ieeeClass(float v) { return std::isnan(v) ? 1 : std::isinf(v) ? (v > 0 ? 2 : 3) : 0; }
+
+TEST(CudaNanInf, FloatImagesMatchTheReferenceClassBySample) {
+    FS_SKIP_WITHOUT_CUDA();
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    for (int channels : {1, 3, 4})
+        for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap}) {
+            Image input = randomImage(37, 29, channels, Depth::F32, rng);
+            auto plant = [&](int x, int y, float v) {
+                for (int c = 0; c < channels; ++c) input.view().row<float>(y)[x * channels + c] = v;
+            };
+            plant(3, 3, kNaN);
+            plant(20, 5, kInf);
+            plant(30, 9, -kInf);
+            plant(8, 20, kInf);
+            plant(9, 20, -kInf);
+            plant(0, 28, kNaN);
+            FilterSpec spec;
+            spec.kernels = {Kernel(3, 3, {1, 2, 1, 2, 4, 2, 1, 2, 1})};  // positive weights: no 0 x Inf
+            for (float& w : spec.kernels[0].weights) w /= 16.0f;
+            spec.border.mode = border;
+            spec.output.scale = 2.0f;
+            spec.output.offset = -1.0f;
+            const Image expected = cpu::referenceFilter(spec, input.cview());
+            for (const ModeInfo& m : backend->modes()) {
+                SCOPED_TRACE("mode " + m.id + ", " + std::to_string(channels) + " channels, " + borderModeName(border));
+                const RunResult r = backend->run(spec, input.cview(), m.id);
+                if (!r.ok() && r.error.find("mode " + m.id + ":") == 0) continue;  // mode declines this spec
+                ASSERT_TRUE(r.ok()) << r.error;
+                int nonFinite = 0;
+                for (int y = 0; y < input.height(); ++y)
+                    for (int i = 0; i < input.width() * channels; ++i) {
+                        const float got = r.output.cview().row<float>(y)[i], want = expected.cview().row<float>(y)[i];
+                        ASSERT_EQ(ieeeClass(got), ieeeClass(want)) << "at row " << y << " sample " << i << ": " << got
+                                                                   << " vs reference " << want;
+                        if (ieeeClass(want) == 0) ASSERT_NEAR(got, want, 1e-5f * (std::fabs(want) + 4.0f));
+                        else ++nonFinite;
+                    }
+                EXPECT_GE(nonFinite, 9 * 5 * channels);
+            }
+        }
+}
+
+TEST(CudaNanInf, IntegerStoresSaturateLikeTheReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    for (Depth depth : {Depth::U8, Depth::U16}) {
+        Image input = randomImage(41, 7, 3, depth, rng);
+        const float big = 3.0e38f;
+        struct Case {
+            const char* what;
+            std::vector<float> weights;
+            float scale;
+        };
+        const Case cases[] = {
+            {"+Inf", {0, 10, 0}, big},
+            {"-Inf", {0, 10, 0}, -big},
+            {"NaN from Inf - Inf", {big, big, -big}, 1.0f},
+            {"finite overflow", {0, 1, 0}, 1.0e10f},
+        };
+        for (const Case& k : cases) {
+            FilterSpec spec;
+            spec.kernels = {Kernel(3, 1, k.weights)};
+            spec.border.mode = BorderMode::Replicate;
+            spec.output.scale = k.scale;
+            const Image expected = cpu::referenceFilter(spec, input.cview());
+            for (const ModeInfo& m : backend->modes()) {
+                SCOPED_TRACE(std::string(k.what) + ", mode " + m.id + (depth == Depth::U8 ? ", u8" : ", u16"));
+                const RunResult r = backend->run(spec, input.cview(), m.id);
+                if (!r.ok() && r.error.find("mode " + m.id + ":") == 0) continue;
+                ASSERT_TRUE(r.ok()) << r.error;
+                EXPECT_TRUE(imagesMatch(r.output, expected, exact()));
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace fs::test
