@@ -41,6 +41,11 @@ bool FilterRunner::busy() const {
     return working_;
 }
 
+void FilterRunner::dropPending() {
+    std::lock_guard lock(mutex_);
+    pending_.reset();
+}
+
 void FilterRunner::waitForIdle() { pool_.waitForDone(); }
 
 RunResult FilterRunner::runOne(const std::shared_ptr<const Image>& input, const FilterSpec& spec, const QString& backendId,

@@ -46,6 +46,7 @@ public:
     quint64 submit(RunRequest request);
     quint64 latestGeneration() const { return generation_.load(); }
     bool busy() const;
+    void dropPending();  // forget the queued request; the one in flight finishes
     void waitForIdle();
 
 signals:

@@ -22,6 +22,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
@@ -89,6 +90,13 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     reportError_ = [this](const QString& title, const QString& message) { QMessageBox::critical(this, title, message); };
+    confirm_ = [this](const QString& title, const QString& question, const QString& acceptText) {
+        QMessageBox box(QMessageBox::Warning, title, question, QMessageBox::Cancel, this);
+        QPushButton* accept = box.addButton(acceptText, QMessageBox::AcceptRole);
+        box.setDefaultButton(QMessageBox::Cancel);  // never overwrite or switch on a stray Enter
+        box.exec();
+        return box.clickedButton() == accept;
+    };
 
     view_ = new widgets::ImageView;
     editor_ = new widgets::KernelEditor;
@@ -231,6 +239,8 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    // Closing mid-run: drop the queued run and join the one in flight (backends cannot be interrupted).
+    runner_->dropPending();
     runner_->waitForIdle();
     // Unregister the GL buffer from CUDA while the view's GL context still exists.
     if (interop_ && view_->glReady()) {
@@ -577,10 +587,17 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
         const QString message = QString::fromStdString(outcome->result.error);
         runInfo_->setText(tr("failed: %1").arg(message));
         // Live editing re-runs on every change: say a failure once, not per keystroke.
-        if (message != lastRunError_) error(tr("Filter failed"), message);
+        const bool firstTime = message != lastRunError_;
         lastRunError_ = message;
         emit runFailed(message);
-        if (!modeQueue_.isEmpty()) submit(modeQueue_.takeFirst(), false);
+        if (!modeQueue_.isEmpty()) {
+            if (firstTime) error(tr("Filter failed"), message);
+            submit(modeQueue_.takeFirst(), false);
+        } else if (firstTime && outcome->request.backend == QStringLiteral("cuda")) {
+            offerCpuInstead(message);
+        } else if (firstTime) {
+            error(tr("Filter failed"), message);
+        }
         return;
     }
     lastOutcome_ = outcome;
@@ -608,6 +625,16 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     if (inspectedPixel_.x() >= 0) inspectPixel(inspectedPixel_);
     if (!modeQueue_.isEmpty()) submit(modeQueue_.takeFirst(), false);
     emit resultShown(outcome->generation);
+}
+
+void MainWindow::offerCpuInstead(const QString& message) {
+    // A GPU failure (out of device memory, driver fault) should not end the lesson: the CPU runs the same spec.
+    statusBar()->showMessage(tr("CUDA run failed: %1").arg(message), 8000);
+    if (!confirm_ || !confirm_(tr("CUDA run failed"), tr("%1\n\nRun this filter on the CPU instead?").arg(message),
+                               tr("Run on CPU instead")))
+        return;
+    if (selectMode(QStringLiteral("cpu/parallel")) || selectMode(QStringLiteral("cpu/reference"))) runNow();
+    else error(tr("No CPU mode"), tr("no CPU mode is available"));
 }
 
 void MainWindow::inspectPixel(QPoint pixel) {
@@ -652,6 +679,15 @@ void MainWindow::inspectPixel(QPoint pixel) {
 }
 
 bool MainWindow::saveResult(const QString& path, bool eightBit) {
+    const QFileInfo target(path), source(currentPath_);
+    if (!currentPath_.isEmpty() && target.exists() && target.canonicalFilePath() == source.canonicalFilePath() &&
+        (!confirm_ || !confirm_(tr("Overwrite the input image?"),
+                                tr("%1 is the image open as input. Saving the result there replaces the original.")
+                                    .arg(QDir::toNativeSeparators(path)),
+                                tr("Overwrite")))) {
+        statusBar()->showMessage(tr("not saved: %1 is the input image").arg(path), 5000);
+        return false;
+    }
     if (!ensureHostResult()) {
         error(tr("Nothing to save"), tr("there is no result yet: open an image first"));
         return false;

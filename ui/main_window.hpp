@@ -30,6 +30,9 @@ namespace fs::ui {
 using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
 // Shows an error to the user; tests replace it so nothing blocks.
 using ErrorReporter = std::function<void(const QString& title, const QString& message)>;
+// Asks a yes/no question whose yes is `acceptText` ("Overwrite", "Run on CPU instead");
+// true means accepted. Tests replace it so nothing blocks.
+using Confirmer = std::function<bool(const QString& title, const QString& question, const QString& acceptText)>;
 
 // Thin: builds the widgets, wires their signals, and hands runs to the
 // FilterRunner. Everything long runs off the GUI thread.
@@ -40,6 +43,7 @@ public:
     ~MainWindow() override;
 
     void setErrorReporter(ErrorReporter reporter) { reportError_ = std::move(reporter); }
+    void setConfirmer(Confirmer confirmer) { confirm_ = std::move(confirmer); }
 
     bool openImage(const QString& path);  // reports failures through the error reporter
     bool saveResult(const QString& path, bool eightBit);
@@ -89,11 +93,13 @@ private:
     void openSample(const QString& resource);
     void inspectPixel(QPoint pixel);
     void error(const QString& title, const QString& message);
+    void offerCpuInstead(const QString& message);
     QString imageLabel() const;
 
     BackendFactory factory_;
     FilterRunner* runner_;
     ErrorReporter reportError_;
+    Confirmer confirm_;
     std::shared_ptr<const Image> loaded_;  // as read from the file
     std::shared_ptr<const Image> input_;   // after channel handling: what the filter sees
     QString currentPath_;

@@ -314,6 +314,13 @@ bool KernelEditor::applyPresetText(const QString& text, QString* error) {
 }
 
 void KernelEditor::setDesign(const KernelDesign& design) {
+    for (const Kernel& k : design.kernels) {
+        // Even sizes have no centre cell, and no backend runs past kMaxKernelSize: say so here, not at run time.
+        if (const std::string why = validateKernel(k); !why.empty()) {
+            emit errorOccurred(tr("Kernel refused"), QString::fromStdString(why));
+            return;
+        }
+    }
     if (design == design_) {
         showDesign(design_);
         return;
@@ -451,8 +458,15 @@ void KernelEditor::onCellChanged(QTableWidgetItem* item) {
     const double value = item->text().trimmed().toDouble(&ok);
     KernelDesign d = design_;
     Kernel& k = d.kernels[static_cast<std::size_t>(current_)];
-    if (!ok || !std::isfinite(value) || item->column() >= k.width || item->row() >= k.height) {
+    if (item->column() >= k.width || item->row() >= k.height) {
+        showDesign(design_);
+        return;
+    }
+    if (!ok || !std::isfinite(value)) {
+        const QString typed = item->text();
         showDesign(design_);  // put the old text back
+        emit errorOccurred(tr("Not a number"),
+                           tr("'%1' is not a finite number: the cell keeps %2").arg(typed, formatWeight(k.at(item->column(), item->row()))));
         return;
     }
     k.at(item->column(), item->row()) = static_cast<float>(value);
@@ -488,7 +502,11 @@ void KernelEditor::normalize() {
         }
         // Zero-sum (edge) kernels cannot sum to 1: scale their positive lobe instead.
         const double by = std::abs(sum) > 1e-6 * std::max(1.0, maxAbs) ? sum : positive;
-        if (by == 0.0) continue;
+        if (by == 0.0) {  // all zeros, or only negative weights summing to 0: nothing to divide by
+            emit errorOccurred(tr("Cannot normalize"),
+                               tr("the kernel has no positive weights and sums to 0: there is nothing to scale to 1"));
+            return;
+        }
         for (float& w : k.weights) w = static_cast<float>(w / by);
     }
     d.divisor = 1.0;

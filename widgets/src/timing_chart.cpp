@@ -88,6 +88,7 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     buttons->addWidget(csvButton);
     layout->addLayout(buttons);
 
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] { static_cast<QCustomPlot*>(tabs_->currentWidget())->replot(); });
     connect(logCheck_, &QCheckBox::toggled, this, &TimingChart::setLogScale);
     connect(pngButton, &QPushButton::clicked, this, &TimingChart::browseExportPng);
     connect(csvButton, &QPushButton::clicked, this, &TimingChart::browseExportCsv);
@@ -129,6 +130,11 @@ void TimingChart::setLogScale(bool on) {
 }
 
 void TimingChart::replot() {
+    // Only the tab on screen is drawn on every run: the history grows by a point per run, and drawing it
+    // while hidden made long live-editing sessions slower with every run (the GUI soak test measured it).
+    const auto replotIfShown = [this](QCustomPlot* plot) {
+        if (tabs_->currentWidget() == plot) plot->replot();
+    };
     const bool log = logCheck_->isChecked();
     auto setValueAxis = [log](QCPAxis* axis, const QString& name) {
         axis->setLabel(name);
@@ -196,7 +202,7 @@ void TimingChart::replot() {
     for (const TimingRecord& t : latest_) maxValue = std::max(maxValue, totalOf(t));
     if (log) breakdown_->yAxis->setRange(std::max(1e-4, minValue * 0.5), std::max(1.0, maxValue * 2.0));
     else breakdown_->yAxis->setRange(0, std::max(1e-3, maxValue * 1.15));
-    breakdown_->replot();
+    replotIfShown(breakdown_);
 
     // History: total of every run in order.
     historyPlot_->clearPlottables();
@@ -219,7 +225,7 @@ void TimingChart::replot() {
     setValueAxis(historyPlot_->yAxis, tr("total ms"));
     if (log) historyPlot_->yAxis->setRange(std::max(1e-4, minTotal * 0.5), std::max(1.0, maxTotal * 2.0));
     else historyPlot_->yAxis->setRange(0, std::max(1e-3, maxTotal * 1.15));
-    historyPlot_->replot();
+    replotIfShown(historyPlot_);
 
     // Speedup: CPU reference total / this total, for the current image.
     speedup_->clearPlottables();
@@ -250,7 +256,7 @@ void TimingChart::replot() {
     }
     if (log) speedup_->yAxis->setRange(std::min(0.5, minSpeedup * 0.5), maxSpeedup * 2.0);
     else speedup_->yAxis->setRange(0, maxSpeedup * 1.15);
-    speedup_->replot();
+    replotIfShown(speedup_);
 }
 
 bool TimingChart::exportPng(const QString& path, QString* error) const {

@@ -1,0 +1,265 @@
+// Inputs a student may try: nonsense in kernel cells, kernels that cannot be
+// normalized or have no centre, saving over the input or into nowhere, and a
+// CUDA run that fails (the CPU is then offered instead).
+#include <QApplication>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "fs/cpu/cpu_backend.hpp"
+#include "fs/widgets/backend_chooser.hpp"
+#include "fs/widgets/kernel_editor.hpp"
+#include "main_window.hpp"
+
+using fs::ui::MainWindow;
+using fs::widgets::KernelDesign;
+using fs::widgets::KernelEditor;
+
+namespace {
+
+const QString kFruits = QStringLiteral(FS_SAMPLES_DIR "/fruits.jpg");
+
+// Fails every run the way the CUDA backend does when device memory runs out.
+class FailingCuda : public fs::Backend {
+public:
+    std::string id() const override { return "cuda"; }
+    std::string displayName() const override { return "CUDA (failing test double)"; }
+    std::vector<fs::ModeInfo> modes() const override { return {{"global", "always out of memory", true, {}}}; }
+    std::string unavailableReason() const override { return {}; }
+    fs::RunResult run(const fs::FilterSpec&, fs::ConstImageView, const std::string&) override {
+        fs::RunResult r;
+        r.error = "out of device memory: allocating device memory: cudaErrorMemoryAllocation (out of memory)";
+        return r;
+    }
+};
+
+QByteArray digest(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+}
+
+KernelDesign designOf(int width, int height, float value) {
+    KernelDesign d;
+    d.name = QStringLiteral("test");
+    fs::Kernel k;
+    k.width = width;
+    k.height = height;
+    k.weights.assign(static_cast<std::size_t>(width) * height, value);
+    d.kernels = {k};
+    return d;
+}
+
+}  // namespace
+
+class HardeningTest : public QObject {
+    Q_OBJECT
+
+    struct Asked {
+        QString title, question, acceptText;
+    };
+    QStringList errors_;
+    QVector<Asked> asked_;
+    bool answer_ = false;
+    QTemporaryDir dir_;
+
+    std::unique_ptr<MainWindow> makeWindow(bool withFailingCuda) {
+        auto window = std::make_unique<MainWindow>([withFailingCuda] {
+            std::vector<std::unique_ptr<fs::Backend>> v;
+            v.push_back(fs::cpu::makeCpuBackend());
+            if (withFailingCuda) v.push_back(std::make_unique<FailingCuda>());
+            return v;
+        });
+        window->setErrorReporter([this](const QString& t, const QString& m) { errors_ << t + ": " + m; });
+        window->setConfirmer([this](const QString& t, const QString& q, const QString& a) {
+            asked_.push_back({t, q, a});
+            return answer_;
+        });
+        window->show();
+        return window;
+    }
+
+    // Opens `path` and waits for its first result.
+    static bool openAndWait(MainWindow& window, const QString& path) {
+        if (!window.openImage(path)) return false;
+        for (int i = 0; i < 100 && !window.lastOutcome(); ++i) QTest::qWait(50);
+        return window.lastOutcome() && window.lastOutcome()->result.ok();
+    }
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("FilterStudioTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_gui_hardening"));
+        QVERIFY(dir_.isValid());
+    }
+
+    void init() {
+        errors_.clear();
+        asked_.clear();
+        answer_ = false;
+    }
+
+    void nonNumericCellIsRefusedWithAMessage() {
+        KernelEditor editor;
+        QSignalSpy errors(&editor, &KernelEditor::errorOccurred);
+        auto* grid = editor.findChild<QTableWidget*>();
+        QVERIFY(grid);
+        const KernelDesign before = editor.design();
+        const QString oldText = grid->item(1, 1)->text();
+        for (const QString& typed : {QStringLiteral("abc"), QStringLiteral("1,5x"), QStringLiteral("inf"), QStringLiteral("nan")}) {
+            grid->item(1, 1)->setText(typed);
+            QCOMPARE(editor.design(), before);
+            QCOMPARE(grid->item(1, 1)->text(), oldText);
+        }
+        QCOMPARE(errors.size(), 4);
+        QCOMPARE(errors[0][0].toString(), QStringLiteral("Not a number"));
+        QVERIFY(errors[0][1].toString().contains(QStringLiteral("'abc'")));
+        // A number is still taken.
+        grid->item(1, 1)->setText(QStringLiteral("-3.5"));
+        QCOMPARE(editor.design().kernels.front().at(1, 1), -3.5f);
+        QCOMPARE(errors.size(), 4);
+    }
+
+    void normalizingAllZerosIsRefused() {
+        KernelEditor editor;
+        QSignalSpy errors(&editor, &KernelEditor::errorOccurred);
+        editor.setDesign(designOf(3, 3, 0.0f));
+        const KernelDesign zeros = editor.design();
+        editor.normalize();
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(errors[0][0].toString(), QStringLiteral("Cannot normalize"));
+        QCOMPARE(editor.design(), zeros);  // no NaN from 0/0
+        const fs::FilterSpec zeroSpec = editor.spec();
+        for (float w : zeroSpec.kernels.front().weights) QCOMPARE(w, 0.0f);
+        // Zero-sum edge kernels still normalize (their positive lobe becomes 1), without a message.
+        QVERIFY(editor.applyPresetText(QStringLiteral("sobel-x:3")));
+        editor.normalize();
+        QCOMPARE(errors.size(), 1);
+        float positive = 0;
+        const fs::FilterSpec normalized = editor.spec();
+        for (float w : normalized.kernels.front().weights) positive += std::max(0.0f, w);
+        QVERIFY(std::abs(positive - 1.0f) < 1e-6f);
+    }
+
+    void evenAndOversizedKernelsAreRefused() {
+        KernelEditor editor;
+        QSignalSpy errors(&editor, &KernelEditor::errorOccurred);
+        const KernelDesign before = editor.design();
+        editor.setDesign(designOf(4, 4, 1.0f));
+        QCOMPARE(errors.size(), 1);
+        QVERIFY(errors[0][1].toString().contains(QStringLiteral("even")));
+        editor.setDesign(designOf(fs::kMaxKernelSize + 2, fs::kMaxKernelSize + 2, 1.0f));
+        QCOMPARE(errors.size(), 2);
+        QVERIFY(errors[1][1].toString().contains(QStringLiteral("outside")));
+        editor.setDesign(designOf(3, 5, 1.0f));  // odd and rectangular is fine
+        QCOMPARE(errors.size(), 2);
+        QCOMPARE(editor.design().kernels.front().height, 5);
+        editor.undoStack()->undo();
+        QCOMPARE(editor.design(), before);  // the refused ones left no undo step
+        // The size box only offers odd sizes up to the editor's limit.
+        editor.setKernelSize(4);
+        QCOMPARE(editor.design().kernels.front().width, 5);
+        editor.setKernelSize(99);
+        QCOMPARE(editor.design().kernels.front().width, KernelEditor::kMaxEditableSize);
+        QCOMPARE(errors.size(), 2);
+    }
+
+    void savingOntoTheInputAsksFirst() {
+        const QString input = dir_.filePath(QStringLiteral("input.png"));
+        QFile::remove(input);
+        QVERIFY(QFile::copy(kFruits, dir_.filePath(QStringLiteral("fruits.jpg"))) ||
+                QFile::exists(dir_.filePath(QStringLiteral("fruits.jpg"))));
+        auto window = makeWindow(false);
+        // A PNG input (the saved result is a PNG too, so an overwrite would really replace it).
+        QVERIFY(openAndWait(*window, dir_.filePath(QStringLiteral("fruits.jpg"))));
+        QVERIFY(window->saveResult(input, false));
+        QVERIFY(openAndWait(*window, input));
+        QVERIFY(window->kernelEditor()->applyPresetText(QStringLiteral("sobel-x:3")));
+        window->runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(window->lastOutcome() && window->lastOutcome()->request.spec.name.rfind("sobel", 0) == 0, 5000);
+        const QByteArray original = digest(input);
+        QVERIFY(!original.isEmpty());
+
+        answer_ = false;  // declined: nothing written
+        QVERIFY(!window->saveResult(input, false));
+        QCOMPARE(asked_.size(), 1);
+        QCOMPARE(asked_[0].acceptText, QStringLiteral("Overwrite"));
+        QVERIFY(asked_[0].question.contains(QStringLiteral("input.png")));
+        QCOMPARE(digest(input), original);
+        // The same file spelled another way is still the input.
+        QVERIFY(!window->saveResult(dir_.path() + QStringLiteral("/./input.png"), false));
+        QCOMPARE(asked_.size(), 2);
+        QCOMPARE(digest(input), original);
+        // Another file: no question.
+        QVERIFY(window->saveResult(dir_.filePath(QStringLiteral("other.png")), false));
+        QCOMPARE(asked_.size(), 2);
+        // Accepted: written.
+        answer_ = true;
+        QVERIFY(window->saveResult(input, false));
+        QCOMPARE(asked_.size(), 3);
+        QVERIFY(digest(input) != original);
+        QVERIFY(errors_.isEmpty());
+    }
+
+    void unwritableOutputGivesAnErrorAndWritesNothing() {
+        auto window = makeWindow(false);
+        QVERIFY(openAndWait(*window, kFruits));
+        // A regular file as the parent directory: unwritable even for root (CI runs as root).
+        const QString notADir = dir_.filePath(QStringLiteral("plain-file"));
+        QFile f(notADir);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x");
+        f.close();
+        const QStringList targets = {notADir + QStringLiteral("/out.png"), dir_.filePath(QStringLiteral("missing/dir/out.png"))};
+        for (const QString& target : targets) {
+            errors_.clear();
+            QVERIFY(!window->saveResult(target, false));
+            QCOMPARE(errors_.size(), 1);
+            QVERIFY2(errors_[0].startsWith(QStringLiteral("Cannot save result: ")), qPrintable(errors_[0]));
+            QVERIFY(!QFile::exists(target));
+        }
+        QVERIFY(!QDir(dir_.filePath(QStringLiteral("missing"))).exists());
+        QCOMPARE(asked_.size(), 0);
+    }
+
+    void failedCudaRunOffersTheCpu() {
+        auto window = makeWindow(true);
+        QVERIFY(window->selectMode(QStringLiteral("cuda/global")));
+        QSignalSpy failed(window.get(), &MainWindow::runFailed);
+        answer_ = true;
+        QVERIFY(window->openImage(kFruits));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 5000);
+        QCOMPARE(asked_.size(), 1);
+        QCOMPARE(asked_[0].acceptText, QStringLiteral("Run on CPU instead"));
+        QVERIFY(asked_[0].question.contains(QStringLiteral("out of device memory")));
+        QCOMPARE(window->backendChooser()->currentKey(), QStringLiteral("cpu/parallel"));
+        QTRY_VERIFY_WITH_TIMEOUT(window->lastOutcome() && window->lastOutcome()->result.ok(), 5000);
+        QCOMPARE(window->lastOutcome()->request.backend, QStringLiteral("cpu"));
+        QVERIFY(errors_.isEmpty());  // the question replaced the error dialog
+    }
+
+    void declinedCpuFallbackStaysOnCuda() {
+        auto window = makeWindow(true);
+        QVERIFY(window->selectMode(QStringLiteral("cuda/global")));
+        QSignalSpy failed(window.get(), &MainWindow::runFailed);
+        answer_ = false;
+        QVERIFY(window->openImage(kFruits));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 5000);
+        QCOMPARE(asked_.size(), 1);
+        QCOMPARE(window->backendChooser()->currentKey(), QStringLiteral("cuda/global"));
+        // The same failure on the next edit is not asked again.
+        window->runNow();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 2, 5000);
+        QCOMPARE(asked_.size(), 1);
+        QVERIFY(!window->lastOutcome());
+    }
+};
+
+QTEST_MAIN(HardeningTest)
+#include "test_hardening.moc"
