@@ -5,7 +5,8 @@
 # (8 files at most come back): summary.txt, ptxas.txt, ctest.log,
 # sanitizer.log, bench.txt, bench.csv, peers.txt, peers.csv.
 #
-#   scripts/device/run_on_device.sh [all|tests|bench] [extra filterstudio-bench args...]
+#   scripts/device/run_on_device.sh [all|tests|bench|targets] [extra filterstudio-bench args...]
+# targets: tests, memcheck + racecheck only, the benchmark without peers (one short call).
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/out-device}
@@ -34,7 +35,7 @@ awk '/Compiling entry function/ {match($0, /_Z[^'"'"']*/); fn=substr($0, RSTART,
 rm -f "$OUT/configure.log" "$OUT/build.log"
 say "built in $(( $(date +%s) - start )) s; kernels with spills: $(grep -c 'bytes spill stores' "$OUT/ptxas.txt" | tr -d ' ') listed, $(grep -vc ' 0 bytes spill stores' "$OUT/ptxas.txt") with nonzero spills"
 
-if [ "$WHAT" = all ] || [ "$WHAT" = tests ]; then
+if [ "$WHAT" = all ] || [ "$WHAT" = tests ] || [ "$WHAT" = targets ]; then
   say "== ctest (gpu)"
   start=$(date +%s)
   ctest --test-dir "$BUILD" -L gpu -j 12 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1
@@ -46,9 +47,11 @@ if [ "$WHAT" = all ] || [ "$WHAT" = tests ]; then
   say "== compute-sanitizer"
   : >"$OUT/sanitizer.log"
   T="$BUILD/tests/gpu/fs_gpu_tests"
-  for tool in memcheck racecheck initcheck synccheck; do
-    filter='CudaBackend.ShortCaseEveryMode'
-    [ $tool = memcheck ] && filter='CudaBackend.ShortCaseEveryMode:CudaBackend.StripsUnder*:CudaBackend.BadRequests*:Cuda/ModeMatrix.*wrap_u8_c3'
+  tools="memcheck racecheck initcheck synccheck"
+  [ "$WHAT" = targets ] && tools="memcheck racecheck"
+  for tool in $tools; do
+    filter='CudaBackend.ShortCaseEveryMode:CudaBackend.SeparableStrips*'
+    [ $tool = memcheck ] && filter='CudaBackend.ShortCaseEveryMode:CudaBackend.SeparableStrips*:CudaBackend.Rgba8*:CudaBackend.StripsUnder*:CudaBackend.BadRequests*:Cuda/ModeMatrix.*wrap_u8_c3'
     start=$(date +%s)
     timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 "$T" --gtest_filter="$filter" >>"$OUT/sanitizer.log" 2>&1
     rc=$?
@@ -56,11 +59,13 @@ if [ "$WHAT" = all ] || [ "$WHAT" = tests ]; then
   done
 fi
 
-if [ "$WHAT" = all ] || [ "$WHAT" = bench ]; then
+if [ "$WHAT" = all ] || [ "$WHAT" = bench ] || [ "$WHAT" = targets ]; then
   say "== benchmark"
+  start=$(date +%s)
   "$BUILD/tools/bench/filterstudio-bench" --csv "$OUT/bench.csv" "$@" >"$OUT/bench.txt" 2>&1
-  say "bench exit $?"
+  say "bench exit $?, $(( $(date +%s) - start )) s"
   sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$SUMMARY"
+  [ "$WHAT" = targets ] && exit 0
   say "== peers"
   timeout 300 python3 bench/peers/peers.py "$OUT/bench.csv" --quick --out "$OUT/peers.csv" >"$OUT/peers.txt" 2>&1
   say "peers exit $?"

@@ -204,5 +204,93 @@ TEST(CudaBackend, PhotographsMatchReference) {
     }
 }
 
+// The separable mode's rolling-strip path (gray, one kernel, 15x15 / 31x31):
+// sizes around its 128-column strips and 32-row steps, fewer rows than the
+// radius, every border and depth, box weights (exact on integer images), a
+// float output mapping, and the host path in pieces of 10 rows (wrap pieces
+// start at the bottom). Small enough for compute-sanitizer.
+TEST(CudaBackend, SeparableStripsMatchReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const struct {
+        int w, h;
+    } sizes[] = {{1, 1}, {17, 3}, {129, 40}, {261, 97}};
+    for (const auto& size : sizes) {
+        for (Depth depth : {Depth::U8, Depth::U16, Depth::F32}) {
+            const Image input = randomImage(size.w, size.h, 1, depth, rng);
+            for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap, BorderMode::Constant}) {
+                for (int taps : {15, 31}) {
+                    FilterSpec gauss = gaussian(taps, border);
+                    gauss.border.value = depth == Depth::F32 ? 0.75f : 37.0f;
+                    FilterSpec box = gauss;
+                    box.kernels = {Kernel(taps, taps, std::vector<float>(static_cast<std::size_t>(taps) * taps, 1.0f))};
+                    box.output.scale = 1.0f / static_cast<float>(taps * taps);
+                    box.output.offset = 2.0f;
+                    box.output.floatOutput = true;
+                    // A 31x31 box over u16 sums past 2^24: the reference's 961-term float sum then errs
+                    // beyond the tolerance (gpu_test_support.hpp), while the separable sums stay exact
+                    // (H100: got 38175 = v + 2, reference 38174.5). 15x15 (225 terms) stays exact.
+                    std::vector<FilterSpec> specs{gauss};
+                    if (!(depth == Depth::U16 && taps == 31)) specs.push_back(box);
+                    for (const FilterSpec& spec : specs) {
+                        SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + " " + depthName(depth) + " " +
+                                     borderModeName(border) + " " + std::to_string(taps) +
+                                     (spec.output.floatOutput ? " box" : " gaussian"));
+                        const Image expected = cpu::referenceFilter(spec, input.cview());
+                        Image actual;
+                        ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual));
+                        EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
+                        gpu::setPipelineRows(10);
+                        const RunResult r = backend->run(spec, input.cview(), "separable");
+                        gpu::setPipelineRows(0);
+                        ASSERT_TRUE(r.ok()) << r.error;
+                        EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected));
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The registers mode's RGBA8 3x3 path (two pixels per thread, 8-byte loads):
+// one and two kernels, odd and even widths (odd ones start rows off 8-byte
+// alignment in a pitched buffer), every border, whole and in 10-row pieces.
+TEST(CudaBackend, Rgba8ThreeByThreeMatchesReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const struct {
+        int w, h;
+    } sizes[] = {{1, 1}, {2, 5}, {63, 9}, {130, 41}};
+    for (const auto& size : sizes) {
+        const Image input = randomImage(size.w, size.h, 4, Depth::U8, rng);
+        for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap, BorderMode::Constant}) {
+            FilterSpec gauss = gaussian(3, border);
+            gauss.border.value = 91.0f;
+            FilterSpec integer = gauss;
+            integer.kernels = {Kernel(3, 3, {1.0f, -2.0f, 3.0f, 0.0f, 4.0f, -1.0f, 2.0f, 1.0f, -3.0f})};
+            integer.output.absolute = true;
+            for (const FilterSpec& spec : {gauss, integer, sobelMagnitude(border)}) {
+                SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + " " + borderModeName(border) + " " +
+                             std::to_string(spec.kernels.size()) + " kernel(s)" + (spec.output.absolute ? " integer" : ""));
+                const Image expected = cpu::referenceFilter(spec, input.cview());
+                for (const char* mode : {"registers", "auto"}) {
+                    Image actual;
+                    ASSERT_TRUE(runPoisoned(spec, input.cview(), mode, actual));
+                    EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected)) << mode;
+                }
+                gpu::setPipelineRows(10);
+                const RunResult r = backend->run(spec, input.cview(), "registers");
+                gpu::setPipelineRows(0);
+                ASSERT_TRUE(r.ok()) << r.error;
+                EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected));
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace fs::test
