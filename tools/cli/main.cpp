@@ -41,7 +41,7 @@ apply options:
   -o, --output OUT     image to write; never the input file. Written only when
                        everything succeeded. The extension picks the format.
   -k, --kernel KERNEL  preset name or kernel JSON file
-  --backend ID         cpu (default) or cuda when built in
+  --backend ID         cpu (default), cuda or opencl when built in (see `modes`)
   --mode MODE          a mode of that backend (default: its first available one)
   --border B           replicate | reflect101 | constant[:V] | wrap (default: the kernel's, reflect101)
   --depth same|f32     same: round and saturate to the input depth (default);
