@@ -21,13 +21,23 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 # The OpenCL tests are left out: PoCL's JIT runtime is not ours and reports its own leaks.
 ctest --test-dir build-asan --output-on-failure -j 2 --timeout 900 -LE opencl
 
+# FUZZ_SEED makes a run repeatable: with it each target runs a fixed number of
+# inputs (FUZZ_RUNS_KERNEL / FUZZ_RUNS_IMAGE, about a minute each here), so CI
+# replays exactly what was run before landing; without it, FUZZ_SECONDS each.
 seconds=${FUZZ_SECONDS:-60}
-for target in kernel_json:kernel image_load:image; do
-  name=fuzz_${target%%:*}; kind=${target##*:}
+for target in kernel_json:kernel:${FUZZ_RUNS_KERNEL:-800000} image_load:image:${FUZZ_RUNS_IMAGE:-150000}; do
+  IFS=: read -r short kind runs <<<"$target"
+  name=fuzz_$short
   work=$(mktemp -d)
   cp tests/fuzz/corpus/$kind/* "$work"/
-  echo "fuzz: $name for ${seconds}s"
-  if ! (cd build-asan && ./tests/fuzz/$name -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 \
+  if [ -n "${FUZZ_SEED:-}" ]; then
+    budget=(-seed="$FUZZ_SEED" -runs="$runs")
+    echo "fuzz: $name, seed $FUZZ_SEED, $runs inputs"
+  else
+    budget=(-max_total_time="$seconds")
+    echo "fuzz: $name for ${seconds}s"
+  fi
+  if ! (cd build-asan && ./tests/fuzz/$name "${budget[@]}" -max_len=65536 -rss_limit_mb=4096 \
         -artifact_prefix="$work/crash-" "$work" 2>&1 | tail -n 5); then
     echo "fuzz: $name found a crash; inputs saved under tests/fuzz/regressions/$kind/"
     cp "$work"/crash-* tests/fuzz/regressions/$kind/ 2>/dev/null || true
