@@ -115,7 +115,7 @@ int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
     if (!backend) {
         std::string known;
         for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
-        return backendError("no backend '" + id + "' in this build (have: " + known + ")");
+        return backendError("no backend '" + id + "' in this build (have: " + known + ")" + cpuFallbackHint(id));
     }
     if (!backend->available())
         return backendError(id + " is unavailable: " + backend->unavailableReason() + cpuFallbackHint(id));
