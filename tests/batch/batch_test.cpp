@@ -13,16 +13,9 @@
 namespace fs {
 namespace {
 
-FilterSpec preset(const std::string& name) {
-    FilterSpec s;
-    std::string why;
-    if (!makePreset(name, s, &why)) throw std::invalid_argument(why);
-    return s;
-}
-
 // A mix that takes every parallel-mode path: separable, 2-D, magnitude, float output, each border.
 std::vector<FilterSpec> mixedSpecs(std::mt19937& rng) {
-    std::vector<FilterSpec> specs{preset("gaussian:5:1.2"), preset("sobel-mag"), preset("laplacian-8"), preset("box:7")};
+    std::vector<FilterSpec> specs{test::presetSpec("gaussian:5:1.2"), test::presetSpec("sobel-mag"), test::presetSpec("laplacian-8"), test::presetSpec("box:7")};
     FilterSpec random;
     random.name = "random 5x3";
     random.kernels = {test::randomKernel(5, 3, rng)};
@@ -102,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, Batch, ::testing::Values("reference", "parallel"
 TEST(BatchRunner, AFailedPairLeavesTheOthersRunning) {
     std::mt19937 rng = test::testRng();
     const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();
-    std::vector<FilterSpec> specs{preset("box:3"), preset("sobel-x"), preset("emboss")};
+    std::vector<FilterSpec> specs{test::presetSpec("box:3"), test::presetSpec("sobel-x"), test::presetSpec("emboss")};
     specs[1].kernels[0].width = 4;  // invalid: even width
     const Image good = test::randomImage(20, 10, 1, Depth::U8, rng);
     const Image tiny = test::randomImage(3, 3, 1, Depth::U8, rng);
@@ -128,7 +121,7 @@ TEST(BatchRunner, UnknownModeIsAnErrorPerPair) {
     const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();
     Image img(4, 4, 1, Depth::U8);
     img.fillBytes(9);
-    const std::vector<RunResult> results = cpu::makeCpuBatchRunner(*backend)->runSpecs(img.cview(), {preset("box:3"), preset("box:5")}, "turbo");
+    const std::vector<RunResult> results = cpu::makeCpuBatchRunner(*backend)->runSpecs(img.cview(), {test::presetSpec("box:3"), test::presetSpec("box:5")}, "turbo");
     ASSERT_EQ(results.size(), 2u);
     for (const RunResult& r : results) EXPECT_NE(r.error.find("turbo"), std::string::npos) << r.error;
 }
@@ -138,7 +131,7 @@ TEST(BatchRunner, NothingToDoGivesNoResults) {
     Image img(4, 4, 1, Depth::U8);
     img.fillBytes(1);
     EXPECT_TRUE(cpu::makeCpuBatchRunner(*backend)->runSpecs(img.cview(), {}, "parallel").empty());
-    EXPECT_TRUE(cpu::makeCpuBatchRunner(*backend)->runGrid({}, {preset("box:3")}, "parallel").empty());
+    EXPECT_TRUE(cpu::makeCpuBatchRunner(*backend)->runGrid({}, {test::presetSpec("box:3")}, "parallel").empty());
 }
 
 }  // namespace

@@ -56,13 +56,6 @@ protected:
     }
 };
 
-FilterSpec preset(const std::string& name) {
-    FilterSpec s;
-    std::string why;
-    if (!makePreset(name, s, &why)) throw std::invalid_argument(why);
-    return s;
-}
-
 std::size_t filesIn(const std::string& dir) {
     std::error_code ec;
     if (!fsys::is_directory(dir, ec)) return 0;
@@ -77,8 +70,8 @@ TEST_F(CliBatch, EveryImageKernelPairEqualsTheReference) {
                          " -o " + quoted(outDir()) + " --format png --mode parallel");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const std::vector<std::pair<std::string, FilterSpec>> kernels{
-        {"gaussian-5-1.2", preset("gaussian:5:1.2")},
-        {"sobel-mag", preset("sobel-mag")},
+        {"gaussian-5-1.2", test::presetSpec("gaussian:5:1.2")},
+        {"sobel-mag", test::presetSpec("sobel-mag")},
         {"My-Edge", [] {
              FilterSpec s;
              s.kernels = {Kernel::fromRows({{1, 0, -1}, {2, 0, -2}, {1, 0, -1}})};
@@ -226,7 +219,7 @@ TEST_F(CliBatch, PipelinePrintsStepTimesAndOpenCvsObjectCount) {
     // The same mask built step by step, counted by cv::connectedComponents(4).
     const Image photo = test::loadTestImage("fruits.jpg");
     const Image gray = cpu::grayscale(photo.cview());
-    const Image blurred = cpu::referenceFilter(preset("gaussian:3:0"), gray.cview());
+    const Image blurred = cpu::referenceFilter(test::presetSpec("gaussian:3:0"), gray.cview());
     cv::Mat mask, labels;
     cv::threshold(test::matOf(blurred), mask, 90, 255, cv::THRESH_BINARY);
     const int count = cv::connectedComponents(mask, labels, 4, CV_32S);

@@ -10,14 +10,24 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "fs/filter_spec.hpp"
 #include "fs/image.hpp"
+#include "fs/presets.hpp"
 
 namespace fs::test {
 
 // Fresh per run; FS_TEST_SEED=N repeats a run. Printed once so a failure can be replayed.
+// A preset by name; throws so that a misspelt name fails the test loudly.
+inline FilterSpec presetSpec(const std::string& name) {
+    FilterSpec spec;
+    std::string why;
+    if (!makePreset(name, spec, &why)) throw std::invalid_argument(why);
+    return spec;
+}
+
 inline std::uint32_t testSeed() {
     static const std::uint32_t seed = [] {
         std::uint32_t s = 0;

@@ -10,17 +10,10 @@
 namespace fs::test {
 namespace {
 
-FilterSpec preset(const std::string& name) {
-    FilterSpec s;
-    std::string why;
-    if (!makePreset(name, s, &why)) throw std::invalid_argument(why);
-    return s;
-}
-
 // Every border, magnitude, float output, mapping, mixed sizes in one batch.
 std::vector<FilterSpec> mixedSpecs(std::mt19937& rng) {
-    std::vector<FilterSpec> specs{preset("gaussian:5:1.2"), preset("sobel-mag"), preset("laplacian-8"), preset("box:7"),
-                                  preset("log:9:1.4"), preset("emboss")};
+    std::vector<FilterSpec> specs{presetSpec("gaussian:5:1.2"), presetSpec("sobel-mag"), presetSpec("laplacian-8"), presetSpec("box:7"),
+                                  presetSpec("log:9:1.4"), presetSpec("emboss")};
     FilterSpec random;
     random.kernels = {randomKernel(5, 3, rng)};
     random.border = {BorderMode::Constant, 17.0f};
@@ -67,7 +60,7 @@ TEST(CudaBatch, GridOfImagesAndAFailedPairStayIsolated) {
     FS_SKIP_WITHOUT_CUDA();
     std::mt19937 rng = testRng();
     auto backend = gpu::makeCudaBackend();
-    std::vector<FilterSpec> specs{preset("box:3"), preset("sobel-x"), preset("sharpen")};
+    std::vector<FilterSpec> specs{presetSpec("box:3"), presetSpec("sobel-x"), presetSpec("sharpen")};
     specs[1].kernels[0].width = 4;  // invalid
     const Image a = randomImage(40, 30, 3, Depth::U8, rng), b = randomImage(17, 60, 1, Depth::U16, rng);
     const std::vector<RunResult> results = gpu::makeCudaBatchRunner(*backend)->runGrid({a.cview(), b.cview()}, specs, "auto");
@@ -94,7 +87,7 @@ TEST(CudaBatch, WithoutADeviceEveryPairIsAnError) {
     if (backend->available()) GTEST_SKIP() << "a CUDA device is present; this checks the no-device path";
     Image img(4, 4, 1, Depth::U8);
     img.fillBytes(3);
-    const auto results = gpu::makeCudaBatchRunner(*backend)->runSpecs(img.cview(), {preset("box:3")}, "auto");
+    const auto results = gpu::makeCudaBatchRunner(*backend)->runSpecs(img.cview(), {presetSpec("box:3")}, "auto");
     ASSERT_EQ(results.size(), 1u);
     EXPECT_FALSE(results[0].ok());
     Pipeline p;
@@ -115,7 +108,7 @@ PipelineStep step(StepOp op, std::vector<std::string> inputs = {}, std::string i
 
 PipelineStep convolve(const std::string& name, bool asFloat, std::string id = {}, std::vector<std::string> inputs = {}) {
     PipelineStep s = step(StepOp::Convolve, std::move(inputs), std::move(id));
-    s.filter = preset(name);
+    s.filter = presetSpec(name);
     s.filter.output.floatOutput = asFloat;
     return s;
 }
