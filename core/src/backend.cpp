@@ -8,6 +8,35 @@ std::optional<ModeInfo> Backend::findMode(const std::string& mode) const {
     return std::nullopt;
 }
 
+RunResult Backend::runWithLaunch(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                                 const LaunchConfig& launch) {
+    if (launch.isDefault()) return run(spec, input, mode);
+    RunResult result;
+    result.timing.backend = id();
+    result.timing.mode = mode;
+    result.error = displayName() + " has no launch configuration (block shape, outputs per thread); "
+                   "only GPU backends do";
+    return result;
+}
+
+LaunchReport Backend::describeLaunch(const FilterSpec&, int, int, Depth, int, const std::string& mode,
+                                     const LaunchConfig&) const {
+    LaunchReport report;
+    report.mode = mode;
+    report.error = displayName() + " has no launch configuration";
+    return report;
+}
+
+TuneResult Backend::tune(const FilterSpec&, ConstImageView, const std::string& mode, const TuneOptions&,
+                         const TuneProgress&) {
+    TuneResult result;
+    result.mode = mode;
+    result.error = displayName() + " has no launch configuration to tune";
+    return result;
+}
+
+std::string Backend::resetTuning() { return displayName() + " has no launch configuration to tune"; }
+
 std::string validateRun(const FilterSpec& spec, ConstImageView input) {
     if (std::string why = validateImage(input); !why.empty()) return why;
     if (std::string why = validateSpec(spec); !why.empty()) return why;

@@ -6,6 +6,7 @@
 
 #include "fs/filter_spec.hpp"
 #include "fs/image.hpp"
+#include "fs/launch.hpp"
 #include "fs/timing.hpp"
 
 namespace fs {
@@ -36,6 +37,23 @@ public:
     virtual std::string unavailableReason() const = 0;
     bool available() const { return unavailableReason().empty(); }
     virtual RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) = 0;
+
+    // Launch configuration (GPU backends; see fs/launch.hpp). A backend
+    // without launch knobs runs a default configuration as run() and refuses
+    // any other with a reason.
+    virtual bool hasLaunchConfig() const { return false; }
+    virtual RunResult runWithLaunch(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                                    const LaunchConfig& launch);
+    // How `mode` would launch on an image of this shape; error says why a
+    // configuration is refused (too many threads, too much shared memory...).
+    virtual LaunchReport describeLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                                        const std::string& mode, const LaunchConfig& launch) const;
+    // Times the candidate configurations of `mode` on `input` and picks the
+    // fastest; stored in the tuning cache, which the "auto" mode then uses.
+    virtual TuneResult tune(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                            const TuneOptions& options, const TuneProgress& progress);
+    // Forgets every tuned configuration (memory and file). Empty on success.
+    virtual std::string resetTuning();
 
     std::optional<ModeInfo> findMode(const std::string& mode) const;
 };

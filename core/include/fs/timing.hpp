@@ -9,6 +9,7 @@ namespace fs {
 struct TimingRecord {
     std::string backend;
     std::string mode;
+    std::string launch;  // GPU launch configuration used ("32x8 / 1x4"); empty elsewhere
     std::optional<double> hostPrepMs;
     std::optional<double> uploadMs;
     std::optional<double> kernelMs;
