@@ -82,12 +82,6 @@ bool samePath(const std::string& a, const std::string& b) {
     return fsys::weakly_canonical(a, ec) == fsys::weakly_canonical(b, ec);
 }
 
-std::string lowerExtension(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext;
-}
-
 int loadKernel(const std::string& text, FilterSpec& spec) {
     std::error_code ec;
     const bool isFile = std::filesystem::is_regular_file(text, ec);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "batch_job.hpp"
 #include "fs/backend.hpp"
 
 namespace fs::cli {
@@ -53,7 +54,7 @@ private:
 std::uint64_t readMaxPixels(OptionReader& reader);
 
 bool samePath(const std::string& a, const std::string& b);
-std::string lowerExtension(const std::string& path);
+using batch::lowerExtension;
 
 // A JSON file when the path exists or names a .json file; otherwise a preset.
 // Returns an exit code (kExitOk on success) after printing any error.

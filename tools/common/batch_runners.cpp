@@ -6,7 +6,7 @@
 #include "fs/gpu/batch.hpp"
 #endif
 
-namespace fs::cli {
+namespace fs {
 
 std::unique_ptr<BatchRunner> makeBatchRunnerFor(Backend& backend) {
     if (backend.id() == "cpu") return cpu::makeCpuBatchRunner(backend);
@@ -23,4 +23,4 @@ std::unique_ptr<PipelineRunner> makePipelineRunnerFor(Backend& backend, const st
     return cpu::makePipelineRunner(backend, mode);
 }
 
-}  // namespace fs::cli
+}  // namespace fs
