@@ -282,5 +282,79 @@ TEST_F(Cli, UnavailableBackendExitsWith4) {
                   {"quantum"});
 }
 
+// ---- launch configuration and tuning (no device needed) --------------------------
+
+TEST_F(Cli, CpuRefusesEveryLaunchFlagWithTheReason) {
+    const std::string common = "apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 ";
+    for (const char* flag : {"--block 32x8", "--per-thread 1x4", "--halo cooperative", "--radius runtime",
+                             "--block 16x16 --per-thread 2x2 --halo per-thread --radius compiled"})
+        expectRefused(common + flag, 4, {"cpu/", "refused the launch configuration", "has no launch configuration", "--block"});
+    expectRefused(common + "--mode opencv --block 32x8", 4, {"cpu/opencv", "no launch configuration"});
+}
+
+TEST_F(Cli, DefaultLaunchPassesThroughAndVerboseSaysThereIsNone) {
+    const std::string plain = dir_.file("plain.png"), flagged = dir_.file("flagged.png");
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(plain) + " -k gaussian:5:1.2 --mode parallel");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out.find("launch"), std::string::npos) << "a run without a launch prints none: " << r.out;
+    r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(flagged) +
+            " -k gaussian:5:1.2 --mode parallel --halo default --radius=default --verbose");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("launch: CPU has no launch configuration"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("timing cpu/parallel: "), std::string::npos) << r.out;
+    EXPECT_EQ(test::readBytes(flagged), test::readBytes(plain));
+}
+
+TEST_F(Cli, BadLaunchValuesAreUsageErrors) {
+    const std::string common = "apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 ";
+    for (const char* shape : {"0x8", "32x", "ax3", "5000x1", "32x8x2"}) {
+        expectRefused(common + "--block " + shape, 2, {"--block", std::string("'") + shape + "'", "WxH"});
+        expectRefused(common + "--per-thread " + shape, 2, {"--per-thread", std::string("'") + shape + "'"});
+    }
+    expectRefused(common + "--halo diagonal", 2, {"--halo", "cooperative", "per-thread", "'diagonal'"});
+    expectRefused(common + "--radius fast", 2, {"--radius", "compiled", "runtime", "'fast'"});
+    expectRefused(common + "--verbose=yes", 2, {"--verbose takes no value"});
+}
+
+TEST_F(Cli, TuneOnTheCpuFailsWithTheReason) {
+    expectRefused("tune -i " + shellQuoted(photo()) + " -k box:3 --backend cpu", 4,
+                  {"tune cpu/", "no launch configuration to tune", "GPU backend"});
+    expectRefused("tune --reset --backend cpu", 4, {"tune --reset", "no launch configuration to tune"});
+}
+
+TEST_F(Cli, TuneUsageErrors) {
+    const std::string in = shellQuoted(photo());
+    expectRefused("tune -k box:3", 2, {"tune needs -i IN"});
+    expectRefused("tune -i " + in, 2, {"tune needs -k KERNEL"});
+    expectRefused("tune -i " + in + " -k box:3 --repeats 0", 2, {"--repeats"});
+    expectRefused("tune -i " + in + " -k box:3 --repeats 2.5", 2, {"--repeats"});
+    expectRefused("tune -i " + in + " -k box:3 --no-cache=1", 2, {"--no-cache takes no value"});
+    expectRefused("tune -i " + in + " -k box:3 --block 32x8", 2, {"unknown option '--block' for tune"});
+    expectRefused("tune --reset -i " + in, 2, {"--reset takes only --backend", "-i"});
+    expectRefused("tune --reset --no-cache", 2, {"--reset takes only --backend", "--no-cache"});
+    expectRefused("tune --reset --backend quantum", 4, {"no backend 'quantum'"});
+}
+
+TEST_F(Cli, TuneWithoutADeviceSaysSoAndOffersNoCpuRun) {
+    std::istringstream lines(run("modes").out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("cuda ", 0) == 0 && line.find("unavailable") == std::string::npos)
+            GTEST_SKIP() << "a CUDA device is present here, so tuning would run";
+    const CliRun r = run("tune -i " + shellQuoted(photo()) + " -k box:3");
+    EXPECT_EQ(r.exitCode, 4) << r.err;
+    EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--backend cpu"), std::string::npos) << "the CPU cannot be tuned: " << r.err;
+}
+
+TEST_F(Cli, HelpAndModesNameTheLaunchFlags) {
+    const CliRun help = run("--help");
+    for (const char* text : {"--block WxH", "--per-thread AxB", "--halo", "--radius", "--verbose", "tune -i IN -k KERNEL",
+                             "tune --reset", "--no-cache", "--repeats", "FILTERSTUDIO_TUNE_CACHE"})
+        EXPECT_NE(help.out.find(text), std::string::npos) << text;
+    const CliRun modes = run("modes");
+    EXPECT_NE(modes.out.find("  launch: fixed (refuses --block, --per-thread, --halo, --radius and tune)"), std::string::npos)
+        << modes.out;
+}
+
 }  // namespace
 }  // namespace fs

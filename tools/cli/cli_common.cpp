@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -101,7 +102,7 @@ int loadKernel(const std::string& text, FilterSpec& spec) {
 }
 
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
-                  Backend*& chosen, bool preferFast) {
+                  Backend*& chosen, bool preferFast, bool suggestCpu) {
     chosen = nullptr;
     Backend* backend = nullptr;
     for (const auto& b : backends)
@@ -109,10 +110,12 @@ int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
     if (!backend) {
         std::string known;
         for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
-        return backendError("no backend '" + id + "' in this build (have: " + known + ")" + cpuFallbackHint(id));
+        return backendError("no backend '" + id + "' in this build (have: " + known + ")" +
+                            (suggestCpu ? cpuFallbackHint(id) : std::string()));
     }
     if (!backend->available())
-        return backendError(id + " is unavailable: " + backend->unavailableReason() + cpuFallbackHint(id));
+        return backendError(id + " is unavailable: " + backend->unavailableReason() +
+                            (suggestCpu ? cpuFallbackHint(id) : std::string()));
     const std::vector<ModeInfo> modes = backend->modes();
     if (mode.empty() && preferFast) {
         for (const ModeInfo& m : modes)
@@ -167,6 +170,48 @@ int SpecOverrides::applyTo(FilterSpec& spec) const {
     if (offset) spec.output.offset = *offset;
     if (absolute) spec.output.absolute = true;
     return kExitOk;
+}
+
+bool LaunchOverrides::read(OptionReader& reader) {
+    const std::string& name = reader.name();
+    if (name == "--block" || name == "--per-thread") {
+        const std::string text = reader.value();
+        const bool block = name == "--block";
+        if (!parseShape(text, block ? config.blockX : config.perThreadX, block ? config.blockY : config.perThreadY))
+            throw UsageError{name + " needs " + (block ? "WxH" : "AxB") +
+                             " with whole numbers from 1 to 4096 (e.g. " + (block ? "32x8" : "1x4") + "), not '" + text + "'"};
+    } else if (name == "--halo") {
+        const std::string text = reader.value();
+        if (!parseHaloScheme(text, config.halo))
+            throw UsageError{"--halo must be cooperative or per-thread (or default), not '" + text + "'"};
+    } else if (name == "--radius") {
+        const std::string text = reader.value();
+        if (!parseRadiusPath(text, config.radius))
+            throw UsageError{"--radius must be compiled or runtime (or default), not '" + text + "'"};
+    } else {
+        return false;
+    }
+    return true;
+}
+
+std::string timingLine(const TimingRecord& timing) {
+    std::string line = "timing " + timing.backend + "/" + timing.mode;
+    if (!timing.launch.empty()) line += ", launch " + timing.launch;
+    return line + ": " + timing.toString();
+}
+
+std::string launchReportLine(const std::string& backendId, const LaunchReport& r) {
+    if (!r.ok()) return "launch: " + r.error;
+    char numbers[320];
+    std::snprintf(numbers, sizeof numbers,
+                  "%d threads/block, grid %dx%d; %d registers/thread, %zu B shared/block; %d blocks = %d of %d warps per SM",
+                  r.threadsPerBlock, r.gridX, r.gridY, r.registersPerThread, r.sharedBytesPerBlock, r.activeBlocksPerSM,
+                  r.activeWarpsPerSM, r.maxWarpsPerSM);
+    std::string line = "launch " + backendId + "/" + r.mode + ": " + r.config.toString();
+    if (!r.kernel.empty()) line += "; kernel " + r.kernel;
+    line += std::string("; ") + numbers;
+    if (!r.limiter.empty()) line += " (limited by " + r.limiter + ")";
+    return line;
 }
 
 }  // namespace fs::cli

@@ -9,6 +9,8 @@
 
 #include "batch_job.hpp"
 #include "fs/backend.hpp"
+#include "fs/launch.hpp"
+#include "fs/timing.hpp"
 
 namespace fs::cli {
 
@@ -63,8 +65,9 @@ int loadKernel(const std::string& text, FilterSpec& spec);
 // Finds backend `id` and checks `mode` (empty: its first available mode, or
 // with `preferFast` its "auto" or "parallel" mode when it has one; written
 // back). Returns an exit code after printing any error.
+// `suggestCpu`: name --backend cpu as the way out when the backend is missing or unavailable.
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
-                  Backend*& chosen, bool preferFast = false);
+                  Backend*& chosen, bool preferFast = false, bool suggestCpu = true);
 
 // The per-filter options apply and batch share: --border, --depth, --scale, --offset, --abs.
 struct SpecOverrides {
@@ -77,8 +80,31 @@ struct SpecOverrides {
     int applyTo(FilterSpec& spec) const;
 };
 
+// --block WxH, --per-thread AxB, --halo cooperative|per-thread, --radius
+// compiled|runtime: the launch configuration apply hands to
+// Backend::runWithLaunch (GPU backends; the others refuse anything but the default).
+struct LaunchOverrides {
+    LaunchConfig config;
+    // True when `reader`'s current option is one of these (and consumes it); UsageError for a bad value.
+    bool read(OptionReader& reader);
+};
+
+// "timing cuda/shared, launch 32x8 / 1x4: kernel 0.123 ms, total 1.234 ms" (the launch part only when the run had one).
+std::string timingLine(const TimingRecord& timing);
+// "launch cuda/shared: block 32x8, 1x4 per thread, ...; kernel shared f32 1ch r1 compiled; 256 threads/block,
+// grid 60x15; 32 registers/thread, 4608 B shared/block; 6 blocks = 48 of 64 warps per SM (limited by registers)";
+// a refused configuration gives "launch: <why>".
+std::string launchReportLine(const std::string& backendId, const LaunchReport& report);
+
 // Commands with their own files; each returns the process exit code.
 int runBatch(const std::vector<std::string>& args);     // batch_command.cpp
 int runPipeline(const std::vector<std::string>& args);  // pipeline_command.cpp
+int runTune(const std::vector<std::string>& args);      // tune_command.cpp
+
+// What `tune` prints (tune_command.cpp): one line per configuration, median ms,
+// '*' and "best" on the fastest, "default" on the mode's own choice, "refused: why";
+// then the best against the default (or where a cached result came from).
+std::string tuneTable(const TuneResult& result);
+std::string tuneVerdict(const TuneResult& result);
 
 }  // namespace fs::cli

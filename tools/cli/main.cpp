@@ -1,7 +1,7 @@
 // filterstudio-cli: apply a filter to an image file with any backend and mode,
 // run many filters over many files (batch) or a chain of steps (pipeline),
-// list presets, list backends. Exit codes: 0 ok, 2 usage, 3 input error,
-// 4 backend unavailable or failed.
+// time a GPU mode's launch configurations (tune), list presets, list
+// backends. Exit codes: 0 ok, 2 usage, 3 input error, 4 backend unavailable or failed.
 #include <opencv2/core/version.hpp>
 
 #include <cmath>
@@ -29,6 +29,8 @@ Usage:
   filterstudio-cli apply -i IN -o OUT -k KERNEL [options]
   filterstudio-cli batch -i DIR_OR_GLOB -k K1 [-k K2 ...] -o OUTDIR [options]
   filterstudio-cli pipeline -i IN -o OUT -p PIPELINE.json [--backend ID] [--mode MODE]
+  filterstudio-cli tune -i IN -k KERNEL [--backend cuda] [--mode MODE] [--repeats N] [--no-cache]
+  filterstudio-cli tune --reset [--backend cuda]
   filterstudio-cli kernels          list the preset kernels
   filterstudio-cli modes            list backends, their modes and availability
   filterstudio-cli --version | --help
@@ -50,6 +52,14 @@ apply options:
   --offset O           add O to the result
   --abs                take the absolute value after scale and offset
   --max-pixels N       refuse images larger than N pixels (default 268435456)
+  --verbose, -v        also print how the mode launches (GPU: block, grid, registers,
+                       shared memory, occupancy)
+launch options for apply (GPU backends only; see `modes`; the others refuse them):
+  --block WxH          threads per block, e.g. 32x8
+  --per-thread AxB     outputs each thread computes, e.g. 1x4
+  --halo H             cooperative | per-thread: how mode shared loads its tile's border
+  --radius R           compiled | runtime: kernel radius as a template parameter or read at run time
+  A configuration the device cannot run is refused with the reason (exit code 4).
 
 batch options (also --backend, --mode, --border, --depth, --scale, --offset,
 --abs, --max-pixels as for apply, applied to every kernel):
@@ -73,6 +83,15 @@ and prints each step's time, and the object count when it has a label step.
 Options -i IN, -o OUT, -p PIPELINE.json, --backend, --mode (as for batch), --max-pixels.
 A pipeline ending in label gives f32 labels: write them to a .tif.
 
+tune: times every launch configuration of a GPU mode on one image (median of
+--repeats timed launches each, default 15) and prints them with the best and the
+mode's default marked; the best is kept in the tuning cache
+($XDG_CONFIG_HOME/filterstudio/launch-tuning.json, or $FILTERSTUDIO_TUNE_CACHE),
+which mode auto then uses. A result already cached is shown without timing unless
+--no-cache. --backend defaults to cuda, --mode to auto; --border, --depth,
+--scale, --offset, --abs, --max-pixels as for apply. tune --reset forgets every
+tuned configuration and deletes the cache file.
+
 Colour images are filtered per channel in the file's BGR(A) order.
 Exit codes: 0 ok, 2 usage error, 3 input error (image, kernel or output file),
 4 backend unavailable or failed.
@@ -81,6 +100,8 @@ Exit codes: 0 ok, 2 usage error, 3 input error (image, kernel or output file),
 struct ApplyOptions {
     std::string input, output, kernel, backend = "cpu", mode;
     SpecOverrides overrides;
+    LaunchOverrides launch;
+    bool verbose = false;
     std::uint64_t maxPixels = fs::io::LoadOptions{}.maxPixels;
 };
 
@@ -96,7 +117,10 @@ ApplyOptions parseApply(const std::vector<std::string>& args) {
         else if (name == "--backend") o.backend = reader.value();
         else if (name == "--mode") o.mode = reader.value();
         else if (name == "--max-pixels") o.maxPixels = readMaxPixels(reader);
-        else if (!o.overrides.read(reader)) reader.unknown();
+        else if (name == "--verbose" || name == "-v") {
+            reader.noValue();
+            o.verbose = true;
+        } else if (!o.overrides.read(reader) && !o.launch.read(reader)) reader.unknown();
     }
     if (o.input.empty()) throw UsageError{"apply needs -i IN"};
     if (o.output.empty()) throw UsageError{"apply needs -o OUT"};
@@ -132,8 +156,21 @@ int runApply(const std::vector<std::string>& args) {
     const fs::ConstImageView input = loaded.image.cview();
     if (std::string why = fs::validateRun(spec, input); !why.empty()) return inputError(o.kernel + ": " + why);
 
-    fs::RunResult result = backend->run(spec, input, mode);
-    if (!result.ok()) return backendError(o.backend + "/" + mode + " failed: " + result.error + cpuFallbackHint(o.backend));
+    // A launch the backend cannot take is refused with its reason before anything runs
+    // (GPU backends check it against the device; the others take only the default).
+    const fs::LaunchConfig& launch = o.launch.config;
+    const fs::LaunchReport report =
+        backend->describeLaunch(spec, input.width, input.height, input.depth, input.channels, mode, launch);
+    if (!launch.isDefault() && (!report.ok() || !backend->hasLaunchConfig()))
+        return backendError(o.backend + "/" + mode + " refused the launch configuration (" + launch.toString() +
+                            "): " + (report.ok() ? "no launch configuration" : report.error) +
+                            "; leave out --block, --per-thread, --halo and --radius for the mode's own choice");
+    if (o.verbose) std::cout << launchReportLine(o.backend, report) << "\n";
+
+    fs::RunResult result = backend->runWithLaunch(spec, input, mode, launch);
+    if (!result.ok())
+        return backendError(o.backend + "/" + mode + " failed: " + result.error +
+                            (launch.isDefault() ? cpuFallbackHint(o.backend) : std::string()));
 
     std::string why;
     if (!fs::io::saveImage(o.output, result.output.cview(), &why)) return inputError(why);
@@ -143,8 +180,7 @@ int runApply(const std::vector<std::string>& args) {
               << ") to " << o.input << " (" << input.width << "x" << input.height << ", " << input.channels << " ch, "
               << fs::depthName(input.depth) << ") -> " << o.output << " (" << fs::depthName(result.output.depth())
               << ")\n";
-    std::cout << "timing " << result.timing.backend << "/" << result.timing.mode << ": " << result.timing.toString()
-              << "\n";
+    std::cout << timingLine(result.timing) << "\n";
     return kExitOk;
 }
 
@@ -166,6 +202,10 @@ int listModes() {
             std::printf("  %-12s %-12s %s\n", m.id.c_str(),
                         m.available ? "available" : "unavailable", m.available ? m.description.c_str()
                                                                                : m.unavailableReason.c_str());
+        std::printf("  launch: %s\n", b->hasLaunchConfig()
+                                           ? "apply --block WxH --per-thread AxB --halo cooperative|per-thread "
+                                             "--radius compiled|runtime; timed by `tune`"
+                                           : "fixed (refuses --block, --per-thread, --halo, --radius and tune)");
     }
     return kExitOk;
 }
@@ -189,6 +229,7 @@ int main(int argc, char** argv) {
         if (command == "apply") return runApply(rest);
         if (command == "batch") return runBatch(rest);
         if (command == "pipeline") return runPipeline(rest);
+        if (command == "tune") return runTune(rest);
         if ((command == "kernels" || command == "modes") && !rest.empty())
             return usageError(command + " takes no arguments");
         if (command == "kernels") return listKernels();
