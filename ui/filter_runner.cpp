@@ -3,6 +3,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
+#include "batch_runners.hpp"
+
 namespace fs::ui {
 
 FilterRunner::FilterRunner(std::vector<std::unique_ptr<Backend>> backends, QObject* parent)
@@ -48,12 +50,16 @@ void FilterRunner::dropPending() {
 
 void FilterRunner::waitForIdle() { pool_.waitForDone(); }
 
+Backend* FilterRunner::find(const QString& backendId) const {
+    for (const auto& b : backends_)
+        if (QString::fromStdString(b->id()) == backendId) return b.get();
+    return nullptr;
+}
+
 RunResult FilterRunner::runOne(const std::shared_ptr<const Image>& input, const FilterSpec& spec, const QString& backendId,
                                const QString& mode) {
     RunResult r;
-    Backend* backend = nullptr;
-    for (const auto& b : backends_)
-        if (QString::fromStdString(b->id()) == backendId) backend = b.get();
+    Backend* backend = find(backendId);
     if (!backend) {
         r.error = "unknown backend '" + backendId.toStdString() + "'";
         return r;
@@ -69,6 +75,30 @@ RunResult FilterRunner::runOne(const std::shared_ptr<const Image>& input, const 
         r.error = std::string("backend threw: ") + e.what();
     }
     return r;
+}
+
+void FilterRunner::runPipeline(const RunRequest& request, RunOutcome& outcome) {
+    RunResult& r = outcome.result;
+    r.timing.backend = request.backend.toStdString();
+    r.timing.mode = request.mode.toStdString();
+    Backend* backend = find(request.backend);
+    if (!backend) r.error = "unknown backend '" + request.backend.toStdString() + "'";
+    else if (!request.input || request.input->empty()) r.error = "no image loaded";
+    if (!r.ok()) return;
+    PipelineResult pr;
+    try {  // runners promise not to throw, as backends do
+        pr = makePipelineRunnerFor(*backend, request.mode.toStdString())->run(*request.pipeline, request.input->cview());
+    } catch (const std::exception& e) {
+        pr = PipelineResult{};
+        pr.error = std::string("pipeline runner threw: ") + e.what();
+    }
+    double total = 0.0;
+    for (const StepReport& step : pr.steps) total += step.timing.totalMs.value_or(0.0);
+    r.timing.totalMs = total;
+    r.error = pr.error;
+    r.output = std::move(pr.output);
+    outcome.steps = std::move(pr.steps);
+    outcome.objectCount = pr.objectCount;
 }
 
 void FilterRunner::workLoop() {
@@ -87,9 +117,13 @@ void FilterRunner::workLoop() {
         }
         auto outcome = std::make_shared<RunOutcome>();
         outcome->generation = generation;
-        outcome->result = runOne(request.input, request.spec, request.backend, request.mode);
-        if (outcome->result.ok()) outcome->display = toDisplayImage(outcome->result.output.cview());
-        if (!request.compareBackend.isEmpty() && outcome->result.ok()) {
+        if (request.pipeline) runPipeline(request, *outcome);
+        else outcome->result = runOne(request.input, request.spec, request.backend, request.mode);
+        const bool labels = request.pipeline && !request.pipeline->steps.empty() &&
+                            request.pipeline->steps.back().op == StepOp::Label;
+        if (outcome->result.ok())
+            outcome->display = labels ? labelColours(outcome->result.output.cview()) : toDisplayImage(outcome->result.output.cview());
+        if (!request.compareBackend.isEmpty() && !request.pipeline && outcome->result.ok()) {
             outcome->compare = runOne(request.input, request.spec, request.compareBackend, request.compareMode);
             if (outcome->compare->ok())
                 outcome->difference = difference(outcome->result.output.cview(), outcome->compare->output.cview());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fs/backend.hpp"
+#include "fs/pipeline.hpp"
 #include "image_convert.hpp"
 
 namespace fs::ui {
@@ -21,6 +22,8 @@ struct RunRequest {
     QString mode;            // "parallel"
     QString compareBackend;  // empty: no comparison run
     QString compareMode;
+    // Set: run this pipeline (spec unused, no comparison) with the backend's pipeline runner.
+    std::optional<Pipeline> pipeline;
 };
 
 struct RunOutcome {
@@ -30,6 +33,9 @@ struct RunOutcome {
     QImage display;  // result converted for the view, made off the GUI thread
     std::optional<RunResult> compare;
     Difference difference;  // valid when compare ran and both succeeded
+    // Pipeline runs: result holds the last step's output and the summed time.
+    std::vector<StepReport> steps;
+    std::optional<long long> objectCount;
 };
 
 // Runs filters on one worker thread, latest wins: while a run is going, newer
@@ -55,8 +61,10 @@ signals:
 
 private:
     void workLoop();
+    Backend* find(const QString& backendId) const;
     RunResult runOne(const std::shared_ptr<const Image>& input, const FilterSpec& spec, const QString& backend,
                      const QString& mode);
+    void runPipeline(const RunRequest& request, RunOutcome& outcome);
 
     std::vector<std::unique_ptr<Backend>> backends_;
     QThreadPool pool_;

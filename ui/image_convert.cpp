@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include <QColor>
+
 #include "fs/border.hpp"
 #include "fs/pixel_math.hpp"
 
@@ -49,6 +51,27 @@ QImage toDisplayImage(ConstImageView v) {
                 dst[1] = toByte(v, row, base + 1);
                 dst[2] = toByte(v, row, base + 0);
             }
+            dst[3] = 255;
+        }
+    }
+    return out;
+}
+
+QImage labelColours(ConstImageView v) {
+    if (v.empty() || v.channels != 1 || v.depth != Depth::F32) return toDisplayImage(v);
+    QImage out(v.width, v.height, QImage::Format_RGBA8888);
+    if (out.isNull()) return {};
+    for (int y = 0; y < v.height; ++y) {
+        const float* row = v.row<float>(y);
+        std::uint8_t* dst = out.scanLine(y);
+        for (int x = 0; x < v.width; ++x, dst += 4) {
+            const auto label = static_cast<unsigned>(row[x]);
+            // Golden-ratio hue steps: consecutive labels (touching objects, raster order) get distant hues.
+            const QRgb rgb = label == 0 ? qRgb(0, 0, 0)
+                                        : QColor::fromHsvF(static_cast<float>(std::fmod(label * 0.618033988749895, 1.0)), 0.75f, 0.95f).rgb();
+            dst[0] = static_cast<std::uint8_t>(qRed(rgb));
+            dst[1] = static_cast<std::uint8_t>(qGreen(rgb));
+            dst[2] = static_cast<std::uint8_t>(qBlue(rgb));
             dst[3] = 255;
         }
     }

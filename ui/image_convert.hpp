@@ -13,6 +13,10 @@ namespace fs::ui {
 // gray replicated, BGR(A) swapped to RGB(A), alpha forced opaque.
 QImage toDisplayImage(ConstImageView image);
 
+// A label image (1 channel f32, 0 background, 1..count objects) as colours:
+// black background, each object a colour of its own so neighbours differ.
+QImage labelColours(ConstImageView labels);
+
 // Same geometry in 8-bit (u16 / 257, f32 clamped and rounded), channel order kept.
 Image toEightBit(ConstImageView image);
 

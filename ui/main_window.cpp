@@ -39,6 +39,7 @@
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/image_view.hpp"
 #include "fs/widgets/kernel_editor.hpp"
+#include "fs/widgets/pipeline_editor.hpp"
 #include "fs/widgets/pixel_inspector.hpp"
 #include "fs/widgets/timing_chart.hpp"
 #ifdef FS_HAVE_CUDA_INTEROP
@@ -103,6 +104,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     chart_ = new widgets::TimingChart;
     chooser_ = new widgets::BackendChooser;
     inspector_ = new widgets::PixelInspector;
+    pipelineEditor_ = new widgets::PipelineEditor;
     chooser_->setChoices(choicesOf(runner_->backends()));
 
     // Centre: the view with its display controls above.
@@ -147,6 +149,13 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     kernelDock->setObjectName(QStringLiteral("kernelDock"));
     kernelDock->setWidget(editor_);
     addDockWidget(Qt::LeftDockWidgetArea, kernelDock);
+
+    auto* pipelineDock = new QDockWidget(tr("Pipeline"), this);
+    pipelineDock->setObjectName(QStringLiteral("pipelineDock"));
+    pipelineDock->setWidget(pipelineEditor_);
+    addDockWidget(Qt::LeftDockWidgetArea, pipelineDock);
+    tabifyDockWidget(kernelDock, pipelineDock);
+    kernelDock->raise();
 
     auto* backendDock = new QDockWidget(tr("Backend and output"), this);
     backendDock->setObjectName(QStringLiteral("backendDock"));
@@ -195,6 +204,10 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     connect(runner_, &FilterRunner::finished, this, &MainWindow::onOutcome);
     connect(runner_, &FilterRunner::busyChanged, this, [this](bool busy) {
         if (busy) runInfo_->setText(tr("running..."));
+        else if (pipelineGeneration_ != 0) {  // a queued pipeline run replaced by a newer request never reports
+            pipelineGeneration_ = 0;
+            pipelineEditor_->setRunning(false);
+        }
     });
     connect(editor_, &widgets::KernelEditor::specChanged, this, &MainWindow::scheduleRun);
     connect(editor_, &widgets::KernelEditor::errorOccurred, this, &MainWindow::error);
@@ -208,6 +221,10 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
         scheduleRun();
     });
     connect(chart_, &widgets::TimingChart::errorOccurred, this, &MainWindow::error);
+    connect(pipelineEditor_, &widgets::PipelineEditor::errorOccurred, this, &MainWindow::error);
+    connect(pipelineEditor_, &widgets::PipelineEditor::runRequested, this, &MainWindow::runPipeline);
+    connect(pipelineEditor_, &widgets::PipelineEditor::currentKernelRequested, this,
+            [this] { pipelineEditor_->addConvolution(currentSpec()); });
     connect(chooser_, &widgets::BackendChooser::currentChanged, this, &MainWindow::scheduleRun);
     connect(chooser_, &widgets::BackendChooser::compareChanged, this, [this] {
         if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference) scheduleRun();
@@ -355,6 +372,17 @@ void MainWindow::buildActions() {
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("&Run now"), QKeySequence(Qt::Key_F5), this, &MainWindow::runNow);
     tools->addAction(tr("Run &every mode"), QKeySequence(Qt::SHIFT | Qt::Key_F5), this, &MainWindow::runEveryMode);
+    tools->addAction(tr("Run &pipeline"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::runPipeline);
+    QMenu* pipelines = tools->addMenu(tr("Open pipeline e&xample"));
+    for (const QString& name : QDir(QStringLiteral(":/pipelines")).entryList(QDir::Files, QDir::Name))
+        pipelines->addAction(QFileInfo(name).completeBaseName(), this, [this, name] {
+            QFile f(QStringLiteral(":/pipelines/") + name);
+            QString why;
+            if (!f.open(QIODevice::ReadOnly)) why = f.errorString();
+            else pipelineEditor_->loadJson(f.readAll(), &why);
+            if (!why.isEmpty()) error(tr("Cannot load pipeline example"), why);
+        });
+    tools->addSeparator();
     tools->addAction(tr("&Benchmark / compare..."), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::showBenchmark);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -515,6 +543,60 @@ void MainWindow::runEveryMode() {
     submit(first, false);
 }
 
+void MainWindow::runPipeline() {
+    if (!input_) {
+        error(tr("No image"), tr("open an image first"));
+        return;
+    }
+    if (const QString why = pipelineEditor_->problem(); !why.isEmpty()) {
+        error(tr("Pipeline cannot run"), why);
+        return;
+    }
+    const widgets::ModeChoice* choice = chooser_->current();
+    if (!choice) {
+        error(tr("No backend"), tr("no backend mode is available"));
+        return;
+    }
+    runTimer_->stop();
+    modeQueue_.clear();
+    RunRequest request;
+    request.input = input_;
+    request.backend = choice->backendId;
+    request.mode = QString::fromStdString(choice->mode.id);
+    request.pipeline = pipelineEditor_->pipeline();
+    pipelineEditor_->setRunning(true);
+    if (auto* dock = qobject_cast<QDockWidget*>(pipelineEditor_->parentWidget())) dock->raise();  // its times and count
+    pipelineGeneration_ = runner_->submit(std::move(request));
+}
+
+void MainWindow::showPipelineOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
+    if (outcome->generation == pipelineGeneration_) {
+        pipelineGeneration_ = 0;
+        pipelineEditor_->setRunning(false);
+    }
+    const QString failure = QString::fromStdString(outcome->result.error);
+    pipelineEditor_->showResult(outcome->steps, outcome->objectCount, failure);
+    QVector<widgets::TimingChart::Step> steps;
+    for (const StepReport& s : outcome->steps) steps.push_back({QString::fromStdString(s.label), s.timing});
+    if (!steps.isEmpty())
+        chart_->addPipelineRun(QString::fromStdString(outcome->request.pipeline->name), outcome->result.timing, steps,
+                               imageLabel());
+    QString info = tr("pipeline on %1/%2: ").arg(outcome->request.backend, outcome->request.mode);
+    if (!failure.isEmpty()) {
+        runInfo_->setText(info + tr("failed: %1").arg(failure));
+        emit runFailed(failure);
+        error(tr("Pipeline failed"), failure);
+        return;
+    }
+    lastOutcome_ = outcome;
+    view_->setResult(outcome->display);
+    info += tr("%1 steps, %2 ms").arg(outcome->steps.size()).arg(outcome->result.timing.totalMs.value_or(0.0), 0, 'f', 3);
+    if (outcome->objectCount) info += tr(", %1 objects").arg(*outcome->objectCount);
+    runInfo_->setText(info);
+    if (inspectedPixel_.x() >= 0) inspectPixel(inspectedPixel_);
+    emit resultShown(outcome->generation);
+}
+
 bool MainWindow::runThroughInterop(const FilterSpec& spec) {
 #ifdef FS_HAVE_CUDA_INTEROP
     // The difference view needs host pixels of both results: take the host path.
@@ -583,6 +665,10 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     // A result for an image no longer shown, or older than one already shown, is dropped.
     if (outcome->request.input != input_ || outcome->generation < shownGeneration_) return;
     shownGeneration_ = outcome->generation;
+    if (outcome->request.pipeline) {
+        showPipelineOutcome(outcome);
+        return;
+    }
     if (!outcome->result.ok()) {
         const QString message = QString::fromStdString(outcome->result.error);
         runInfo_->setText(tr("failed: %1").arg(message));
@@ -664,7 +750,8 @@ void MainWindow::inspectPixel(QPoint pixel) {
                         .arg(math.mapped, 0, 'g', 7);
     p.expected = math.stored;
     QString shownText;
-    if (lastOutcome_ && lastOutcome_->result.ok() && lastOutcome_->request.input == input_) {
+    // A pipeline's output is not what this kernel gives at the pixel: the inspector compares only filter results.
+    if (lastOutcome_ && lastOutcome_->result.ok() && lastOutcome_->request.input == input_ && !lastOutcome_->request.pipeline) {
         const Image& out = lastOutcome_->result.output;
         p.shown = sampleValue(out.cview(), pixel.x(), pixel.y(), channel);
         p.hasShown = true;

@@ -21,6 +21,7 @@ namespace fs::widgets {
 class BackendChooser;
 class ImageView;
 class KernelEditor;
+class PipelineEditor;
 class PixelInspector;
 class TimingChart;
 }  // namespace fs::widgets
@@ -58,6 +59,7 @@ public:
     widgets::TimingChart* timingChart() const { return chart_; }
     widgets::BackendChooser* backendChooser() const { return chooser_; }
     widgets::PixelInspector* pixelInspector() const { return inspector_; }
+    widgets::PipelineEditor* pipelineEditor() const { return pipelineEditor_; }
     FilterRunner* runner() const { return runner_; }
 
 public slots:
@@ -68,6 +70,8 @@ public slots:
     // Runs every available mode once on the current image (one after the
     // other, so the chart gets a bar for each), then the selected one again.
     void runEveryMode();
+    // Runs the pipeline editor's pipeline on the current image with the chosen backend and mode.
+    void runPipeline();
 
 signals:
     void resultShown(quint64 generation);
@@ -91,6 +95,7 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void openSample(const QString& resource);
+    void showPipelineOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     void inspectPixel(QPoint pixel);
     void error(const QString& title, const QString& message);
     void offerCpuInstead(const QString& message);
@@ -116,6 +121,8 @@ private:
     widgets::TimingChart* chart_;
     widgets::BackendChooser* chooser_;
     widgets::PixelInspector* inspector_;
+    widgets::PipelineEditor* pipelineEditor_;
+    quint64 pipelineGeneration_ = 0;  // the pipeline run in flight, 0 when none
     QComboBox* borderCombo_;
     QDoubleSpinBox* borderValueSpin_;
     QCheckBox* absCheck_;

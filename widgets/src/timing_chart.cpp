@@ -60,6 +60,13 @@ QCustomPlot* makePlot() {
     return plot;
 }
 
+void setValueAxis(QCPAxis* axis, const QString& name, bool log) {
+    axis->setLabel(name);
+    axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (log) axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    else axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+}
+
 QString csvField(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 4) : QString(); }
 
 }  // namespace
@@ -71,9 +78,11 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     breakdown_ = makePlot();
     historyPlot_ = makePlot();
     speedup_ = makePlot();
+    pipelinePlot_ = makePlot();
     tabs_->addTab(breakdown_, tr("Breakdown"));
     tabs_->addTab(historyPlot_, tr("History"));
     tabs_->addTab(speedup_, tr("Speedup vs CPU reference"));
+    tabs_->addTab(pipelinePlot_, tr("Pipeline steps"));
     layout->addWidget(tabs_, 1);
 
     auto* buttons = new QHBoxLayout;
@@ -98,7 +107,7 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
 
 void TimingChart::addRecord(const TimingRecord& timing, const QString& imageLabel) {
     const int run = history_.isEmpty() ? 1 : history_.back().run + 1;
-    history_.push_back({run, imageLabel, timing});
+    history_.push_back({run, imageLabel, timing, QString()});
     if (imageLabel != currentImage_) {
         currentImage_ = imageLabel;
         categories_.clear();
@@ -114,8 +123,27 @@ void TimingChart::addRecord(const TimingRecord& timing, const QString& imageLabe
     replot();
 }
 
+void TimingChart::addPipelineRun(const QString& name, const TimingRecord& total, const QVector<Step>& steps,
+                                 const QString& imageLabel) {
+    const int run = history_.isEmpty() ? 1 : history_.back().run + 1;
+    for (const Step& step : steps) pipelineEntries_.push_back({run, imageLabel, step.timing, step.label});
+    const QString title = name.isEmpty() ? tr("pipeline") : tr("pipeline %1").arg(name);
+    history_.push_back({run, imageLabel, total, title});
+    pipelineSteps_ = steps;
+    pipelineTitle_ = tr("%1 on %2 (%3), total %4 ms")
+                         .arg(title, label(total), imageLabel)
+                         .arg(totalOf(total), 0, 'f', 3);
+    tabs_->setCurrentWidget(pipelinePlot_);
+    replot();
+}
+
+QString TimingChart::currentTab() const { return tabs_->tabText(tabs_->currentIndex()); }
+
 void TimingChart::clear() {
     history_.clear();
+    pipelineEntries_.clear();
+    pipelineSteps_.clear();
+    pipelineTitle_.clear();
     categories_.clear();
     latest_.clear();
     currentImage_.clear();
@@ -136,72 +164,11 @@ void TimingChart::replot() {
         if (tabs_->currentWidget() == plot) plot->replot();
     };
     const bool log = logCheck_->isChecked();
-    auto setValueAxis = [log](QCPAxis* axis, const QString& name) {
-        axis->setLabel(name);
-        axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-        if (log) axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        else axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    };
     QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
     for (int i = 0; i < categories_.size(); ++i) names->addTick(i + 1, categories_[i]);
 
-    // Breakdown: one stacked bar per backend/mode, absent parts left out.
-    // On a log axis stacked segments would mislead, so the parts sit side by side there.
-    breakdown_->clearPlottables();
-    breakdown_->legend->setVisible(true);
-    breakdown_->legend->setFont(QFont(font().family(), 8));
-    breakdown_->xAxis->setTicker(names);
-    breakdown_->xAxis->setTickLabelRotation(categories_.size() > 4 ? 30 : 0);
-    breakdown_->xAxis->setRange(0.4, std::max(4.0, static_cast<double>(categories_.size())) + 0.6);
-    setValueAxis(breakdown_->yAxis, tr("ms (%1)").arg(currentImage_.isEmpty() ? tr("no runs yet") : currentImage_));
-    QCPBars* below = nullptr;
-    double maxValue = 0.0, minValue = 1e300;
-    const int partCount = static_cast<int>(std::size(kParts)) + 1;
-    auto partValue = [](const TimingRecord& t, int p, double& v) {
-        if (p == static_cast<int>(std::size(kParts))) {
-            v = otherOf(t);
-            return v > 0.0;
-        }
-        v = (t.*kParts[p].field).value_or(0.0);
-        return (t.*kParts[p].field).has_value();
-    };
-    // Log scale: the parts of a bar sit side by side, packed and centred.
-    std::vector<int> presentCount(static_cast<std::size_t>(latest_.size()), 0);
-    int widest = 1;
-    for (int i = 0; i < latest_.size(); ++i) {
-        double v = 0.0;
-        for (int p = 0; p < partCount; ++p) presentCount[static_cast<std::size_t>(i)] += partValue(latest_[i], p, v) ? 1 : 0;
-        widest = std::max(widest, presentCount[static_cast<std::size_t>(i)]);
-    }
-    const double slot = 0.7 / widest;
-    std::vector<int> placed(presentCount.size(), 0);
-    for (int p = 0; p < partCount; ++p) {
-        const bool isOther = p == partCount - 1;
-        QVector<double> keys, values;
-        for (int i = 0; i < latest_.size(); ++i) {
-            double v = 0.0;
-            if (!partValue(latest_[i], p, v)) continue;
-            const std::size_t at = static_cast<std::size_t>(i);
-            const double groupStart = i + 1 - slot * presentCount[at] / 2.0;
-            keys << (log ? groupStart + slot * (placed[at]++ + 0.5) : i + 1);
-            values << (log ? std::max(v, 1e-4) : v);
-            minValue = std::min(minValue, std::max(v, 1e-4));
-        }
-        if (keys.isEmpty()) continue;
-        auto* bars = new QCPBars(breakdown_->xAxis, breakdown_->yAxis);
-        bars->setName(isOther ? tr("other (untimed)") : tr(kParts[p].name));
-        const QColor colour = isOther ? QColor(200, 200, 220) : kParts[p].colour;
-        bars->setPen(QPen(colour.darker(130)));
-        bars->setBrush(colour);
-        bars->setWidth(log ? slot * 0.9 : 0.6);
-        if (log) bars->setBaseValue(1e-4);
-        else if (below) bars->moveAbove(below);
-        bars->setData(keys, values, true);
-        if (!log) below = bars;
-    }
-    for (const TimingRecord& t : latest_) maxValue = std::max(maxValue, totalOf(t));
-    if (log) breakdown_->yAxis->setRange(std::max(1e-4, minValue * 0.5), std::max(1.0, maxValue * 2.0));
-    else breakdown_->yAxis->setRange(0, std::max(1e-3, maxValue * 1.15));
+    drawStackedBars(breakdown_, categories_, latest_,
+                    tr("ms (%1)").arg(currentImage_.isEmpty() ? tr("no runs yet") : currentImage_));
     replotIfShown(breakdown_);
 
     // History: total of every run in order.
@@ -222,7 +189,7 @@ void TimingChart::replot() {
     line->setData(runs, totals, true);
     historyPlot_->xAxis->setLabel(tr("run"));
     historyPlot_->xAxis->setRange(runs.isEmpty() ? 0 : runs.front() - 0.5, runs.isEmpty() ? 1 : runs.back() + 0.5);
-    setValueAxis(historyPlot_->yAxis, tr("total ms"));
+    setValueAxis(historyPlot_->yAxis, tr("total ms"), log);
     if (log) historyPlot_->yAxis->setRange(std::max(1e-4, minTotal * 0.5), std::max(1.0, maxTotal * 2.0));
     else historyPlot_->yAxis->setRange(0, std::max(1e-3, maxTotal * 1.15));
     replotIfShown(historyPlot_);
@@ -233,7 +200,7 @@ void TimingChart::replot() {
     speedup_->xAxis->setTickLabelRotation(categories_.size() > 4 ? 30 : 0);
     speedup_->xAxis->setRange(0.4, std::max(4.0, static_cast<double>(categories_.size())) + 0.6);
     const auto ref = categories_.indexOf(QStringLiteral("cpu/reference"));
-    setValueAxis(speedup_->yAxis, ref >= 0 ? tr("speedup vs cpu/reference (x)") : tr("run cpu/reference to see speedups"));
+    setValueAxis(speedup_->yAxis, ref >= 0 ? tr("speedup vs cpu/reference (x)") : tr("run cpu/reference to see speedups"), log);
     double maxSpeedup = 1.0, minSpeedup = 1.0;
     if (ref >= 0) {
         const double refTotal = totalOf(latest_[ref]);
@@ -257,6 +224,79 @@ void TimingChart::replot() {
     if (log) speedup_->yAxis->setRange(std::min(0.5, minSpeedup * 0.5), maxSpeedup * 2.0);
     else speedup_->yAxis->setRange(0, maxSpeedup * 1.15);
     replotIfShown(speedup_);
+
+    QStringList stepNames;
+    QVector<TimingRecord> stepRecords;
+    for (int i = 0; i < pipelineSteps_.size(); ++i) {
+        stepNames << QStringLiteral("%1 %2").arg(i + 1).arg(pipelineSteps_[i].label);
+        stepRecords << pipelineSteps_[i].timing;
+    }
+    drawStackedBars(pipelinePlot_, stepNames, stepRecords, tr("ms per step"));
+    pipelinePlot_->xAxis->setLabel(pipelineTitle_.isEmpty() ? tr("run a pipeline to see its steps") : pipelineTitle_);
+    replotIfShown(pipelinePlot_);
+}
+
+// One stacked bar per record (absent parts left out); on a log axis stacked
+// segments would mislead, so the parts of a bar sit side by side there.
+void TimingChart::drawStackedBars(QCustomPlot* plot, const QStringList& categories, const QVector<TimingRecord>& records,
+                                  const QString& axisLabel) {
+    const bool log = logCheck_->isChecked();
+    QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+    for (int i = 0; i < categories.size(); ++i) names->addTick(i + 1, categories[i]);
+    plot->clearPlottables();
+    plot->legend->setVisible(true);
+    plot->legend->setFont(QFont(font().family(), 8));
+    plot->xAxis->setTicker(names);
+    plot->xAxis->setTickLabelRotation(categories.size() > 4 ? 30 : 0);
+    plot->xAxis->setRange(0.4, std::max(4.0, static_cast<double>(categories.size())) + 0.6);
+    setValueAxis(plot->yAxis, axisLabel, log);
+    QCPBars* below = nullptr;
+    double maxValue = 0.0, minValue = 1e300;
+    const int partCount = static_cast<int>(std::size(kParts)) + 1;
+    auto partValue = [](const TimingRecord& t, int p, double& v) {
+        if (p == static_cast<int>(std::size(kParts))) {
+            v = otherOf(t);
+            return v > 0.0;
+        }
+        v = (t.*kParts[p].field).value_or(0.0);
+        return (t.*kParts[p].field).has_value();
+    };
+    std::vector<int> presentCount(static_cast<std::size_t>(records.size()), 0);
+    int widest = 1;
+    for (int i = 0; i < records.size(); ++i) {
+        double v = 0.0;
+        for (int p = 0; p < partCount; ++p) presentCount[static_cast<std::size_t>(i)] += partValue(records[i], p, v) ? 1 : 0;
+        widest = std::max(widest, presentCount[static_cast<std::size_t>(i)]);
+    }
+    const double slot = 0.7 / widest;
+    std::vector<int> placed(presentCount.size(), 0);
+    for (int p = 0; p < partCount; ++p) {
+        const bool isOther = p == partCount - 1;
+        QVector<double> keys, values;
+        for (int i = 0; i < records.size(); ++i) {
+            double v = 0.0;
+            if (!partValue(records[i], p, v)) continue;
+            const std::size_t at = static_cast<std::size_t>(i);
+            const double groupStart = i + 1 - slot * presentCount[at] / 2.0;
+            keys << (log ? groupStart + slot * (placed[at]++ + 0.5) : i + 1);
+            values << (log ? std::max(v, 1e-4) : v);
+            minValue = std::min(minValue, std::max(v, 1e-4));
+        }
+        if (keys.isEmpty()) continue;
+        auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setName(isOther ? tr("other (untimed)") : tr(kParts[p].name));
+        const QColor colour = isOther ? QColor(200, 200, 220) : kParts[p].colour;
+        bars->setPen(QPen(colour.darker(130)));
+        bars->setBrush(colour);
+        bars->setWidth(log ? slot * 0.9 : 0.6);
+        if (log) bars->setBaseValue(1e-4);
+        else if (below) bars->moveAbove(below);
+        bars->setData(keys, values, true);
+        if (!log) below = bars;
+    }
+    for (const TimingRecord& t : records) maxValue = std::max(maxValue, totalOf(t));
+    if (log) plot->yAxis->setRange(std::max(1e-4, minValue * 0.5), std::max(1.0, maxValue * 2.0));
+    else plot->yAxis->setRange(0, std::max(1e-3, maxValue * 1.15));
 }
 
 bool TimingChart::exportPng(const QString& path, QString* error) const {
@@ -276,13 +316,20 @@ bool TimingChart::exportCsv(const QString& path, QString* error) const {
         return false;
     }
     QTextStream out(&file);
-    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,total_ms\n";
-    for (const Entry& e : history_) {
+    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,total_ms,step\n";
+    const auto write = [&out](const Entry& e) {
         const TimingRecord& t = e.timing;
         out << e.run << ",\"" << e.imageLabel << "\"," << QString::fromStdString(t.backend) << ','
             << QString::fromStdString(t.mode) << ',' << csvField(t.hostPrepMs) << ',' << csvField(t.uploadMs) << ','
             << csvField(t.kernelMs) << ',' << csvField(t.downloadMs) << ',' << csvField(t.mapMs) << ','
-            << csvField(t.totalMs) << '\n';
+            << csvField(t.totalMs) << ",\"" << QString(e.step).replace('"', QStringLiteral("\"\"")) << "\"\n";
+    };
+    // A pipeline run's total, then its steps under the same run number.
+    for (const Entry& e : history_) {
+        write(e);
+        if (e.step.isEmpty()) continue;
+        for (const Entry& step : pipelineEntries_)
+            if (step.run == e.run) write(step);
     }
     out.flush();
     if (!file.commit()) {
