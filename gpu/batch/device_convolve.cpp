@@ -13,6 +13,13 @@ std::mutex& deviceMutex() {
 
 std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, const std::string& modeId, DeviceImage& out,
                              cudaStream_t s) {
+    if (cudaError_t err = out.allocate(in.width, in.height, in.channels, spec.outputDepth(in.depth)); err != cudaSuccess)
+        return cudaProblem("allocating the output", err);
+    return convolveInto(spec, in.view(), modeId, out.data(), out.pitch(), s);
+}
+
+std::string convolveInto(const FilterSpec& spec, const DeviceView& in, const std::string& modeId, unsigned char* dst,
+                         std::size_t dstPitch, cudaStream_t s) {
     PreparedFilter f;
     if (std::string why = prepareFilter(spec, in.depth, in.channels, f); !why.empty()) return why;
     const ModeImpl* mode = findModeImpl(modeId, f);
@@ -35,15 +42,13 @@ std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, cons
     if (err != cudaSuccess) return cudaProblem("uploading the weights", err);
     f.deviceWeights = deviceWeights;
 
-    if ((err = out.allocate(in.width, in.height, in.channels, spec.outputDepth(in.depth))) != cudaSuccess)
-        return cudaProblem("allocating the output", err);
     LaunchArgs args;
     args.filter = &f;
     KernelGeom& g = args.geom;
-    g.src = in.data();
-    g.srcPitch = in.pitch();
-    g.dst = out.data();
-    g.dstPitch = out.pitch();
+    g.src = in.data;
+    g.srcPitch = in.pitch;
+    g.dst = dst;
+    g.dstPitch = dstPitch;
     g.width = in.width;
     g.imageHeight = in.height;
     g.rowBase = 0;

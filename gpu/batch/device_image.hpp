@@ -12,6 +12,14 @@
 
 namespace fs::gpu::batch {
 
+// An image in device memory someone else owns (a batch slot's buffers).
+struct DeviceView {
+    const unsigned char* data = nullptr;
+    std::size_t pitch = 0;
+    int width = 0, height = 0, channels = 1;
+    Depth depth = Depth::U8;
+};
+
 inline std::string cudaProblem(const std::string& what, cudaError_t err) {
     return what + ": " + cudaGetErrorString(err);
 }
@@ -50,6 +58,7 @@ public:
     }
 
     unsigned char* data() const { return static_cast<unsigned char*>(data_); }
+    DeviceView view() const { return {data(), pitch_, width, height, channels, depth}; }
     std::size_t pitch() const { return pitch_; }
     std::size_t rowBytes() const {
         return depthBytes(depth) * static_cast<std::size_t>(channels) * static_cast<std::size_t>(width);
@@ -71,6 +80,11 @@ std::mutex& deviceMutex();
 // the mode's own launch over the whole image, output allocated here.
 std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, const std::string& mode, DeviceImage& out,
                              cudaStream_t s);
+// The same into memory the caller owns: `dst` holds in.height rows of `dstPitch`
+// bytes at the spec's output depth. Weights go through one process-wide buffer
+// and the modes' constant memory, so calls must stay in one stream's order.
+std::string convolveInto(const FilterSpec& spec, const DeviceView& in, const std::string& mode, unsigned char* dst,
+                         std::size_t dstPitch, cudaStream_t s);
 
 // Point operations and labelling on device images (point_ops.cu, ccl.cu).
 // Each allocates `out` and enqueues its work on `s`; empty or why not.

@@ -1,6 +1,8 @@
 // gpu/batch against the CPU: the batch runner (fused kernel array in "auto",
 // per-mode launches otherwise), device pipelines and union-find labelling.
 // Every test skips with the backend's reason when no device is present.
+#include <cstring>
+
 #include "fs/cpu/batch.hpp"
 #include "fs/cpu/pipeline.hpp"
 #include "fs/gpu/batch.hpp"
@@ -80,6 +82,134 @@ TEST(CudaBatch, GridOfImagesAndAFailedPairStayIsolated) {
     const std::vector<RunResult> unknown = gpu::makeCudaBatchRunner(*backend)->runSpecs(a.cview(), {specs[0]}, "turbo");
     ASSERT_EQ(unknown.size(), 1u);
     EXPECT_NE(unknown[0].error.find("turbo"), std::string::npos) << unknown[0].error;
+}
+
+// Every pair of a grid against the reference (the tests' tolerance policy).
+void expectGridMatches(const std::vector<RunResult>& results, const std::vector<const Image*>& inputs,
+                       const std::vector<FilterSpec>& specs) {
+    ASSERT_EQ(results.size(), inputs.size() * specs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (std::size_t j = 0; j < specs.size(); ++j) {
+            const RunResult& r = results[i * specs.size() + j];
+            ASSERT_TRUE(r.ok()) << "image " << i << " spec " << j << ": " << r.error;
+            EXPECT_TRUE(matchesReference(specs[j], inputs[i]->cview(), r.output,
+                                         cpu::referenceFilter(specs[j], inputs[i]->cview())))
+                << "image " << i << " spec " << j;
+            EXPECT_TRUE(r.timing.uploadMs.has_value() && r.timing.kernelMs.has_value() && r.timing.downloadMs.has_value());
+        }
+}
+
+// More images than the runner has slots, shapes and depths changing from one
+// image to the next (buffers grow and are reused), twice through one runner:
+// a pixel the second grid forgot to write would keep the first grid's value.
+TEST(CudaBatch, GridsOfMixedImagesReuseTheSlotsCorrectly) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    const auto runner = gpu::makeCudaBatchRunner(*backend);
+    const std::vector<FilterSpec> specs = mixedSpecs(rng);
+    struct Shape {
+        int w, h, c;
+        Depth d;
+    };
+    const Shape shapes[] = {{130, 97, 1, Depth::U8}, {33, 250, 3, Depth::U8}, {64, 64, 4, Depth::U16},
+                            {1, 7, 1, Depth::F32},  {200, 31, 4, Depth::U8}, {129, 65, 1, Depth::U8},
+                            {45, 44, 3, Depth::F32}};
+    for (int round = 0; round < 2; ++round) {
+        std::vector<Image> images;
+        for (const Shape& s : shapes) images.push_back(randomImage(s.w, s.h, s.c, s.d, rng));
+        std::vector<ConstImageView> views;
+        std::vector<const Image*> ptrs;
+        for (const Image& img : images) views.push_back(img.cview()), ptrs.push_back(&img);
+        SCOPED_TRACE("round " + std::to_string(round));
+        expectGridMatches(runner->runGrid(views, specs, "auto"), ptrs, specs);
+    }
+}
+
+// More filters than one fused launch takes (32), more weights than one pass's
+// constant memory holds (so several passes), and kernels above 31x31 that go
+// through their mode's own launch beside the fused ones.
+TEST(CudaBatch, ManyAndLargeKernelsSplitIntoLaunchesAndPasses) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    std::vector<FilterSpec> specs;
+    for (int k = 0; k < 40; ++k) {
+        FilterSpec s;
+        const int size = k % 4 == 0 ? 31 : 3 + 2 * (k % 7);
+        s.kernels = {randomKernel(size, k % 2 == 0 ? size : 2 * (k % 5) + 1, rng)};
+        if (k % 5 == 0) {
+            s.kernels.push_back(randomKernel(3, 5, rng));
+            s.combine = Combine::Magnitude;
+        }
+        s.border = {static_cast<BorderMode>(k % 4), 9.0f};
+        s.output = {0.25f, 1.0f, k % 2 == 0, k % 3 == 0};
+        specs.push_back(s);
+    }
+    specs.push_back(presetSpec("box:33"));
+    specs.push_back(presetSpec("gaussian:41:6"));
+    specs.back().border = {BorderMode::Wrap, 0.0f};
+    const Image a = randomImage(71, 53, 1, Depth::U8, rng), b = randomImage(40, 36, 3, Depth::F32, rng);
+    expectGridMatches(gpu::makeCudaBatchRunner(*backend)->runGrid({a.cview(), b.cview()}, specs, "auto"), {&a, &b},
+                      specs);
+}
+
+// The bench's eight kernels on an image a few tiles wide: integer ones bit for bit.
+TEST(CudaBatch, BenchKernelsMatchTheReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    std::vector<FilterSpec> specs;
+    for (const char* p : {"sobel-x", "sobel-y", "laplacian-8", "gaussian:5:1.1", "box:7", "sharpen", "log:9:1.4", "gaussian:15:3"}) {
+        specs.push_back(presetSpec(p));
+        specs.back().output.absolute = true;
+    }
+    const Image img = randomImage(517, 389, 1, Depth::U8, rng);
+    expectGridMatches(gpu::makeCudaBatchRunner(*backend)->runGrid({img.cview()}, specs, "auto"), {&img}, specs);
+}
+
+// Inputs in pinned memory go up without staging; rows with padding between
+// them; texture mode binds the device copy as a pitched texture.
+TEST(CudaBatch, PinnedAndPaddedInputsMatchTheReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    const std::vector<FilterSpec> specs = mixedSpecs(rng);
+    const Image source = randomImage(90, 61, 3, Depth::U8, rng);
+    const std::size_t stride = source.stride() + 13;
+    void* pinned = nullptr;
+    ASSERT_EQ(cudaHostAlloc(&pinned, stride * source.height(), cudaHostAllocDefault), cudaSuccess);
+    Image padded(source.width(), source.height(), 3, Depth::U8, stride);
+    for (int y = 0; y < source.height(); ++y) {
+        std::memcpy(static_cast<unsigned char*>(pinned) + stride * y, source.data() + source.stride() * y, source.stride());
+        std::memcpy(padded.data() + stride * y, source.data() + source.stride() * y, source.stride());
+    }
+    const ConstImageView pinnedView(pinned, source.width(), source.height(), 3, Depth::U8, stride);
+    const auto runner = gpu::makeCudaBatchRunner(*backend);
+    for (const char* mode : {"auto", "texture"}) {
+        SCOPED_TRACE(mode);
+        expectGridMatches(runner->runGrid({pinnedView, padded.cview()}, specs, mode), {&source, &source}, specs);
+    }
+    cudaFreeHost(pinned);
+}
+
+// A bad image fails its own pairs only.
+TEST(CudaBatch, ABadImageFailsOnlyItsPairs) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    const std::vector<FilterSpec> specs{presetSpec("box:3"), presetSpec("sobel-mag")};
+    const Image a = randomImage(20, 20, 1, Depth::U8, rng), c = randomImage(9, 33, 4, Depth::U8, rng);
+    const ConstImageView empty;
+    const std::vector<RunResult> results = gpu::makeCudaBatchRunner(*backend)->runGrid({a.cview(), empty, c.cview()}, specs, "auto");
+    ASSERT_EQ(results.size(), 6u);
+    EXPECT_FALSE(results[2].ok());
+    EXPECT_FALSE(results[3].ok());
+    for (std::size_t k : {0u, 1u, 4u, 5u}) {
+        ASSERT_TRUE(results[k].ok()) << results[k].error;
+        const Image& in = k < 2 ? a : c;
+        EXPECT_TRUE(matchesReference(specs[k % 2], in.cview(), results[k].output, cpu::referenceFilter(specs[k % 2], in.cview())));
+    }
 }
 
 TEST(CudaBatch, WithoutADeviceEveryPairIsAnError) {

@@ -9,11 +9,20 @@
 namespace fs::gpu {
 
 // Uploads each input once and filters it with every spec on the device: in
-// mode "auto" all specs in one launch over the kernel array, in any other
-// mode one launch of that mode per spec. Falls back to cudaBackend.run() per
-// pair when the outputs do not fit in device memory or the device is missing.
-// Timing: uploadMs, kernelMs and totalMs are the whole image's (shared by its
-// results); downloadMs is each result's own.
+// mode "auto" every spec up to 31x31 in one fused launch (a shared-memory
+// tile per block, weights in constant memory), larger ones and any other
+// mode with one launch of that mode per spec. Images flow through 4 slots
+// (own stream, device buffers and pinned staging, reused across calls), so
+// uploads, filters and downloads of neighbouring images overlap with the
+// host copying finished outputs into the result Images on several threads.
+// An image whose outputs do not fit in device memory runs pair by pair
+// through cudaBackend.run() (strips); without a device every pair carries
+// the backend's reason.
+// Timing of each result: uploadMs, kernelMs (all its image's launches),
+// downloadMs (all its image's outputs in one copy), hostPrepMs (staging the
+// input and copying the outputs out of pinned memory) and totalMs (the
+// image's span, overlapping its neighbours') are its image's, shared by the
+// image's results.
 std::unique_ptr<BatchRunner> makeCudaBatchRunner(Backend& cudaBackend);
 
 // Every step on the device, intermediates never leaving it: the source is

@@ -1,0 +1,474 @@
+// The CUDA batch runner: a pipeline over images. Each image goes up once
+// into a slot's device buffer; in mode "auto" one fused launch (or one per
+// 32 filters) computes every filter up to 31x31 from a shared-memory tile,
+// other modes and larger kernels take their mode's own launch on the same
+// upload; then all outputs of the image come down in one copy. Slots have
+// their own stream, device buffers and pinned staging, all reused across
+// images and calls, so while the host copies image i's outputs into the
+// result Images (several threads: fresh pages fault on first write), the GPU
+// already transfers and filters images i+1..i+3.
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <tuple>
+
+#include "device_image.hpp"
+#include "fs/gpu/batch.hpp"
+#include "fused_kernel.hpp"
+#include "host_copies.hpp"
+
+namespace fs::gpu {
+namespace batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+float elapsed(cudaEvent_t a, cudaEvent_t b) {
+    float ms = 0.0f;
+    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.0f;
+}
+
+std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+constexpr int kSlots = 4;
+constexpr std::size_t kInputPitchAlign = 512;  // texture mode binds the input as a pitched 2D texture
+constexpr std::size_t kOutputAlign = 256;
+constexpr std::size_t kPinnedCap = std::size_t(2) << 30;  // pinned staging of all slots together
+
+template <bool kPinned> struct Buffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() { release(); }
+    cudaError_t reserve(std::size_t need) {
+        if (need <= bytes) return cudaSuccess;
+        release();
+        const cudaError_t err = kPinned ? cudaHostAlloc(&ptr, need, cudaHostAllocDefault) : cudaMalloc(&ptr, need);
+        if (err != cudaSuccess) {
+            ptr = nullptr;
+            return err;
+        }
+        bytes = need;
+        return cudaSuccess;
+    }
+    void release() {
+        if (ptr) kPinned ? cudaFreeHost(ptr) : cudaFree(ptr);
+        ptr = nullptr;
+        bytes = 0;
+    }
+    unsigned char* data() const { return static_cast<unsigned char*>(ptr); }
+};
+
+// One output of an image in a slot's arena (device) and staging (pinned): same offsets.
+struct OutputPlace {
+    std::size_t spec = 0;
+    std::size_t offset = 0, rowBytes = 0;
+    Depth depth = Depth::U8;
+    bool fused = false;
+    std::string error;  // set at launch: this pair failed, the others go on
+};
+
+struct Slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, uploaded = nullptr, filtered = nullptr, done = nullptr;
+    Buffer<false> in, out;
+    Buffer<true> inStage, outStage;
+    // The image in flight.
+    bool busy = false;
+    std::size_t image = 0;
+    int width = 0, height = 0, channels = 1;
+    std::vector<OutputPlace> outputs;
+    double hostMs = 0;  // staging the input
+    Clock::time_point began;
+};
+
+bool isPinned(const void* p) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+// Which specs one pass over the images runs: fused ones share constant memory
+// (at most kFusedWeightCapacity floats per pass), the rest take their mode.
+struct Pass {
+    std::vector<std::size_t> fused;  // sorted by border, so each border's tile is staged once
+    std::vector<std::size_t> byMode;
+    std::vector<float> weights;
+    std::vector<int> weightOffset;  // per spec index (fused ones)
+    std::vector<int> borderGroup;   // per spec index (fused ones)
+};
+
+class CudaBatchRunner final : public BatchRunner {
+public:
+    using BatchRunner::BatchRunner;
+
+    ~CudaBatchRunner() override {
+        for (Slot& s : slots_) {
+            if (s.stream) cudaStreamSynchronize(s.stream), cudaStreamDestroy(s.stream);
+            for (cudaEvent_t e : {s.start, s.uploaded, s.filtered, s.done})
+                if (e) cudaEventDestroy(e);
+        }
+    }
+
+    std::vector<RunResult> runSpecs(ConstImageView input, const std::vector<FilterSpec>& specs,
+                                    const std::string& mode) override {
+        return runGrid({input}, specs, mode);
+    }
+
+    std::vector<RunResult> runGrid(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
+                                   const std::string& mode) override {
+        if (inputs.empty() || specs.empty()) return std::vector<RunResult>(inputs.size() * specs.size());
+        if (!backend().available()) {
+            // Backend::run per pair (each carries the reason); BatchRunner::runGrid would call back into runSpecs.
+            std::vector<RunResult> results;
+            for (const ConstImageView& in : inputs)
+                for (RunResult& r : BatchRunner::runSpecs(in, specs, mode)) results.push_back(std::move(r));
+            return results;
+        }
+        std::lock_guard<std::mutex> lock(deviceMutex());
+        std::vector<RunResult> results(inputs.size() * specs.size());
+        std::string problem;
+        try {
+            problem = runAll(inputs, specs, mode, results);
+        } catch (const std::bad_alloc&) {
+            problem = "out of host memory";
+        } catch (const std::exception& e) {
+            problem = e.what();
+        }
+        if (!problem.empty()) {
+            drain();
+            for (RunResult& r : results)
+                if (r.ok() && r.output.empty()) r.error = problem;
+        }
+        return results;
+    }
+
+private:
+    std::string runAll(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
+                       const std::string& mode, std::vector<RunResult>& results) {
+        const std::size_t m = specs.size();
+        if (std::string why = createSlots(); !why.empty()) return why;
+        if (!copier_) copier_ = std::make_unique<HostCopier>(HostCopier::defaultThreads());
+        mode_ = mode;
+        prepared_.clear();
+
+        std::vector<bool> imageOk(inputs.size(), true);
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            if (std::string why = validateImage(inputs[i]); !why.empty()) {
+                imageOk[i] = false;
+                for (std::size_t j = 0; j < m; ++j) results[i * m + j].error = why;
+            }
+        // Spec errors do not depend on the image: found once, given to every pair.
+        std::vector<PreparedFilter> prepared(m);
+        std::vector<bool> specOk(m, true);
+        for (std::size_t j = 0; j < m; ++j)
+            if (std::string why = prepareFilter(specs[j], Depth::U8, 1, prepared[j]); !why.empty()) {
+                specOk[j] = false;
+                for (std::size_t i = 0; i < inputs.size(); ++i)
+                    if (imageOk[i]) results[i * m + j].error = why;
+            }
+
+        for (const Pass& pass : planPasses(specs, prepared, specOk, mode)) {
+            if (std::string why = runPass(pass, inputs, imageOk, specs, mode, results); !why.empty()) return why;
+        }
+        return {};
+    }
+
+    std::vector<Pass> planPasses(const std::vector<FilterSpec>& specs, const std::vector<PreparedFilter>& prepared,
+                                 const std::vector<bool>& specOk, const std::string& mode) {
+        std::vector<Pass> passes(1);
+        for (Pass& p : passes) p.weightOffset.assign(specs.size(), 0), p.borderGroup.assign(specs.size(), 0);
+        for (std::size_t j = 0; j < specs.size(); ++j) {
+            if (!specOk[j]) continue;
+            const KernelMath& k = prepared[j].math;
+            if (mode != "auto" || std::max(k.kw, k.kh) > kFusedMaxSize) {
+                passes.front().byMode.push_back(j);
+                continue;
+            }
+            if (passes.back().weights.size() + prepared[j].weights.size() > static_cast<std::size_t>(kFusedWeightCapacity)) {
+                passes.emplace_back();
+                passes.back().weightOffset.assign(specs.size(), 0);
+                passes.back().borderGroup.assign(specs.size(), 0);
+            }
+            Pass& p = passes.back();
+            p.weightOffset[j] = static_cast<int>(p.weights.size());
+            p.weights.insert(p.weights.end(), prepared[j].weights.begin(), prepared[j].weights.end());
+            p.fused.push_back(j);
+        }
+        auto borderKey = [&](std::size_t j) {
+            const Border& b = specs[j].border;
+            return std::make_pair(static_cast<int>(b.mode), b.mode == BorderMode::Constant ? b.value : 0.0f);
+        };
+        for (Pass& p : passes) {
+            std::stable_sort(p.fused.begin(), p.fused.end(),
+                             [&](std::size_t a, std::size_t b) { return borderKey(a) < borderKey(b); });
+            int group = 0;
+            for (std::size_t k = 0; k < p.fused.size(); ++k) {
+                if (k > 0 && borderKey(p.fused[k]) != borderKey(p.fused[k - 1])) ++group;
+                p.borderGroup[p.fused[k]] = group;
+            }
+        }
+        return passes;
+    }
+
+    std::string createSlots() {
+        for (Slot& s : slots_) {
+            if (s.stream) continue;
+            cudaError_t err = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
+            for (cudaEvent_t* e : {&s.start, &s.uploaded, &s.filtered, &s.done})
+                if (err == cudaSuccess) err = cudaEventCreate(e);
+            if (err != cudaSuccess) return cudaProblem("creating streams", err);
+        }
+        return {};
+    }
+
+    // Where each output of this image goes; returns the arena size.
+    static std::size_t placeOutputs(ConstImageView in, const Pass& pass, const std::vector<FilterSpec>& specs,
+                                    std::vector<OutputPlace>& places) {
+        places.clear();
+        std::size_t at = 0;
+        auto add = [&](std::size_t j, bool fused) {
+            OutputPlace p;
+            p.spec = j;
+            p.fused = fused;
+            p.depth = specs[j].outputDepth(in.depth);
+            p.rowBytes = depthBytes(p.depth) * in.channels * static_cast<std::size_t>(in.width);
+            p.offset = alignUp(at, kOutputAlign);
+            at = p.offset + p.rowBytes * static_cast<std::size_t>(in.height);
+            places.push_back(p);
+        };
+        for (std::size_t j : pass.fused) add(j, true);
+        for (std::size_t j : pass.byMode) add(j, false);
+        return at;
+    }
+
+    std::string runPass(const Pass& pass, const std::vector<ConstImageView>& inputs, const std::vector<bool>& imageOk,
+                        const std::vector<FilterSpec>& specs, const std::string& mode, std::vector<RunResult>& results) {
+        if (pass.fused.empty() && pass.byMode.empty()) return {};
+        cudaError_t err = uploadFusedWeights(pass.weights, slots_[0].stream);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(slots_[0].stream);
+        if (err != cudaSuccess) return cudaProblem("uploading the weights", err);
+
+        // Slots that fit beside each other in device memory and pinned staging.
+        std::size_t freeBytes = 0, totalBytes = 0;
+        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) cudaGetLastError();
+        for (const Slot& s : slots_) freeBytes += s.in.bytes + s.out.bytes;  // ours to reuse
+        const std::size_t deviceBudget = freeBytes / 10 * 8;
+        std::vector<OutputPlace> places;
+        std::size_t largest = 0;
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            if (imageOk[i])
+                if (const std::size_t need = slotBytes(inputs[i], pass, specs, places); need <= deviceBudget)
+                    largest = std::max(largest, need);
+        const std::size_t slotsUsed =
+            largest == 0 ? 1 : std::clamp<std::size_t>(std::min(deviceBudget, kPinnedCap) / largest, 1, kSlots);
+        // Modes keep weights in one buffer and in constant memory: their launches stay in one stream.
+        const bool oneStream = !pass.byMode.empty();
+
+        std::size_t next = 0;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            if (!imageOk[i]) continue;
+            Slot& s = slots_[next++ % slotsUsed];
+            if (std::string why = finish(s, specs, results); !why.empty()) return why;
+            const ConstImageView in = inputs[i];
+            const std::size_t need = slotBytes(in, pass, specs, places);
+            if (need > deviceBudget || need > kPinnedCap || (in.height + 31) / 32 > 65535) {
+                // Too large to keep whole on the device: the backend's strips, pair by pair.
+                if (std::string why = drain(specs, results); !why.empty()) return why;
+                runPairsOneByOne(in, i, pass, specs, mode, results);
+                continue;
+            }
+            if (std::string why = enqueue(s, in, i, pass, specs, mode, oneStream ? slots_[0].stream : s.stream);
+                !why.empty())
+                return why;
+        }
+        return drain(specs, results);
+    }
+
+    std::size_t slotBytes(ConstImageView in, const Pass& pass, const std::vector<FilterSpec>& specs,
+                          std::vector<OutputPlace>& places) const {
+        const std::size_t inBytes = alignUp(in.rowBytes(), kInputPitchAlign) * static_cast<std::size_t>(in.height);
+        return inBytes + placeOutputs(in, pass, specs, places);
+    }
+
+    void runPairsOneByOne(ConstImageView in, std::size_t image, const Pass& pass, const std::vector<FilterSpec>& specs,
+                          const std::string& mode, std::vector<RunResult>& results) {
+        const std::size_t m = specs.size();
+        for (const std::vector<std::size_t>* list : {&pass.fused, &pass.byMode})
+            for (std::size_t j : *list) {
+                std::vector<RunResult> one = BatchRunner::runSpecs(in, {specs[j]}, mode);
+                results[image * m + j] = std::move(one.front());
+            }
+    }
+
+    // Stages image `image` and enqueues its upload, filters and download on `stream`.
+    std::string enqueue(Slot& s, ConstImageView in, std::size_t image, const Pass& pass,
+                        const std::vector<FilterSpec>& specs, const std::string& mode, cudaStream_t stream) {
+        s.began = Clock::now();
+        const std::size_t arenaBytes = placeOutputs(in, pass, specs, s.outputs);
+        const std::size_t inRowBytes = in.rowBytes(), inPitch = alignUp(inRowBytes, kInputPitchAlign);
+        const std::size_t rows = static_cast<std::size_t>(in.height);
+        const bool inputPinned = isPinned(in.data);
+        cudaError_t err = s.in.reserve(inPitch * rows);
+        if (err == cudaSuccess) err = s.out.reserve(std::max<std::size_t>(arenaBytes, 1));
+        if (err == cudaSuccess) err = s.outStage.reserve(std::max<std::size_t>(arenaBytes, 1));
+        if (err == cudaSuccess && !inputPinned) err = s.inStage.reserve(inRowBytes * rows);
+        if (err != cudaSuccess) return cudaProblem("allocating the batch buffers", err);
+
+        const auto t0 = Clock::now();
+        if (!inputPinned)
+            copier_->run({{s.inStage.data(), inRowBytes, static_cast<const unsigned char*>(in.data), in.stride, inRowBytes,
+                           in.height}});
+        s.hostMs = msSince(t0);
+
+        cudaEventRecord(s.start, stream);
+        const void* from = inputPinned ? in.data : s.inStage.ptr;
+        const std::size_t fromPitch = inputPinned ? in.stride : inRowBytes;
+        if ((err = cudaMemcpy2DAsync(s.in.ptr, inPitch, from, fromPitch, inRowBytes, rows, cudaMemcpyHostToDevice,
+                                     stream)) != cudaSuccess)
+            return cudaProblem("uploading", err);
+        cudaEventRecord(s.uploaded, stream);
+
+        const DeviceView view{s.in.data(), inPitch, in.width, in.height, in.channels, in.depth};
+        if (std::string why = launchFusedChunks(view, s, pass, specs, stream); !why.empty()) return why;
+        for (OutputPlace& p : s.outputs) {
+            if (p.fused) continue;
+            std::string why = convolveInto(specs[p.spec], view, mode, s.out.data() + p.offset, p.rowBytes, stream);
+            if (why.empty()) continue;
+            p.error = why;
+            if (why.rfind("unknown CUDA mode", 0) != 0 && why.rfind("mode ", 0) != 0) return why;  // device trouble
+        }
+        cudaEventRecord(s.filtered, stream);
+        if ((err = cudaMemcpyAsync(s.outStage.ptr, s.out.ptr, arenaBytes, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+            return cudaProblem("downloading", err);
+        if ((err = cudaEventRecord(s.done, stream)) != cudaSuccess) return cudaProblem("recording an event", err);
+        s.busy = true;
+        s.image = image;
+        s.width = in.width;
+        s.height = in.height;
+        s.channels = in.channels;
+        return {};
+    }
+
+    std::string launchFusedChunks(const DeviceView& view, const Slot& s, const Pass& pass,
+                                  const std::vector<FilterSpec>& specs, cudaStream_t stream) {
+        // Prepared per depth and channel count of the image (output depth, the CPU's mapping).
+        std::vector<const OutputPlace*> fused;
+        for (const OutputPlace& p : s.outputs)
+            if (p.fused) fused.push_back(&p);
+        for (std::size_t first = 0; first < fused.size(); first += kFusedMaxFilters) {
+            FusedLaunch launch;
+            for (std::size_t k = first; k < std::min(fused.size(), first + kFusedMaxFilters); ++k) {
+                const OutputPlace& p = *fused[k];
+                const PreparedFilter& f = preparedFor(specs, p.spec, view.depth, view.channels);
+                FusedFilter& ff = launch.filters[launch.count++];
+                ff.math = f.math;
+                ff.weightOffset = pass.weightOffset[p.spec];
+                ff.border = specs[p.spec].border.mode;
+                ff.borderValue = specs[p.spec].border.value;
+                ff.borderGroup = pass.borderGroup[p.spec];
+                ff.dstOffset = p.offset;
+                ff.dstPitch = p.rowBytes;
+                launch.rx = std::max(launch.rx, f.math.kw / 2);
+                launch.ry = std::max(launch.ry, f.math.kh / 2);
+            }
+            if (cudaError_t err = launchFused(view, s.out.data(), launch, stream); err != cudaSuccess)
+                return cudaProblem("fused batch kernel launch", err);
+        }
+        return {};
+    }
+
+    // prepareFilter per (spec, depth, channels), kept for the whole call.
+    const PreparedFilter& preparedFor(const std::vector<FilterSpec>& specs, std::size_t j, Depth depth, int channels) {
+        const auto key = std::make_tuple(j, static_cast<int>(depth), channels);
+        auto it = prepared_.find(key);
+        if (it == prepared_.end()) {
+            PreparedFilter f;
+            prepareFilter(specs[j], depth, channels, f);  // the spec passed the same check before
+            it = prepared_.emplace(key, std::move(f)).first;
+        }
+        return it->second;
+    }
+
+    // Waits for the slot's image and copies its outputs into the results.
+    std::string finish(Slot& s, const std::vector<FilterSpec>& specs, std::vector<RunResult>& results) {
+        if (!s.busy) return {};
+        s.busy = false;
+        if (cudaError_t err = cudaEventSynchronize(s.done); err != cudaSuccess) return cudaProblem("filtering", err);
+        const std::size_t m = specs.size();
+        const double uploadMs = elapsed(s.start, s.uploaded), kernelMs = elapsed(s.uploaded, s.filtered),
+                     downloadMs = elapsed(s.filtered, s.done);
+        const auto t0 = Clock::now();
+        std::vector<RowCopy> copies;
+        for (const OutputPlace& p : s.outputs) {
+            RunResult& r = results[s.image * m + p.spec];
+            if (!p.error.empty()) {
+                r.error = p.error;
+                continue;
+            }
+            try {
+                r.output = Image(s.width, s.height, s.channels, p.depth);
+            } catch (const std::bad_alloc&) {
+                r.error = "out of host memory for the output image";
+                continue;
+            }
+            copies.push_back({r.output.data(), r.output.stride(), s.outStage.data() + p.offset, p.rowBytes, p.rowBytes,
+                              s.height});
+        }
+        copier_->run(copies);
+        const double hostMs = s.hostMs + msSince(t0), totalMs = msSince(s.began);
+        for (const OutputPlace& p : s.outputs) {
+            RunResult& r = results[s.image * m + p.spec];
+            if (!r.ok()) continue;
+            TimingRecord& t = r.timing;
+            t.backend = "cuda";
+            t.mode = mode_;
+            if (p.fused) t.launch = fusedLaunchLabel();
+            t.hostPrepMs = hostMs;
+            t.uploadMs = uploadMs;
+            t.kernelMs = kernelMs;
+            t.downloadMs = downloadMs;
+            t.totalMs = totalMs;
+        }
+        return {};
+    }
+
+    // Finishes every slot in flight; the first CUDA error, if any.
+    std::string drain(const std::vector<FilterSpec>& specs, std::vector<RunResult>& results) {
+        std::string first;
+        for (Slot& s : slots_)
+            if (std::string why = finish(s, specs, results); !why.empty() && first.empty()) first = why;
+        return first;
+    }
+    // After an error: stop waiting for anything.
+    void drain() {
+        for (Slot& s : slots_) {
+            if (s.stream) cudaStreamSynchronize(s.stream);
+            s.busy = false;
+        }
+        cudaGetLastError();
+    }
+
+    Slot slots_[kSlots];
+    std::unique_ptr<HostCopier> copier_;
+    std::string mode_;
+    std::map<std::tuple<std::size_t, int, int>, PreparedFilter> prepared_;
+};
+
+}  // namespace
+}  // namespace batch
+
+std::unique_ptr<BatchRunner> makeCudaBatchRunner(Backend& cudaBackend) {
+    return std::make_unique<batch::CudaBatchRunner>(cudaBackend);
+}
+
+}  // namespace fs::gpu
