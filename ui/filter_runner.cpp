@@ -50,6 +50,11 @@ void FilterRunner::dropPending() {
 
 void FilterRunner::waitForIdle() { pool_.waitForDone(); }
 
+void FilterRunner::runExclusive(std::function<void()> job) {
+    // One pool thread: the job waits for a workLoop in flight, and a later workLoop waits for it.
+    (void)QtConcurrent::run(&pool_, std::move(job));
+}
+
 Backend* FilterRunner::find(const QString& backendId) const {
     for (const auto& b : backends_)
         if (QString::fromStdString(b->id()) == backendId) return b.get();
@@ -57,7 +62,7 @@ Backend* FilterRunner::find(const QString& backendId) const {
 }
 
 RunResult FilterRunner::runOne(const std::shared_ptr<const Image>& input, const FilterSpec& spec, const QString& backendId,
-                               const QString& mode) {
+                               const QString& mode, const LaunchConfig& launch) {
     RunResult r;
     Backend* backend = find(backendId);
     if (!backend) {
@@ -69,7 +74,8 @@ RunResult FilterRunner::runOne(const std::shared_ptr<const Image>& input, const 
         return r;
     }
     try {  // run() promises not to throw; a broken promise must still not kill the app
-        r = backend->run(spec, input->cview(), mode.toStdString());
+        r = launch.isDefault() ? backend->run(spec, input->cview(), mode.toStdString())
+                               : backend->runWithLaunch(spec, input->cview(), mode.toStdString(), launch);
     } catch (const std::exception& e) {
         r = RunResult{};
         r.error = std::string("backend threw: ") + e.what();
@@ -118,7 +124,7 @@ void FilterRunner::workLoop() {
         auto outcome = std::make_shared<RunOutcome>();
         outcome->generation = generation;
         if (request.pipeline) runPipeline(request, *outcome);
-        else outcome->result = runOne(request.input, request.spec, request.backend, request.mode);
+        else outcome->result = runOne(request.input, request.spec, request.backend, request.mode, request.launch);
         const bool labels = request.pipeline && !request.pipeline->steps.empty() &&
                             request.pipeline->steps.back().op == StepOp::Label;
         if (outcome->result.ok())

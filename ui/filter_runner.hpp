@@ -4,6 +4,7 @@
 #include <QString>
 #include <QThreadPool>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,7 @@ struct RunRequest {
     QString mode;            // "parallel"
     QString compareBackend;  // empty: no comparison run
     QString compareMode;
+    LaunchConfig launch;  // non-default: Backend::runWithLaunch (GPU backends)
     // Set: run this pipeline (spec unused, no comparison) with the backend's pipeline runner.
     std::optional<Pipeline> pipeline;
 };
@@ -54,6 +56,10 @@ public:
     bool busy() const;
     void dropPending();  // forget the queued request; the one in flight finishes
     void waitForIdle();
+    Backend* find(const QString& backendId) const;
+    // Runs `job` on the worker thread, after the run in flight and never beside one:
+    // backend calls other than run (describeLaunch, tune, resetTuning) go through here.
+    void runExclusive(std::function<void()> job);
 
 signals:
     void finished(std::shared_ptr<const fs::ui::RunOutcome> outcome);
@@ -61,9 +67,8 @@ signals:
 
 private:
     void workLoop();
-    Backend* find(const QString& backendId) const;
     RunResult runOne(const std::shared_ptr<const Image>& input, const FilterSpec& spec, const QString& backend,
-                     const QString& mode);
+                     const QString& mode, const LaunchConfig& launch = {});
     void runPipeline(const RunRequest& request, RunOutcome& outcome);
 
     std::vector<std::unique_ptr<Backend>> backends_;

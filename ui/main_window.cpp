@@ -35,10 +35,12 @@
 #include <QVBoxLayout>
 
 #include "benchmark_dialog.hpp"
+#include "launch_controller.hpp"
 #include "fs/io/image_io.hpp"
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/image_view.hpp"
 #include "fs/widgets/kernel_editor.hpp"
+#include "fs/widgets/launch_panel.hpp"
 #include "fs/widgets/pipeline_editor.hpp"
 #include "fs/widgets/pixel_inspector.hpp"
 #include "fs/widgets/timing_chart.hpp"
@@ -105,6 +107,8 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     chooser_ = new widgets::BackendChooser;
     inspector_ = new widgets::PixelInspector;
     pipelineEditor_ = new widgets::PipelineEditor;
+    launchPanel_ = new widgets::LaunchPanel;
+    launch_ = new LaunchController(runner_, launchPanel_, this);
     chooser_->setChoices(choicesOf(runner_->backends()));
 
     // Centre: the view with its display controls above.
@@ -177,13 +181,26 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     inspectorDock->setWidget(inspector_);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
     tabifyDockWidget(backendDock, inspectorDock);
+
     backendDock->raise();
 
     auto* chartDock = new QDockWidget(tr("Timings"), this);
     chartDock->setObjectName(QStringLiteral("chartDock"));
     chartDock->setWidget(chart_);
     addDockWidget(Qt::BottomDockWidgetArea, chartDock);
-    resizeDocks({chartDock}, {260}, Qt::Vertical);
+
+    // The launch panel is wide (knobs, report, candidates chart): beside the timings, below the view.
+    auto* launchDock = new QDockWidget(tr("Launch (GPU)"), this);
+    launchDock->setObjectName(QStringLiteral("launchDock"));
+    auto* launchScroll = new QScrollArea;  // a short dock scrolls instead of squeezing the chart
+    launchScroll->setWidget(launchPanel_);
+    launchScroll->setWidgetResizable(true);
+    launchScroll->setFrameShape(QFrame::NoFrame);
+    launchDock->setWidget(launchScroll);
+    addDockWidget(Qt::BottomDockWidgetArea, launchDock);
+    tabifyDockWidget(chartDock, launchDock);
+    chartDock->raise();
+    resizeDocks({chartDock}, {280}, Qt::Vertical);
     resizeDocks({kernelDock, backendDock}, {420, 330}, Qt::Horizontal);
 
     imageInfo_ = new QLabel(tr("no image"));
@@ -221,6 +238,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
         scheduleRun();
     });
     connect(chart_, &widgets::TimingChart::errorOccurred, this, &MainWindow::error);
+    connect(launch_, &LaunchController::launchChanged, this, &MainWindow::scheduleRun);
     connect(pipelineEditor_, &widgets::PipelineEditor::errorOccurred, this, &MainWindow::error);
     connect(pipelineEditor_, &widgets::PipelineEditor::runRequested, this, &MainWindow::runPipeline);
     connect(pipelineEditor_, &widgets::PipelineEditor::currentKernelRequested, this,
@@ -253,10 +271,13 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     chart_->setLogScale(settings.value(QStringLiteral("chart/log"), false).toBool());
     rebuildRecentMenu();
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1400, 900);
+    updateLaunchContext();
 }
 
 MainWindow::~MainWindow() {
-    // Closing mid-run: drop the queued run and join the one in flight (backends cannot be interrupted).
+    // Closing mid-run: drop the queued run and join the one in flight (backends cannot be interrupted;
+    // a tuning stops after its current candidate).
+    launch_->cancelTuning();
     runner_->dropPending();
     runner_->waitForIdle();
     // Unregister the GL buffer from CUDA while the view's GL context still exists.
@@ -382,6 +403,10 @@ void MainWindow::buildActions() {
             else pipelineEditor_->loadJson(f.readAll(), &why);
             if (!why.isEmpty()) error(tr("Cannot load pipeline example"), why);
         });
+    tools->addAction(tr("&Autotune launch"), QKeySequence(Qt::CTRL | Qt::Key_T), this, [this, launchDock = findChild<QDockWidget*>(QStringLiteral("launchDock"))] {
+        if (launchDock) launchDock->raise();
+        launch_->autotune();
+    });
     tools->addSeparator();
     tools->addAction(tr("&Benchmark / compare..."), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::showBenchmark);
 
@@ -425,6 +450,7 @@ void MainWindow::prepareInput() {
     lastOutcome_.reset();
     inspector_->setChannelCount(input_->channels());
     imageInfo_->setText(QStringLiteral("%1  %2").arg(QFileInfo(currentPath_).fileName(), describe(input_->cview())));
+    updateLaunchContext();
 }
 
 namespace {
@@ -487,7 +513,14 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::scheduleRun() {
+    updateLaunchContext();
     if (liveCheck_->isChecked() && input_) runTimer_->start();
+}
+
+void MainWindow::updateLaunchContext() {
+    const widgets::ModeChoice* choice = chooser_->current();
+    launch_->setContext(choice ? choice->backendId : QString(), choice ? QString::fromStdString(choice->mode.id) : QString(),
+                        currentSpec(), input_);
 }
 
 bool MainWindow::selectMode(const QString& key) {
@@ -511,7 +544,10 @@ void MainWindow::runNow() {
         return;
     }
     modeQueue_.clear();  // a new change outdates a running sweep
-    if (choice->backendId == QStringLiteral("cuda") && runThroughInterop(currentSpec())) return;
+    // A chosen launch configuration runs through runWithLaunch; the interop path knows only the default.
+    if (choice->backendId == QStringLiteral("cuda") && launch_->launchFor(choice->backendId).isDefault() &&
+        runThroughInterop(currentSpec()))
+        return;
     submit(choice->key(), view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
 }
 
@@ -521,6 +557,7 @@ void MainWindow::submit(const QString& key, bool withCompare) {
     request.spec = currentSpec();
     request.backend = backendOf(key);
     request.mode = modeOf(key);
+    request.launch = launch_->launchFor(request.backend);
     if (withCompare) {
         request.compareBackend = backendOf(chooser_->compareKey());
         request.compareMode = modeOf(chooser_->compareKey());
@@ -679,6 +716,12 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
         if (!modeQueue_.isEmpty()) {
             if (firstTime) error(tr("Filter failed"), message);
             submit(modeQueue_.takeFirst(), false);
+        } else if (!outcome->request.launch.isDefault()) {
+            // A refused launch configuration: the Launch panel shows why in red; no dialog per knob change.
+            statusBar()->showMessage(tr("%1/%2 with launch %3 failed: %4")
+                                         .arg(outcome->request.backend, outcome->request.mode,
+                                              QString::fromStdString(outcome->request.launch.shortLabel()), message),
+                                     8000);
         } else if (firstTime && outcome->request.backend == QStringLiteral("cuda")) {
             offerCpuInstead(message);
         } else if (firstTime) {

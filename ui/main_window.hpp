@@ -21,12 +21,15 @@ namespace fs::widgets {
 class BackendChooser;
 class ImageView;
 class KernelEditor;
+class LaunchPanel;
 class PipelineEditor;
 class PixelInspector;
 class TimingChart;
 }  // namespace fs::widgets
 
 namespace fs::ui {
+
+class LaunchController;
 
 using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
 // Shows an error to the user; tests replace it so nothing blocks.
@@ -60,6 +63,8 @@ public:
     widgets::BackendChooser* backendChooser() const { return chooser_; }
     widgets::PixelInspector* pixelInspector() const { return inspector_; }
     widgets::PipelineEditor* pipelineEditor() const { return pipelineEditor_; }
+    widgets::LaunchPanel* launchPanel() const { return launchPanel_; }
+    LaunchController* launchController() const { return launch_; }
     FilterRunner* runner() const { return runner_; }
 
 public slots:
@@ -86,6 +91,7 @@ private:
     void buildActions();
     QWidget* buildOutputControls();
     void scheduleRun();
+    void updateLaunchContext();
     void submit(const QString& key, bool withCompare);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     bool runThroughInterop(const FilterSpec& spec);
@@ -122,6 +128,8 @@ private:
     widgets::BackendChooser* chooser_;
     widgets::PixelInspector* inspector_;
     widgets::PipelineEditor* pipelineEditor_;
+    widgets::LaunchPanel* launchPanel_;
+    LaunchController* launch_;
     quint64 pipelineGeneration_ = 0;  // the pipeline run in flight, 0 when none
     QComboBox* borderCombo_;
     QDoubleSpinBox* borderValueSpin_;

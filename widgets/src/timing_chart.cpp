@@ -32,7 +32,11 @@ const Part kParts[] = {
     {"interop map/unmap", &TimingRecord::mapMs, QColor(15, 157, 88)},
 };
 
-QString label(const TimingRecord& t) { return QString::fromStdString(t.backend + "/" + t.mode); }
+// Runs with a chosen GPU launch get a bar of their own, so configurations compare side by side.
+QString label(const TimingRecord& t) {
+    const QString name = QString::fromStdString(t.backend + "/" + t.mode);
+    return t.launch.empty() ? name : QStringLiteral("%1 [%2]").arg(name, QString::fromStdString(t.launch));
+}
 
 // The whole run: total when measured, else the sum of its parts.
 double totalOf(const TimingRecord& t) {

@@ -1,0 +1,89 @@
+#pragma once
+#include <QString>
+#include <QWidget>
+
+#include "fs/launch.hpp"
+
+class QComboBox;
+class QCustomPlot;
+class QGroupBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace fs::widgets {
+
+// The GPU launch configuration as a teaching knob: block shape, outputs per
+// thread, halo loading and radius path; what the device makes of it (grid,
+// occupancy and its limiter, registers, shared memory, or why it is refused);
+// autotuning with progress and cancel, and a chart of every candidate's
+// kernel time. Signals and setters only: the owner asks the backend.
+class LaunchPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit LaunchPanel(QWidget* parent = nullptr);
+
+    LaunchConfig config() const;
+    // Selects the knobs (shapes not listed are added); no configChanged signal.
+    void setConfig(const LaunchConfig& config);
+
+    // Non-empty: the panel is disabled and says why (a CPU backend, no device).
+    void setDisabledReason(const QString& reason);
+    QString disabledReason() const { return disabledReason_; }
+    void setReport(const LaunchReport& report);
+    QString reportText() const;  // what the report area shows, plain text
+    bool reportRefused() const { return refused_; }
+
+    void setTuning(bool running);
+    void setTuneProgress(int done, int total);
+    void setTuneResult(const TuneResult& result);
+    const TuneResult& tuneResult() const { return tune_; }
+    void setMessage(const QString& message);  // one line under the tuning buttons
+    QString message() const;
+
+    // For tests: the candidates charted, the best and the default among them.
+    int chartedCandidates() const { return charted_; }
+    QString bestCandidate() const { return bestLabel_; }
+    QString defaultCandidate() const { return defaultLabel_; }
+    QCustomPlot* tuneChart() const { return plot_; }
+
+public slots:
+    void useBest();  // the tuned best becomes the configuration (configChanged)
+
+signals:
+    void configChanged(const fs::LaunchConfig& config);
+    void autotuneRequested();
+    void cancelTuneRequested();
+    void resetTuningRequested();
+
+private:
+    void refreshEnabled();
+    void replot();
+
+    QString disabledReason_;
+    TuneResult tune_;
+    bool tuning_ = false;
+    bool refused_ = false;
+    int charted_ = 0;
+    QString bestLabel_, defaultLabel_;
+
+    QLabel* disabledLabel_;
+    QGroupBox* knobs_;
+    QComboBox* blockCombo_;
+    QComboBox* perThreadCombo_;
+    QComboBox* haloCombo_;
+    QComboBox* radiusCombo_;
+    QPushButton* defaultsButton_;
+    QLabel* report_;
+    QPushButton* tuneButton_;
+    QPushButton* cancelButton_;
+    QPushButton* useBestButton_;
+    QPushButton* resetButton_;
+    QProgressBar* progress_;
+    QLabel* message_;
+    QCustomPlot* plot_;
+};
+
+}  // namespace fs::widgets
+
+Q_DECLARE_METATYPE(fs::LaunchConfig)
