@@ -12,7 +12,6 @@
 #include "backends.hpp"
 #include "batch_job.hpp"
 #include "cli_common.hpp"
-#include "fs/io/image_io.hpp"
 
 namespace fs::cli {
 namespace {
@@ -26,7 +25,6 @@ struct BatchCommandOptions {
 
 BatchCommandOptions parseBatch(const std::vector<std::string>& args) {
     BatchCommandOptions o;
-    o.job.maxPixels = io::LoadOptions{}.maxPixels;
     OptionReader reader(args, "batch");
     while (reader.next()) {
         const std::string& name = reader.name();

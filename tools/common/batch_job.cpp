@@ -12,7 +12,6 @@
 
 #include "batch_runners.hpp"
 #include "fs/batch.hpp"
-#include "fs/io/image_io.hpp"
 
 namespace fs::batch {
 namespace {

@@ -14,6 +14,7 @@
 
 #include "fs/backend.hpp"
 #include "fs/filter_spec.hpp"
+#include "fs/io/image_io.hpp"
 
 namespace fs::batch {
 
@@ -29,7 +30,7 @@ struct Options {
     std::string format;               // output extension ("png", ".png"); empty: the input's, tif for f32 output
     bool overwrite = false;           // replace existing outputs; otherwise validate() refuses
     bool oneAtATime = false;          // one Backend::run per pair instead of the backend's batch runner
-    std::uint64_t maxPixels = 268'435'456;  // larger images fail (as io::LoadOptions)
+    std::uint64_t maxPixels = io::LoadOptions{}.maxPixels;  // larger images fail to load
 };
 
 // One input and the file each kernel writes for it (outputs[k] for kernels[k]).
@@ -76,7 +77,9 @@ struct Progress {
     std::string currentFile;            // the input being worked on or just finished
     const FileResult* finished = nullptr;
 };
-// Returning false cancels: no further image is started; files already written stay.
+// Called on the thread that runs run(). Returning false cancels: no further
+// image is started; files already written stay (each is complete: saves go
+// through a temporary file).
 using ProgressCallback = std::function<bool(const Progress&)>;
 
 struct Summary {
@@ -103,7 +106,8 @@ struct Summary {
 };
 
 // Runs a validated plan (an invalid one comes back as Summary::error) with
-// `backend` in `mode`, which the caller has checked is available.
+// `backend` in `mode`, which the caller has checked is available. Blocks until
+// done or cancelled: the GUI calls it from a worker thread.
 Summary run(const Plan& plan, Backend& backend, const std::string& mode, const ProgressCallback& progress = {});
 
 // "gaussian:5:1.2" -> "gaussian-5-1.2", "kernels/My Edge.json" -> "My-Edge": the <kernel> part of output names.
