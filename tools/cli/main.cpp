@@ -54,6 +54,7 @@ apply options:
   --max-pixels N       refuse images larger than N pixels (default 268435456)
   --verbose, -v        also print how the mode launches (GPU: block, grid, registers,
                        shared memory, occupancy)
+
 launch options for apply (GPU backends only; see `modes`; the others refuse them):
   --block WxH          threads per block, e.g. 32x8
   --per-thread AxB     outputs each thread computes, e.g. 1x4
