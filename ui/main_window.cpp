@@ -34,6 +34,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "batch_dialog.hpp"
 #include "benchmark_dialog.hpp"
 #include "launch_controller.hpp"
 #include "fs/io/image_io.hpp"
@@ -409,6 +410,7 @@ void MainWindow::buildActions() {
     });
     tools->addSeparator();
     tools->addAction(tr("&Benchmark / compare..."), QKeySequence(Qt::CTRL | Qt::Key_B), this, &MainWindow::showBenchmark);
+    tools->addAction(tr("B&atch: images x kernels..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B), this, &MainWindow::showBatch);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About"), this, [this] {
@@ -866,6 +868,15 @@ void MainWindow::showBenchmark() {
     auto* dialog = new BenchmarkDialog(factory_, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &BenchmarkDialog::errorOccurred, this, &MainWindow::error);
+    dialog->show();
+}
+
+void MainWindow::showBatch() {
+    auto* dialog = new BatchDialog(factory_, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setDesignerKernelSource([this] { return currentSpec(); });
+    dialog->selectMode(chooser_->currentKey());
+    if (!currentPath_.isEmpty() && !currentPath_.startsWith(QDir::tempPath())) dialog->setInputs({currentPath_});
     dialog->show();
 }
 

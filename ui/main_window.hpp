@@ -72,6 +72,7 @@ public slots:
     void openDialog();
     void saveDialog(bool eightBit = false);
     void showBenchmark();
+    void showBatch();
     // Runs every available mode once on the current image (one after the
     // other, so the chart gets a bar for each), then the selected one again.
     void runEveryMode();
