@@ -5,10 +5,14 @@
 // upload; then all outputs of the image come down in one copy. Slots have
 // their own stream, device buffers and pinned staging, all reused across
 // images and calls, so while the host copies image i's outputs into the
-// result Images (several threads: fresh pages fault on first write), the GPU
-// already transfers and filters images i+1..i+3.
+// result Images, the GPU already transfers and filters images i+1..i+3.
+// That copy is the bottleneck (H100 machine, bench/results/batch-h100-*):
+// the results are fresh fs::Image allocations whose pages fault on first
+// write (0.6-0.8 ms per MB on one thread there, the PCIe download 0.02 ms), so
+// it runs on several threads; runGridInto skips it for the caller's images.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,7 +75,9 @@ struct OutputPlace {
     std::size_t offset = 0, rowBytes = 0;
     Depth depth = Depth::U8;
     bool fused = false;
-    std::string error;  // set at launch: this pair failed, the others go on
+    ImageView target;     // runGridInto: the caller's image
+    bool direct = false;  // target is pinned: downloaded into it, no host copy
+    std::string error;    // set at launch: this pair failed, the others go on
 };
 
 struct Slot {
@@ -107,11 +113,21 @@ struct Pass {
     std::vector<int> borderGroup;   // per spec index (fused ones)
 };
 
-class CudaBatchRunner final : public BatchRunner {
-public:
-    using BatchRunner::BatchRunner;
+std::string checkTarget(const ImageView& t, ConstImageView in, Depth depth) {
+    const std::size_t rowBytes = depthBytes(depth) * in.channels * static_cast<std::size_t>(in.width);
+    if (t.data && t.width == in.width && t.height == in.height && t.channels == in.channels && t.depth == depth &&
+        t.stride >= rowBytes)
+        return {};
+    return "output image: expected " + std::to_string(in.width) + "x" + std::to_string(in.height) + "x" +
+           std::to_string(in.channels) + " " + depthName(depth) + " with a stride of at least " +
+           std::to_string(rowBytes) + " bytes";
+}
 
-    ~CudaBatchRunner() override {
+class PipelinedBatchRunner final : public CudaBatchRunner {
+public:
+    PipelinedBatchRunner(Backend& backend, CudaBatchOptions options) : CudaBatchRunner(backend), options_(options) {}
+
+    ~PipelinedBatchRunner() override {
         for (Slot& s : slots_) {
             if (s.stream) cudaStreamSynchronize(s.stream), cudaStreamDestroy(s.stream);
             for (cudaEvent_t e : {s.start, s.uploaded, s.filtered, s.done})
@@ -126,12 +142,34 @@ public:
 
     std::vector<RunResult> runGrid(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
                                    const std::string& mode) override {
+        targets_ = nullptr;
+        return runWith(inputs, specs, mode);
+    }
+
+    std::vector<RunResult> runGridInto(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
+                                       const std::string& mode, const std::vector<ImageView>& outputs) override {
+        if (outputs.size() != inputs.size() * specs.size()) {
+            std::vector<RunResult> results(inputs.size() * specs.size());
+            for (RunResult& r : results)
+                r.error = "runGridInto: " + std::to_string(outputs.size()) + " output images for " +
+                          std::to_string(results.size()) + " pairs";
+            return results;
+        }
+        targets_ = &outputs;
+        std::vector<RunResult> results = runWith(inputs, specs, mode);
+        targets_ = nullptr;
+        return results;
+    }
+
+private:
+    std::vector<RunResult> runWith(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
+                                   const std::string& mode) {
         if (inputs.empty() || specs.empty()) return std::vector<RunResult>(inputs.size() * specs.size());
         if (!backend().available()) {
             // Backend::run per pair (each carries the reason); BatchRunner::runGrid would call back into runSpecs.
             std::vector<RunResult> results;
-            for (const ConstImageView& in : inputs)
-                for (RunResult& r : BatchRunner::runSpecs(in, specs, mode)) results.push_back(std::move(r));
+            for (std::size_t i = 0; i < inputs.size(); ++i)
+                for (std::size_t j = 0; j < specs.size(); ++j) results.push_back(runPair(inputs[i], i, j, specs, mode));
             return results;
         }
         std::lock_guard<std::mutex> lock(deviceMutex());
@@ -147,17 +185,35 @@ public:
         if (!problem.empty()) {
             drain();
             for (RunResult& r : results)
-                if (r.ok() && r.output.empty()) r.error = problem;
+                if (r.ok() && r.timing.backend.empty()) r.error = problem;  // not finished
         }
         return results;
     }
 
-private:
+    // Backend::run for one pair (no device, or an image too large to keep on
+    // it), its output moved into the caller's image under runGridInto.
+    RunResult runPair(ConstImageView in, std::size_t image, std::size_t j, const std::vector<FilterSpec>& specs,
+                      const std::string& mode) {
+        RunResult r = std::move(BatchRunner::runSpecs(in, {specs[j]}, mode).front());
+        if (!targets_ || !r.ok()) return r;
+        const ImageView& t = (*targets_)[image * specs.size() + j];
+        if (std::string why = checkTarget(t, in, r.output.depth()); !why.empty()) {
+            r.error = why;
+        } else {
+            const std::size_t rowBytes = r.output.view().rowBytes();
+            for (int y = 0; y < t.height; ++y) std::memcpy(t.row<unsigned char>(y), r.output.view().row<unsigned char>(y), rowBytes);
+        }
+        r.output = Image();
+        return r;
+    }
+
     std::string runAll(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
                        const std::string& mode, std::vector<RunResult>& results) {
         const std::size_t m = specs.size();
         if (std::string why = createSlots(); !why.empty()) return why;
-        if (!copier_) copier_ = std::make_unique<HostCopier>(HostCopier::defaultThreads());
+        if (!copier_)
+            copier_ = std::make_unique<HostCopier>(
+                options_.hostThreads > 0 ? options_.hostThreads : HostCopier::defaultThreads(), options_.prefault);
         mode_ = mode;
         prepared_.clear();
 
@@ -304,10 +360,7 @@ private:
                           const std::string& mode, std::vector<RunResult>& results) {
         const std::size_t m = specs.size();
         for (const std::vector<std::size_t>* list : {&pass.fused, &pass.byMode})
-            for (std::size_t j : *list) {
-                std::vector<RunResult> one = BatchRunner::runSpecs(in, {specs[j]}, mode);
-                results[image * m + j] = std::move(one.front());
-            }
+            for (std::size_t j : *list) results[image * m + j] = runPair(in, image, j, specs, mode);
     }
 
     // Stages image `image` and enqueues its upload, filters and download on `stream`.
@@ -315,6 +368,14 @@ private:
                         const std::vector<FilterSpec>& specs, const std::string& mode, cudaStream_t stream) {
         s.began = Clock::now();
         const std::size_t arenaBytes = placeOutputs(in, pass, specs, s.outputs);
+        bool anyDirect = false;
+        if (targets_)
+            for (OutputPlace& p : s.outputs) {
+                p.target = (*targets_)[image * specs.size() + p.spec];
+                p.error = checkTarget(p.target, in, p.depth);
+                p.direct = p.error.empty() && isPinned(p.target.data);
+                anyDirect = anyDirect || p.direct;
+            }
         const std::size_t inRowBytes = in.rowBytes(), inPitch = alignUp(inRowBytes, kInputPitchAlign);
         const std::size_t rows = static_cast<std::size_t>(in.height);
         const bool inputPinned = isPinned(in.data);
@@ -341,15 +402,25 @@ private:
         const DeviceView view{s.in.data(), inPitch, in.width, in.height, in.channels, in.depth};
         if (std::string why = launchFusedChunks(view, s, pass, specs, stream); !why.empty()) return why;
         for (OutputPlace& p : s.outputs) {
-            if (p.fused) continue;
+            if (p.fused || !p.error.empty()) continue;
             std::string why = convolveInto(specs[p.spec], view, mode, s.out.data() + p.offset, p.rowBytes, stream);
             if (why.empty()) continue;
             p.error = why;
             if (why.rfind("unknown CUDA mode", 0) != 0 && why.rfind("mode ", 0) != 0) return why;  // device trouble
         }
         cudaEventRecord(s.filtered, stream);
-        if ((err = cudaMemcpyAsync(s.outStage.ptr, s.out.ptr, arenaBytes, cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
-            return cudaProblem("downloading", err);
+        // One download for the whole arena, unless some outputs go straight into pinned targets.
+        if (!anyDirect) err = cudaMemcpyAsync(s.outStage.ptr, s.out.ptr, arenaBytes, cudaMemcpyDeviceToHost, stream);
+        for (const OutputPlace& p : s.outputs) {
+            if (!anyDirect || err != cudaSuccess || !p.error.empty()) continue;
+            if (p.direct)
+                err = cudaMemcpy2DAsync(p.target.data, p.target.stride, s.out.data() + p.offset, p.rowBytes, p.rowBytes,
+                                        rows, cudaMemcpyDeviceToHost, stream);
+            else
+                err = cudaMemcpyAsync(s.outStage.data() + p.offset, s.out.data() + p.offset, p.rowBytes * rows,
+                                      cudaMemcpyDeviceToHost, stream);
+        }
+        if (err != cudaSuccess) return cudaProblem("downloading", err);
         if ((err = cudaEventRecord(s.done, stream)) != cudaSuccess) return cudaProblem("recording an event", err);
         s.busy = true;
         s.image = image;
@@ -415,6 +486,12 @@ private:
                 r.error = p.error;
                 continue;
             }
+            if (targets_) {
+                if (!p.direct)
+                    copies.push_back({static_cast<unsigned char*>(p.target.data), p.target.stride,
+                                      s.outStage.data() + p.offset, p.rowBytes, p.rowBytes, s.height, false});
+                continue;
+            }
             try {
                 r.output = Image(s.width, s.height, s.channels, p.depth);
             } catch (const std::bad_alloc&) {
@@ -422,7 +499,7 @@ private:
                 continue;
             }
             copies.push_back({r.output.data(), r.output.stride(), s.outStage.data() + p.offset, p.rowBytes, p.rowBytes,
-                              s.height});
+                              s.height, true});
         }
         copier_->run(copies);
         const double hostMs = s.hostMs + msSince(t0), totalMs = msSince(s.began);
@@ -458,6 +535,8 @@ private:
         cudaGetLastError();
     }
 
+    CudaBatchOptions options_;
+    const std::vector<ImageView>* targets_ = nullptr;  // runGridInto's outputs during that call
     Slot slots_[kSlots];
     std::unique_ptr<HostCopier> copier_;
     std::string mode_;
@@ -467,8 +546,8 @@ private:
 }  // namespace
 }  // namespace batch
 
-std::unique_ptr<BatchRunner> makeCudaBatchRunner(Backend& cudaBackend) {
-    return std::make_unique<batch::CudaBatchRunner>(cudaBackend);
+std::unique_ptr<CudaBatchRunner> makeCudaBatchRunner(Backend& cudaBackend, CudaBatchOptions options) {
+    return std::make_unique<batch::PipelinedBatchRunner>(cudaBackend, options);
 }
 
 }  // namespace fs::gpu

@@ -1,11 +1,33 @@
 #include "host_copies.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
 
 namespace fs::gpu::batch {
 
-HostCopier::HostCopier(int threads) {
+namespace {
+
+// Maps the whole pages inside [p, p + bytes) writable in one call; false when
+// the kernel does not know MADV_POPULATE_WRITE (the copy then faults them in).
+bool populate(unsigned char* p, std::size_t bytes) {
+    static const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) / page * page;
+    if (end <= begin) return true;
+    return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
+}
+
+}  // namespace
+
+HostCopier::HostCopier(int threads, bool prefault) : prefault_(prefault) {
     for (int i = 1; i < std::max(1, threads); ++i) workers_.emplace_back([this] { workerLoop(); });
 }
 
@@ -57,6 +79,9 @@ void HostCopier::run(const std::vector<RowCopy>& copies) {
 void HostCopier::drain() {
     for (std::size_t i; (i = next_.fetch_add(1)) < pieces_.size();) {
         const RowCopy& p = pieces_[i];
+        if (p.freshDst && prefault_.load(std::memory_order_relaxed) &&
+            !populate(p.dst, p.dstPitch * static_cast<std::size_t>(p.rows - 1) + p.rowBytes))
+            prefault_ = false;  // an older kernel: plain page faults from now on
         if (p.dstPitch == p.rowBytes && p.srcPitch == p.rowBytes) {
             std::memcpy(p.dst, p.src, p.rowBytes * static_cast<std::size_t>(p.rows));
             continue;

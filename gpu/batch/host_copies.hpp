@@ -22,12 +22,15 @@ struct RowCopy {
     std::size_t srcPitch = 0;
     std::size_t rowBytes = 0;
     int rows = 0;
+    bool freshDst = false;  // dst is newly allocated pageable memory: worth prefaulting
 };
 
 class HostCopier {
 public:
     // threads: how many run the copies, the calling thread included (>= 1).
-    explicit HostCopier(int threads);
+    // prefault: map each destination's pages with one madvise(MADV_POPULATE_WRITE)
+    // per piece before writing it, instead of one page fault per 4 KB.
+    HostCopier(int threads, bool prefault);
     ~HostCopier();
     HostCopier(const HostCopier&) = delete;
     HostCopier& operator=(const HostCopier&) = delete;
@@ -37,8 +40,9 @@ public:
     void run(const std::vector<RowCopy>& copies);
     int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
-    // The default thread count: the cores there are, at most 8 (more gave no
-    // more bandwidth into fresh pages on the machines measured).
+    // The default thread count: the cores there are, at most 8 (on the 16-core
+    // H100 machine 16 were the slowest of 4/8/16 in one run and the fastest in
+    // another; 8 was steady: bench/results/batch-NOTES.md).
     static int defaultThreads();
 
 private:
@@ -55,6 +59,7 @@ private:
     std::uint64_t generation_ = 0;
     int active_ = 0;  // workers still draining this generation
     bool stop_ = false;
+    std::atomic<bool> prefault_;
 };
 
 }  // namespace fs::gpu::batch

@@ -1,7 +1,8 @@
 # gpu/batch against the CPU: batches, device pipelines and labelling. Included
-# from tests/gpu/CMakeLists.txt; every test skips without a device.
+# from tests/gpu/CMakeLists.txt; every test but the host-copy one skips without a device.
 add_executable(fs_gpu_batch_tests ${CMAKE_CURRENT_LIST_DIR}/batch_test.cpp)
-target_include_directories(fs_gpu_batch_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_SOURCE_DIR}/tests/core)
+target_include_directories(fs_gpu_batch_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_SOURCE_DIR}/tests/core
+                                                     ${CMAKE_SOURCE_DIR}/gpu/batch)
 target_link_libraries(fs_gpu_batch_tests PRIVATE fs_cuda fs_cpu fs_core CUDA::cudart_static GTest::gtest GTest::gtest_main
                       fs_warnings)
 target_compile_definitions(fs_gpu_batch_tests PRIVATE FS_GPU_TEST_DATA_DIR="${CMAKE_CURRENT_LIST_DIR}/data")

@@ -8,6 +8,7 @@
 #include "fs/gpu/batch.hpp"
 #include "fs/presets.hpp"
 #include "gpu_test_support.hpp"
+#include "host_copies.hpp"
 
 namespace fs::test {
 namespace {
@@ -193,6 +194,69 @@ TEST(CudaBatch, PinnedAndPaddedInputsMatchTheReference) {
     cudaFreeHost(pinned);
 }
 
+// runGridInto: the caller's images, reused across calls, with padded rows;
+// pinned ones (every other spec) are written by the download itself, the
+// rest copied from staging. Poisoned before each call, so a sample the
+// runner forgets keeps the poison; the padding must keep it too.
+TEST(CudaBatch, GridIntoCallerImagesPinnedOrNotMatchesTheReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    auto backend = gpu::makeCudaBackend();
+    const auto runner = gpu::makeCudaBatchRunner(*backend);
+    std::vector<FilterSpec> specs = mixedSpecs(rng);
+    specs.push_back(presetSpec("box:35"));  // through its mode's own launch
+    const int w = 75, h = 41, c = 3;
+    const Depth depth = Depth::U8;
+    std::vector<ImageView> targets;
+    std::vector<void*> pinned;
+    std::vector<Image> pageable;
+    for (int i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < specs.size(); ++j) {
+            const Depth out = specs[j].outputDepth(depth);
+            const std::size_t stride = depthBytes(out) * c * w + 24;
+            void* data = nullptr;
+            if (j % 2 == 0) {
+                ASSERT_EQ(cudaHostAlloc(&data, stride * h, cudaHostAllocDefault), cudaSuccess);
+                pinned.push_back(data);
+            } else {
+                pageable.emplace_back(w, h, c, out, stride);
+                data = pageable.back().data();
+            }
+            targets.push_back(ImageView{data, w, h, c, out, stride});
+        }
+    for (int round = 0; round < 2; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        const Image a = randomImage(w, h, c, depth, rng), b = randomImage(w, h, c, depth, rng);
+        for (const ImageView& t : targets) std::memset(t.data, 0x5A, t.stride * h);
+        const std::vector<RunResult> results = runner->runGridInto({a.cview(), b.cview()}, specs, "auto", targets);
+        ASSERT_EQ(results.size(), targets.size());
+        const Image* inputs[] = {&a, &b};
+        for (std::size_t k = 0; k < results.size(); ++k) {
+            const FilterSpec& spec = specs[k % specs.size()];
+            const Image& in = *inputs[k / specs.size()];
+            ASSERT_TRUE(results[k].ok()) << k << ": " << results[k].error;
+            EXPECT_TRUE(results[k].output.empty());
+            EXPECT_TRUE(results[k].timing.downloadMs.has_value());
+            EXPECT_TRUE(matchesReference(spec, in.cview(), Image::copyOf(targets[k]), cpu::referenceFilter(spec, in.cview())))
+                << "pair " << k;
+            const ImageView& t = targets[k];
+            for (int y = 0; y < h; ++y)
+                for (std::size_t x = t.rowBytes(); x < t.stride; ++x)
+                    ASSERT_EQ(t.row<unsigned char>(y)[x], 0x5A) << "padding written, pair " << k;
+        }
+    }
+    // A target of the wrong shape fails its pair only; a wrong count fails all.
+    const Image a = randomImage(w, h, c, depth, rng);
+    std::vector<ImageView> one(targets.begin(), targets.begin() + static_cast<std::ptrdiff_t>(specs.size()));
+    one[1].width -= 1;
+    const std::vector<RunResult> results = runner->runGridInto({a.cview()}, specs, "auto", one);
+    for (std::size_t j = 0; j < specs.size(); ++j)
+        EXPECT_EQ(results[j].ok(), j != 1) << j << ": " << results[j].error;
+    EXPECT_NE(results[1].error.find("output image"), std::string::npos) << results[1].error;
+    for (const RunResult& r : runner->runGridInto({a.cview()}, specs, "auto", {})) EXPECT_FALSE(r.ok());
+    for (void* p : pinned) cudaFreeHost(p);
+}
+
 // A bad image fails its own pairs only.
 TEST(CudaBatch, ABadImageFailsOnlyItsPairs) {
     FS_SKIP_WITHOUT_CUDA();
@@ -224,6 +288,42 @@ TEST(CudaBatch, WithoutADeviceEveryPairIsAnError) {
     p.steps.resize(1);
     p.steps[0].op = StepOp::Abs;
     EXPECT_FALSE(gpu::makeCudaPipelineRunner("auto")->run(p, img.cview()).ok());
+}
+
+// The host side of the batch runner (no device needed): every row of every
+// copy lands, whatever the pitches, piece sizes and thread count.
+TEST(HostCopier, CopiesEveryRowWithAnyPitchAndThreadCount) {
+    std::mt19937 rng = testRng();
+    for (const int threads : {1, 3, 8})
+        for (const bool prefault : {false, true}) {
+            gpu::batch::HostCopier copier(threads, prefault);
+            struct Case {
+                std::size_t rowBytes, srcPitch, dstPitch;
+                int rows;
+            };
+            const Case cases[] = {{1, 1, 1, 1}, {4096, 4096, 4096, 300}, {1000, 1013, 1000, 517}, {300000, 300000, 300007, 3},
+                                  {77, 80, 91, 2000}};
+            std::vector<std::vector<unsigned char>> sources, targets;
+            std::vector<gpu::batch::RowCopy> copies;
+            for (const Case& c : cases) {
+                sources.emplace_back(c.srcPitch * c.rows);
+                for (unsigned char& b : sources.back()) b = static_cast<unsigned char>(rng());
+                targets.emplace_back(c.dstPitch * c.rows, static_cast<unsigned char>(0xA5));
+            }
+            for (std::size_t k = 0; k < std::size(cases); ++k)
+                copies.push_back({targets[k].data(), cases[k].dstPitch, sources[k].data(), cases[k].srcPitch,
+                                  cases[k].rowBytes, cases[k].rows, prefault});
+            copier.run(copies);
+            copier.run({});  // nothing to do is fine
+            for (std::size_t k = 0; k < std::size(cases); ++k)
+                for (int r = 0; r < cases[k].rows; ++r) {
+                    const unsigned char* got = targets[k].data() + cases[k].dstPitch * r;
+                    ASSERT_EQ(std::memcmp(got, sources[k].data() + cases[k].srcPitch * r, cases[k].rowBytes), 0)
+                        << threads << " threads, case " << k << " row " << r;
+                    for (std::size_t b = cases[k].rowBytes; b < cases[k].dstPitch; ++b)
+                        ASSERT_EQ(got[b], 0xA5) << "padding overwritten, case " << k;
+                }
+        }
 }
 
 // ---- pipelines --------------------------------------------------------------------

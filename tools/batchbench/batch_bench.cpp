@@ -6,6 +6,8 @@
 // and the PCIe floor measured in the same run; checks the batched results
 // against the one-at-a-time ones. No Qt, no OpenCV.
 #include <cuda_runtime.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -154,6 +156,18 @@ void probeHost(std::size_t imageBytes) {
     });
     const double freeMs = timeMs([&] { bufs.clear(); });
     bufs = fresh();
+    bool populated = true;
+    const double populateMs = timeMs([&] {
+        const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+        for (auto& b : bufs) {
+            const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(b.get()) + page - 1) / page * page;
+            const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(b.get()) + imageBytes) / page * page;
+            if (end > begin && madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) != 0)
+                populated = false;
+            std::memcpy(b.get(), pinned, imageBytes);
+        }
+    });
+    bufs = fresh();
     const double pageableMs = timeMs([&] {
         for (auto& b : bufs) CHECK_CUDA(cudaMemcpy(b.get(), dev, imageBytes, cudaMemcpyDeviceToHost));
     });
@@ -172,6 +186,8 @@ void probeHost(std::size_t imageBytes) {
                 faultMs / (totalBytes / 1048576.0));
     std::printf("  memcpy pinned -> same buffers again          %6.1f GB/s\n", rate(warmMs));
     std::printf("  free of those buffers                        %6.3f ms each\n", freeMs / count);
+    std::printf("  madvise(POPULATE_WRITE) + memcpy, fresh      %6.1f GB/s%s\n", rate(populateMs),
+                populated ? "" : "  (madvise refused: this kernel lacks MADV_POPULATE_WRITE)");
     std::printf("  cudaMemcpy D2H into fresh pageable buffer    %6.1f GB/s\n", rate(pageableMs));
     std::printf("  cudaHostRegister + D2H + unregister, fresh   %6.1f GB/s\n", rate(registerMs));
     cudaFreeHost(pinned);
@@ -202,7 +218,8 @@ Stages perImage(const std::vector<fs::RunResult>& results, std::size_t specs, bo
 
 int main(int argc, char** argv) {
     int images = 100, size = 1024, repeats = 5, channels = 1;
-    bool probes = true;
+    bool probes = true, sweep = true;
+    fs::gpu::CudaBatchOptions options;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--images" && i + 1 < argc) images = std::max(1, std::atoi(argv[++i]));
@@ -210,9 +227,12 @@ int main(int argc, char** argv) {
         else if (a == "--repeats" && i + 1 < argc) repeats = std::max(1, std::atoi(argv[++i]));
         else if (a == "--channels" && i + 1 < argc) channels = std::atoi(argv[++i]);
         else if (a == "--no-probes") probes = false;
+        else if (a == "--no-sweep") sweep = false;
+        else if (a == "--host-threads" && i + 1 < argc) options.hostThreads = std::max(0, std::atoi(argv[++i]));
+        else if (a == "--no-prefault") options.prefault = false;
         else {
             std::printf("usage: filterstudio-batch-bench [--images N] [--size S] [--channels 1|3|4] [--repeats R] "
-                        "[--no-probes]\n");
+                        "[--no-probes] [--no-sweep] [--host-threads N] [--no-prefault]\n");
             return a == "--help" ? 0 : 2;
         }
     }
@@ -278,7 +298,7 @@ int main(int argc, char** argv) {
     };
     std::vector<Way> ways;
     if (cuda->available()) {
-        ways.push_back({"cuda batched (auto)", fs::gpu::makeCudaBatchRunner(*cuda), "auto", images, true});
+        ways.push_back({"cuda batched (auto)", fs::gpu::makeCudaBatchRunner(*cuda, options), "auto", images, true});
         ways.push_back({"cuda one at a time (auto)", fs::makeLoopBatchRunner(*cuda), "auto", images, false});
     }
     ways.push_back({"cpu batched (parallel)", fs::cpu::makeCpuBatchRunner(*cpu), "parallel", std::min(images, 8), false});
@@ -335,6 +355,46 @@ int main(int argc, char** argv) {
             loopStages = st;
         }
     }
+    if (cuda->available() && !firstCuda.empty()) {
+        // runGridInto: outputs the caller owns and reuses, so no fresh pages to fault in;
+        // pageable (copied out of pinned staging) or pinned (downloaded straight into them).
+        auto runner = fs::gpu::makeCudaBatchRunner(*cuda, options);
+        const std::size_t pairs = views.size() * specs.size();
+        std::vector<fs::Image> reused;
+        for (std::size_t k = 0; k < pairs; ++k) reused.emplace_back(size, size, channels, fs::Depth::U8);
+        void* pinnedBlock = nullptr;
+        CHECK_CUDA(cudaHostAlloc(&pinnedBlock, pairs * imageBytes, cudaHostAllocDefault));
+        std::vector<fs::ImageView> pageableViews, pinnedViews;
+        for (std::size_t k = 0; k < pairs; ++k) {
+            pageableViews.push_back(reused[k].view());
+            fs::ImageView v = reused[k].view();
+            v.data = static_cast<std::uint8_t*>(pinnedBlock) + k * imageBytes;
+            pinnedViews.push_back(v);
+        }
+        for (const bool pinnedOut : {false, true}) {
+            const std::vector<fs::ImageView>& targets = pinnedOut ? pinnedViews : pageableViews;
+            const char* name = pinnedOut ? "cuda batched into pinned" : "cuda batched into reused";
+            std::vector<fs::RunResult> last = runner->runGridInto(views, specs, "auto", targets);  // warm-up
+            if (!allOk(last, name)) return 1;
+            for (std::size_t k = 0; k < pairs; ++k)
+                if (std::memcmp(targets[k].data, firstCuda[k].output.data(), imageBytes) != 0) {
+                    std::fprintf(stderr, "%s: pair %zu differs from runGrid's result\n", name, k);
+                    return 1;
+                }
+            std::vector<double> ms;
+            for (int r = 0; r < repeats; ++r)
+                ms.push_back(timeMs([&] { last = runner->runGridInto(views, specs, "auto", targets); }));
+            const double wallMs = median(ms) / images;
+            const Stages st = perImage(last, specs.size(), true);
+            std::printf("  %-27s %8.1f images/s  %8.1f output MPix/s  (median %.1f ms for %d images; %.1fx the PCIe floor)\n",
+                        name, 1000.0 / wallMs, 1000.0 / wallMs * static_cast<double>(specs.size()) * size * size / 1e6,
+                        median(ms), images, wallMs / floorMs);
+            std::printf("      per image: wall %.3f ms | GPU events: upload %.3f, kernel %.3f, download %.3f ms | host "
+                        "copies %.3f ms | image span %.3f ms\n",
+                        wallMs, st.upload, st.kernel, st.download, st.host, st.total);
+        }
+        cudaFreeHost(pinnedBlock);
+    }
     if (cuda->available()) {
         // The fused kernel alone: one image, nothing overlapping it.
         auto runner = fs::gpu::makeCudaBatchRunner(*cuda);
@@ -351,6 +411,25 @@ int main(int argc, char** argv) {
         std::printf("  one image alone through the batch runner (median of 6): upload %.3f ms, fused kernel (8 filters) "
                     "%.3f ms, download %.3f ms; one at a time's 8 kernels: %.3f ms\n",
                     median(uploadMs), median(kernelMs), median(downloadMs), loopStages.kernel);
+    }
+    if (cuda->available() && sweep) {
+        // Where the batched time goes on the host: threads copying out of pinned memory, and bulk prefaulting.
+        std::printf("  batched, host copy threads x prefault (median of 3, %d images):\n", images);
+        for (const int threads : {1, 4, 8, 16})
+            for (const bool prefault : {false, true}) {
+                auto runner = fs::gpu::makeCudaBatchRunner(*cuda, {threads, prefault});
+                std::vector<fs::RunResult> last = runner->runGrid(views, specs, "auto");
+                if (!allOk(last, "sweep")) return 1;
+                std::vector<double> ms;
+                for (int r = 0; r < 3; ++r) {
+                    last.clear();
+                    ms.push_back(timeMs([&] { last = runner->runGrid(views, specs, "auto"); }));
+                }
+                const Stages st = perImage(last, specs.size(), true);
+                std::printf("    %2d threads, prefault %-3s %8.1f images/s  host copies %.3f ms/image  (%.1fx the PCIe floor)\n",
+                            threads, prefault ? "on" : "off", images / (median(ms) / 1000.0), st.host,
+                            median(ms) / images / floorMs);
+            }
     }
     if (batchedRate > 0 && loopRate > 0) {
         const double ratio = batchedRate / loopRate;
