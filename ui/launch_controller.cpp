@@ -71,13 +71,14 @@ void LaunchController::describe() {
     }
     describing_ = true;
     const FilterSpec spec = spec_;
-    const ConstImageView view = input_->cview();
+    const int width = input_->width(), height = input_->height(), channels = input_->channels();
+    const Depth depth = input_->depth();
     const std::string mode = mode_.toStdString();
     const LaunchConfig config = panel_->config();
-    runner_->runExclusive([this, backend, spec, view, mode, config] {
+    runner_->runExclusive([this, backend, spec, width, height, depth, channels, mode, config] {
         LaunchReport report;
         try {
-            report = backend->describeLaunch(spec, view.width, view.height, view.depth, view.channels, mode, config);
+            report = backend->describeLaunch(spec, width, height, depth, channels, mode, config);
         } catch (const std::exception& e) {
             report.error = std::string("describeLaunch threw: ") + e.what();
         }

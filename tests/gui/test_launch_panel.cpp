@@ -246,6 +246,11 @@ private slots:
         QVERIFY(!button(panel, "launchAutotune")->isEnabled());
         QVERIFY(!panel->findChild<QComboBox*>(QStringLiteral("launchBlock"))->isEnabled());
         QVERIFY(window_->launchController()->launchFor(QStringLiteral("cpu")).isDefault());
+        window_->findChild<QDockWidget*>(QStringLiteral("launchDock"))->raise();
+        QTest::qWait(50);
+        const QString shot = QDir::temp().filePath(QStringLiteral("filterstudio-launch-disabled.png"));
+        window_->grab().save(shot);
+        qInfo("screenshot: %s", qPrintable(shot));
         // Choosing the GPU enables it.
         QVERIFY(window_->selectMode(QStringLiteral("gpudouble/tiled")));
         QVERIFY(panel->disabledReason().isEmpty());

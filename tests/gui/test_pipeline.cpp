@@ -1,7 +1,9 @@
 // The pipeline list (issue 6): editing steps, JSON round trips, and a run in
 // the studio whose output, object count and per-step times are checked against
 // the CPU reference pipeline run here, outside the window.
+#include <QDockWidget>
 #include <QFile>
+#include <QTableWidget>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -147,6 +149,33 @@ private slots:
         QCOMPARE(editor.pipeline().steps.back().threshold, 128.0f);
         editor.addPointOperation(StepOp::Label);
         QVERIFY(editor.problem().isEmpty());
+    }
+
+    void keysActOnlyInTheList() {
+        auto window = makeWindow();
+        PipelineEditor* editor = window->pipelineEditor();
+        window->findChild<QDockWidget*>(QStringLiteral("pipelineDock"))->raise();
+        editor->addPointOperation(StepOp::Grayscale);
+        editor->addPointOperation(StepOp::Normalize);
+        editor->addPointOperation(StepOp::Abs);
+        QVERIFY(QTest::qWaitForWindowActive(window.get()));
+        // Del in the kernel grid edits the kernel, never the pipeline.
+        auto* grid = window->kernelEditor()->findChild<QTableWidget*>();
+        QVERIFY(grid);
+        window->findChild<QDockWidget*>(QStringLiteral("kernelDock"))->raise();
+        grid->setFocus();
+        QTest::keyClick(grid, Qt::Key_Delete);
+        QCOMPARE(editor->stepCount(), 3);
+        // In the list: Alt+Up moves the selected step, Del removes it.
+        window->findChild<QDockWidget*>(QStringLiteral("pipelineDock"))->raise();
+        auto* list = editor->findChild<QListWidget*>(QStringLiteral("pipelineSteps"));
+        list->setFocus();
+        editor->selectStep(2);
+        QTest::keyClick(list, Qt::Key_Up, Qt::AltModifier);
+        QCOMPARE(opsOf(editor->pipeline()), (std::vector<StepOp>{StepOp::Grayscale, StepOp::Abs, StepOp::Normalize}));
+        QCOMPARE(editor->currentStep(), 1);
+        QTest::keyClick(list, Qt::Key_Delete);
+        QCOMPARE(opsOf(editor->pipeline()), (std::vector<StepOp>{StepOp::Grayscale, StepOp::Normalize}));
     }
 
     void saveAndLoadRoundTrip() {

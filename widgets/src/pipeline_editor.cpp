@@ -1,5 +1,6 @@
 #include "fs/widgets/pipeline_editor.hpp"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -103,12 +104,22 @@ PipelineEditor::PipelineEditor(QWidget* parent) : QWidget(parent) {
     removeButton_ = new QPushButton(tr("Remove"));
     upButton_ = new QPushButton(tr("Up"));
     downButton_ = new QPushButton(tr("Down"));
-    removeButton_->setShortcut(QKeySequence::Delete);
-    removeButton_->setToolTip(tr("Remove the selected step (Del)"));
-    upButton_->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
-    upButton_->setToolTip(tr("Move the selected step up (Alt+Up)"));
-    downButton_->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
-    downButton_->setToolTip(tr("Move the selected step down (Alt+Down)"));
+    removeButton_->setToolTip(tr("Remove the selected step (Del in the list)"));
+    upButton_->setToolTip(tr("Move the selected step up (Alt+Up in the list)"));
+    downButton_->setToolTip(tr("Move the selected step down (Alt+Down in the list)"));
+    // Keys only while the list has focus: Del in the kernel grid must never remove a step.
+    const auto listKey = [this](const QKeySequence& key, QPushButton* button) {
+        auto* action = new QAction(list_);
+        action->setShortcut(key);
+        action->setShortcutContext(Qt::WidgetShortcut);
+        connect(action, &QAction::triggered, button, [button] {
+            if (button->isEnabled()) button->click();
+        });
+        list_->addAction(action);
+    };
+    listKey(QKeySequence::Delete, removeButton_);
+    listKey(QKeySequence(Qt::ALT | Qt::Key_Up), upButton_);
+    listKey(QKeySequence(Qt::ALT | Qt::Key_Down), downButton_);
     auto* loadButton = new QPushButton(tr("Load..."));
     auto* saveButton = new QPushButton(tr("Save..."));
     order->addWidget(removeButton_);
@@ -190,6 +201,8 @@ PipelineEditor::PipelineEditor(QWidget* parent) : QWidget(parent) {
     });
     connect(idEdit_, &QLineEdit::editingFinished, this, [this] {
         const std::string id = idEdit_->text().trimmed().toStdString();
+        const int i = currentStep();
+        if (i < 0 || pipeline_.steps[static_cast<std::size_t>(i)].id == id) return;  // focus left, nothing typed
         editCurrent([&](PipelineStep& s) {
             // Steps that read the old id follow the rename.
             for (PipelineStep& other : pipeline_.steps)
