@@ -173,6 +173,44 @@ __device__ __forceinline__ void loadTile(float* s, int stride, const KernelGeom&
     }
 }
 
+// The textbook halo load: thread (tx, ty) copies window pixels (tx + i*bw,
+// ty + j*bh). Simple, but each thread has one load in flight at a time.
+template <class T, int C>
+__device__ __forceinline__ void loadTilePerThread(float* s, int stride, const KernelGeom& g, int x0, int y0, int w,
+                                                  int h) {
+    for (int ty = threadIdx.y; ty < h; ty += blockDim.y)
+        for (int tx = threadIdx.x; tx < w; tx += blockDim.x)
+            storeShared<C>(s + ty * stride + tx * C, loadPixel<T, C>(g, x0 + tx, y0 + ty));
+}
+
+// loadTile or loadTilePerThread for a depth known only at run time: kernels
+// that stage everything in shared memory as floats need not be compiled once
+// per depth (the branch is uniform and taken once per tile).
+template <int C>
+__device__ __forceinline__ void loadTileAnyDepth(bool perThread, float* s, int stride, const KernelGeom& g,
+                                                 const KernelMath& m, int x0, int y0, int w, int h) {
+    auto load = [&](auto tag) {
+        using T = decltype(tag);
+        if (perThread) loadTilePerThread<T, C>(s, stride, g, x0, y0, w, h);
+        else loadTile<T, C>(s, stride, g, x0, y0, w, h);
+    };
+    switch (m.inDepth) {
+    case Depth::U8: load(std::uint8_t{}); break;
+    case Depth::U16: load(std::uint16_t{}); break;
+    default: load(float{}); break;
+    }
+}
+
+template <int C>
+__device__ __forceinline__ void storePixelAnyDepth(const KernelGeom& g, const KernelMath& m, int x, int y,
+                                                   const Px<C>& a, const Px<C>& b) {
+    switch (m.inDepth) {
+    case Depth::U8: storePixel<std::uint8_t, C>(g, m, x, y, a, b); break;
+    case Depth::U16: storePixel<std::uint16_t, C>(g, m, x, y, a, b); break;
+    default: storePixel<float, C>(g, m, x, y, a, b); break;
+    }
+}
+
 // Window rows a tile must load: its outputs' rows plus the halo, but never
 // past the last output row of this launch (+ halo), which is all a strip's
 // source buffer holds.
@@ -180,7 +218,28 @@ __device__ __forceinline__ int windowRows(const KernelGeom& g, int yTile, int ti
     return min(tileH, g.outRow0 + g.outRows - yTile) + 2 * ry;
 }
 
-inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
+namespace detail {
+// f(integral_constant<R>) for R in 1..Max, or R = -1 for anything else.
+template <int Max, int R = 1, class F> void forRadius(int radius, F&& f) {
+    if constexpr (R > Max) {
+        f(std::integral_constant<int, -1>{});
+    } else {
+        if (radius == R) f(std::integral_constant<int, R>{});
+        else forRadius<Max, R + 1>(radius, f);
+    }
+}
+template <class F> void forChannelsKernels(int channels, int kernels, F&& f) {
+    auto byKernels = [&](auto c) {
+        if (kernels > 1) f(c, std::integral_constant<int, 2>{});
+        else f(c, std::integral_constant<int, 1>{});
+    };
+    switch (channels) {
+    case 1: byKernels(std::integral_constant<int, 1>{}); break;
+    case 3: byKernels(std::integral_constant<int, 3>{}); break;
+    default: byKernels(std::integral_constant<int, 4>{}); break;
+    }
+}
+}  // namespace detail
 
 // Calls f(T{}, std::integral_constant<int, C>{}) for the pixel type of an
 // input: the one place a run-time depth/channel pair becomes template arguments.

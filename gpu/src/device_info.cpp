@@ -23,8 +23,8 @@ const cudaDeviceProp& deviceProps() {
     return props;
 }
 
-TileShape chooseTileShape(int width, int rows, int rx, int ry, int channels, int kernels, int rowsPerThread,
-                          SharedBytesFor sharedBytesFor) {
+TileShape chooseTileShape(int width, int rows, int rx, int ry, int channels, int kernels, int colsPerThread,
+                          int rowsPerThread, SharedBytesFor sharedBytesFor) {
     const cudaDeviceProp& p = deviceProps();
     TileShape best;
     double bestScore = std::numeric_limits<double>::max();
@@ -32,7 +32,7 @@ TileShape chooseTileShape(int width, int rows, int rx, int ry, int channels, int
         for (int by : {4, 8, 16}) {
             const int threads = bx * by;
             if (threads > 512) continue;  // the kernels' __launch_bounds__
-            const int tileW = bx, tileH = by * rowsPerThread;
+            const int tileW = bx * colsPerThread, tileH = by * rowsPerThread;
             const std::size_t bytes = sharedBytesFor(tileW, tileH, rx, ry, channels, kernels);
             if (bytes > p.sharedMemPerBlockOptin) continue;
             const int bySmem = static_cast<int>(p.sharedMemPerMultiprocessor / (bytes + 1024));

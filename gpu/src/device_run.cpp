@@ -8,13 +8,13 @@
 namespace fs::gpu {
 
 std::string runToDevice(const FilterSpec& spec, ConstImageView input, const std::string& mode, DeviceOutput output,
-                        TimingRecord* timing) {
+                        TimingRecord* timing, const LaunchConfig& launch) {
     try {
         TimingRecord local;
         PipelineTarget target;
         target.device = output;
         target.toDevice = true;
-        std::string error = runPipeline(spec, input, mode, target, timing ? *timing : local);
+        std::string error = runPipeline(spec, input, mode, target, timing ? *timing : local, launch);
         return error;
     } catch (const std::exception& e) {
         return e.what();

@@ -25,38 +25,74 @@ struct ReadOnlySource {
     }
 };
 
+// Each thread computes perThreadX x perThreadY outputs, strided by the block
+// size so a warp's loads stay coalesced (the CUDA Samples' "result steps").
 template <class T, int C, class Source, class Weights>
-__global__ void directKernel(KernelGeom g, KernelMath m, Source src, Weights w) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= g.width || row >= g.outRows) return;
-    const int y = g.outRow0 + row;
+__global__ void directKernel(KernelGeom g, KernelMath m, Source src, Weights w, int perThreadX, int perThreadY) {
+    const int x0 = blockIdx.x * blockDim.x * perThreadX + threadIdx.x;
+    const int row0 = blockIdx.y * blockDim.y * perThreadY + threadIdx.y;
     const int rx = m.kw / 2, ry = m.kh / 2, taps = m.kw * m.kh;
-    Px<C> acc[kMaxKernels] = {splat<C>(0.0f), splat<C>(0.0f)};
-    for (int ky = 0; ky < m.kh; ++ky) {
-        for (int kx = 0; kx < m.kw; ++kx) {
-            const Px<C> v = src.template load<T, C>(g, x + kx - rx, y + ky - ry);
-            const int tap = ky * m.kw + kx;
-            madd(acc[0], w(tap), v);
-            if (m.kernelCount > 1) madd(acc[1], w(taps + tap), v);
+#pragma unroll 1
+    for (int j = 0; j < perThreadY; ++j) {
+        const int row = row0 + j * blockDim.y;
+        if (row >= g.outRows) return;
+        const int y = g.outRow0 + row;
+#pragma unroll 1
+        for (int i = 0; i < perThreadX; ++i) {
+            const int x = x0 + i * blockDim.x;
+            if (x >= g.width) break;
+            Px<C> acc[kMaxKernels] = {splat<C>(0.0f), splat<C>(0.0f)};
+            for (int ky = 0; ky < m.kh; ++ky) {
+                for (int kx = 0; kx < m.kw; ++kx) {
+                    const Px<C> v = src.template load<T, C>(g, x + kx - rx, y + ky - ry);
+                    const int tap = ky * m.kw + kx;
+                    madd(acc[0], w(tap), v);
+                    if (m.kernelCount > 1) madd(acc[1], w(taps + tap), v);
+                }
+            }
+            storePixel<T, C>(g, m, x, y, acc[0], acc[1]);
         }
     }
-    storePixel<T, C>(g, m, x, y, acc[0], acc[1]);
 }
 
-// Runs directKernel for the input's depth and channel count.
-template <class Source, class Weights>
-cudaError_t launchDirect(const LaunchArgs& a, cudaStream_t stream, Source src, Weights w) {
-    const dim3 block(32, 8);
-    const dim3 grid(ceilDiv(a.geom.width, 32), ceilDiv(a.geom.outRows, 8));
-    const KernelMath& m = a.filter->math;
-    auto go = [&](auto tag, auto channels) {
+// The kernel variant for the input's depth and channel count.
+template <class Source, class Weights> const void* directKernelFor(const PreparedFilter& f) {
+    const void* kernel = nullptr;
+    dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
         using T = decltype(tag);
         constexpr int C = decltype(channels)::value;
-        directKernel<T, C><<<grid, block, 0, stream>>>(a.geom, m, src, w);
-    };
-    dispatchPixel(a.filter->inDepth, a.filter->channels, go);
-    return cudaGetLastError();
+        kernel = reinterpret_cast<const void*>(directKernel<T, C, Source, Weights>);
+    });
+    return kernel;
+}
+
+// The launch knobs of the one-thread-per-pixel modes: any block shape and
+// 1, 2 or 4 outputs per thread each way; no halo, run-time radius only.
+inline std::string planDirect(const char* mode, const void* kernel, const LaunchConfig& want, int width, int rows,
+                              LaunchPlan& out) {
+    if (want.halo != HaloScheme::Default) return refuseKnob(mode, "shared-memory halo to load (only shared has)");
+    if (want.radius == RadiusPath::Compiled)
+        return refuseKnob(mode, "compiled radius: it reads the weights at run-time indices (shared, registers and "
+                                "separable have compiled radii)");
+    const int px = pickCount(want.perThreadX, 1, {1, 2, 4}), py = pickCount(want.perThreadY, 1, {1, 2, 4});
+    if (px < 0 || py < 0) return std::string("the ") + mode + " mode computes 1, 2 or 4 outputs per thread each way";
+    out.kernel = kernel;
+    out.block = pickBlock(want, dim3(32, 8));
+    out.grid = gridFor(width, rows, out.block, px, py);
+    out.sharedBytes = 0;
+    out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
+                              HaloScheme::Default, RadiusPath::Runtime};
+    out.variant = std::string(mode) + ", run-time radius, " + std::to_string(px) + "x" + std::to_string(py) +
+                  " outputs per thread";
+    return checkPlan(out);
+}
+
+template <class Source, class Weights>
+cudaError_t launchDirect(const ModeImpl& mode, const LaunchArgs& a, cudaStream_t stream, Source src, Weights w) {
+    LaunchPlan plan;
+    if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty()) return cudaErrorInvalidConfiguration;
+    plan.kernel = directKernelFor<Source, Weights>(*a.filter);  // the source the border needs
+    return launchPlanned(plan, stream, a.geom, a.filter->math, src, w, plan.config.perThreadX, plan.config.perThreadY);
 }
 
 }  // namespace fs::gpu

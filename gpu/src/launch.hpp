@@ -4,11 +4,13 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "fs/filter_spec.hpp"
 #include "fs/image.hpp"
+#include "fs/launch.hpp"
 
 namespace fs::gpu {
 
@@ -40,6 +42,7 @@ struct KernelMath {
     float scale = 1.0f, offset = 0.0f;
     bool absolute = false;
     bool outFloat = false;  // store F32 whatever the input depth
+    Depth inDepth = Depth::U8;  // for kernels that read the depth at run time (shared)
 };
 
 // A FilterSpec turned into what the device modes consume, built once per run.
@@ -59,16 +62,29 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
 struct LaunchArgs {
     KernelGeom geom;
     const PreparedFilter* filter = nullptr;
+    LaunchConfig config;  // as requested; the mode's plan() has accepted it
+};
+
+// A launch configuration resolved for one kernel variant: what runs and how
+// it is shaped, for an output area of a given size.
+struct LaunchPlan {
+    LaunchConfig config;           // every knob resolved
+    const void* kernel = nullptr;  // the __global__ function (attributes, occupancy)
+    dim3 block{1, 1, 1}, grid{1, 1, 1};
+    std::size_t sharedBytes = 0;   // dynamic shared memory per block
+    std::string variant;           // e.g. "r1 compiled, 1x8 per thread"
 };
 
 // One implementation mode. supports() says why a filter cannot run ("" if it
-// can); prepare() runs once per run (weights to constant memory); launch()
-// runs per strip or pipeline piece. All return CUDA errors, never throw.
+// can); prepare() runs once per run (weights to constant memory); plan()
+// resolves a launch configuration for width x rows outputs or says why it is
+// refused; launch() runs per strip or pipeline piece. Never throw.
 struct ModeImpl {
     const char* id;
     const char* description;
     std::string (*supports)(const PreparedFilter& f);
     cudaError_t (*prepare)(const PreparedFilter& f, cudaStream_t stream);
+    std::string (*plan)(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out);
     cudaError_t (*launch)(const LaunchArgs& args, cudaStream_t stream);
 };
 
@@ -92,10 +108,11 @@ namespace fs::gpu {
 // Properties of the current device, read once.
 const cudaDeviceProp& deviceProps();
 
-// Block and grid for a tiled kernel: block.x threads wide (tile width),
-// block.y threads tall each computing rowsPerThread rows. Chosen from the
-// device's shared memory and multiprocessor count: the smallest halo overhead
-// that still fits two blocks per multiprocessor and fills the GPU.
+// Block and grid for a tiled kernel: block.x threads wide each computing
+// colsPerThread columns (tile width block.x * colsPerThread), block.y threads
+// tall each computing rowsPerThread rows. Chosen from the device's shared
+// memory and multiprocessor count: the smallest halo overhead that still fits
+// two blocks per multiprocessor and fills the GPU.
 struct TileShape {
     dim3 block;
     dim3 grid;
@@ -103,7 +120,46 @@ struct TileShape {
     bool ok = false;  // false: even the smallest tile needs too much shared memory
 };
 using SharedBytesFor = std::size_t (*)(int tileW, int tileH, int rx, int ry, int channels, int kernels);
-TileShape chooseTileShape(int width, int rows, int rx, int ry, int channels, int kernels, int rowsPerThread,
-                          SharedBytesFor sharedBytesFor);
+TileShape chooseTileShape(int width, int rows, int rx, int ry, int channels, int kernels, int colsPerThread,
+                          int rowsPerThread, SharedBytesFor sharedBytesFor);
+
+// ---- Launch configurations (launch_plan.cpp) ------------------------------
+inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
+
+// The checks every plan ends with, read from the device and the kernel's own
+// attributes: threads per block, shared memory, at least one resident block,
+// grid limits. Empty when the plan can launch.
+std::string checkPlan(const LaunchPlan& plan);
+// Refuses knobs a mode does not have: `what` names them in the message.
+std::string refuseKnob(const char* mode, const char* what);
+// The value of a per-thread knob (0: `fallback`), or -1 when `allowed` lacks it.
+int pickCount(int requested, int fallback, std::initializer_list<int> allowed);
+std::string countList(std::initializer_list<int> allowed);  // "1, 2 or 4"
+// The block shape: the requested one, else the mode's default.
+dim3 pickBlock(const LaunchConfig& want, dim3 fallback);
+// Grid covering width x rows with tiles of block * perThread.
+dim3 gridFor(int width, int rows, dim3 block, int perThreadX, int perThreadY);
+// Occupancy and resources of a checked plan (the Launch panel).
+LaunchReport reportPlan(const LaunchPlan& plan, const std::string& mode);
+
+// Launches plan.kernel(args...) on `stream`; raises the kernel's dynamic
+// shared memory limit first when the plan needs more than the 48 KB default.
+template <class... Args> cudaError_t launchPlanned(const LaunchPlan& plan, cudaStream_t stream, Args... args) {
+    if (plan.sharedBytes > 48 * 1024) {
+        const cudaError_t err = cudaFuncSetAttribute(plan.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     static_cast<int>(plan.sharedBytes));
+        if (err != cudaSuccess) return err;
+    }
+    void* params[] = {static_cast<void*>(&args)...};
+    return cudaLaunchKernel(plan.kernel, plan.grid, plan.block, params, plan.sharedBytes, stream);
+}
+
+// Plans `args.config` for this piece and launches it: every mode's launch().
+template <class... Args>
+cudaError_t planAndLaunch(const ModeImpl& mode, const LaunchArgs& a, cudaStream_t stream, Args... kernelArgs) {
+    LaunchPlan plan;
+    if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty()) return cudaErrorInvalidConfiguration;
+    return launchPlanned(plan, stream, kernelArgs...);
+}
 
 }  // namespace fs::gpu

@@ -7,8 +7,11 @@ namespace {
 
 std::string supportsGlobal(const PreparedFilter&) { return {}; }
 cudaError_t prepareGlobal(const PreparedFilter&, cudaStream_t) { return cudaSuccess; }
+std::string planGlobal(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+    return planDirect("global", directKernelFor<GlobalSource, GlobalWeights>(f), want, width, rows, out);
+}
 cudaError_t launchGlobal(const LaunchArgs& a, cudaStream_t stream) {
-    return launchDirect(a, stream, GlobalSource{}, GlobalWeights{a.filter->deviceWeights});
+    return launchDirect(globalMode(), a, stream, GlobalSource{}, GlobalWeights{a.filter->deviceWeights});
 }
 
 }  // namespace
@@ -17,7 +20,7 @@ const ModeImpl& globalMode() {
     static const ModeImpl mode{"global",
                                "One thread per output pixel; pixels and weights are read from global memory for "
                                "every tap. The baseline the other modes improve on.",
-                               supportsGlobal, prepareGlobal, launchGlobal};
+                               supportsGlobal, prepareGlobal, planGlobal, launchGlobal};
     return mode;
 }
 

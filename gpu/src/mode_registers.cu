@@ -5,21 +5,22 @@
 // fs::borderIndex entirely. Best for small kernels, where the tiled modes
 // spend more on staging and barriers than on arithmetic. RGBA8 3x3 has its
 // own kernel: two pixels per thread from 8-byte loads.
+#include <algorithm>
+#include <string>
+
 #include "constant_weights.cuh"
 #include "device_common.cuh"
 
 namespace fs::gpu {
 namespace {
 
+// One column of PY outputs (see the kernel below).
 template <class T, int C, int RX, int RY, int PY, int K>
-__global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath m) {
+__device__ __forceinline__ void registersColumn(const KernelGeom& g, const KernelMath& m, int x, int yFirst) {
     const int rx = RX >= 0 ? RX : m.kw / 2;
     const int ry = RY >= 0 ? RY : m.kh / 2;
     const int kw = 2 * rx + 1, kh = 2 * ry + 1, taps = kw * kh;
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
     const int outEnd = g.outRow0 + g.outRows;
-    if (x >= g.width || yFirst >= outEnd) return;
     const int rowsNeeded = min(PY, outEnd - yFirst) + 2 * ry;  // never read past this launch's rows + halo
     const bool interior = x >= rx && x + rx < g.width && yFirst >= ry && yFirst + rowsNeeded - ry <= g.imageHeight;
 
@@ -73,6 +74,20 @@ __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath 
 #pragma unroll
     for (int j = 0; j < PY; ++j)
         if (yFirst + j < outEnd) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
+}
+
+// perThreadX columns strided by the block width, PY consecutive rows each.
+template <class T, int C, int RX, int RY, int PY, int K>
+__global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath m, int perThreadX) {
+    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+    if (yFirst >= g.outRow0 + g.outRows) return;
+    const int x0 = blockIdx.x * blockDim.x * perThreadX + threadIdx.x;
+#pragma unroll 1
+    for (int i = 0; i < perThreadX; ++i) {
+        const int x = x0 + i * blockDim.x;
+        if (x >= g.width) return;
+        registersColumn<T, C, RX, RY, PY, K>(g, m, x, yFirst);
+    }
 }
 
 // RGBA8 3x3: each thread computes two neighbouring pixels from one 8-byte load
@@ -162,48 +177,98 @@ __global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath 
     }
 }
 
-template <int PY, int K> cudaError_t launchRgba8Pairs(const LaunchArgs& a, cudaStream_t stream) {
-    const dim3 block(32, 8);
-    const dim3 grid(ceilDiv(a.geom.width, 64), ceilDiv(a.geom.outRows, 8 * PY));
-    rgba8PairKernel<PY, K><<<grid, block, 0, stream>>>(a.geom, a.filter->math);
-    return cudaGetLastError();
+// Rows per thread: the compiled-radius kernels are built for 2, 4, 8 and 16
+// (16 only when C x K <= 2: more accumulators would spill), the run-time
+// radius kernel for 4. Defaults measured on an H100.
+int defaultRegisterRows(int channels, int kernels, int radius) {
+    const int ck = channels * kernels;
+    const int rows = ck <= 2 ? 16 : ck <= 4 ? 8 : 4;
+    return radius == 3 ? std::min(rows, 8) : radius < 0 ? 4 : rows;
 }
 
-template <class T, int C, int RX, int RY, int PY, int K> cudaError_t launchFor(const LaunchArgs& a, cudaStream_t stream) {
-    const dim3 block(32, 8);
-    const dim3 grid(ceilDiv(a.geom.width, 32), ceilDiv(a.geom.outRows, 8 * PY));
-    registersKernel<T, C, RX, RY, PY, K><<<grid, block, 0, stream>>>(a.geom, a.filter->math);
-    return cudaGetLastError();
-}
-
-template <class T, int C, int K> cudaError_t launchForRadius(const LaunchArgs& a, cudaStream_t stream) {
-    const KernelMath& m = a.filter->math;
-    // Fewer rows per thread when the sums of many channels/kernels fill the registers.
-    constexpr int kRows = C * K <= 2 ? 16 : C * K <= 4 ? 8 : 4;
-    if constexpr (std::is_same_v<T, std::uint8_t> && C == 4) {
-        if (m.kw == 3 && m.kh == 3) return launchRgba8Pairs<(K == 1 ? 4 : 2), K>(a, stream);
-    }
-    if (m.kw == m.kh) {
-        switch (m.kw) {
-        case 3: return launchFor<T, C, 1, 1, kRows, K>(a, stream);
-        case 5: return launchFor<T, C, 2, 2, kRows, K>(a, stream);
-        case 7: return launchFor<T, C, 3, 3, (kRows > 8 ? 8 : kRows), K>(a, stream);
-        default: break;
+template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
+    auto pick = [&](auto r) -> const void* {
+        constexpr int R = decltype(r)::value;
+        switch (rows) {
+        case 2: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 2, K>);
+        case 4: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 4, K>);
+        case 8: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 8, K>);
+        default:
+            if constexpr (C * K <= 2) return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 16, K>);
+            return nullptr;
         }
+    };
+    switch (radius) {
+    case 1: return pick(std::integral_constant<int, 1>{});
+    case 2: return pick(std::integral_constant<int, 2>{});
+    case 3: return pick(std::integral_constant<int, 3>{});
+    default: return reinterpret_cast<const void*>(registersKernel<T, C, -1, -1, 4, K>);
     }
-    return launchFor<T, C, -1, -1, 4, K>(a, stream);
+}
+
+const void* rgba8PairVariant(int rows, int kernels) {
+    if (kernels > 1)
+        return rows == 4 ? reinterpret_cast<const void*>(rgba8PairKernel<4, 2>)
+                         : reinterpret_cast<const void*>(rgba8PairKernel<2, 2>);
+    return rows == 4 ? reinterpret_cast<const void*>(rgba8PairKernel<4, 1>)
+                     : reinterpret_cast<const void*>(rgba8PairKernel<2, 1>);
+}
+
+std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+    if (want.halo != HaloScheme::Default) return refuseKnob("registers", "shared-memory halo to load (only shared has)");
+    const KernelMath& m = f.math;
+    const int C = f.channels, K = m.kernelCount;
+    const bool compilable = m.kw == m.kh && m.kw >= 3 && m.kw <= 7;
+    if (want.radius == RadiusPath::Compiled && !compilable)
+        return "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7); this one needs the "
+               "run-time radius";
+    const int radius = compilable && want.radius != RadiusPath::Runtime ? m.kw / 2 : -1;
+    const bool rgba8 = f.inDepth == Depth::U8 && C == 4 && radius == 1;
+    const int px = pickCount(want.perThreadX, rgba8 ? 2 : 1, {1, 2, 4});
+    if (px < 0) return "the registers mode computes 1, 2 or 4 columns per thread";
+    const bool pairs = rgba8 && px == 2;  // adjacent pairs from 8-byte loads
+    int py = 0;
+    if (pairs) {
+        py = pickCount(want.perThreadY, K == 1 ? 4 : 2, {2, 4});
+        if (py < 0) return "the RGBA8 3x3 pair kernel computes 2 or 4 rows per thread";
+    } else if (radius < 0) {
+        py = pickCount(want.perThreadY, 4, {4});
+        if (py < 0) return "the run-time-radius registers kernel computes 4 rows per thread";
+    } else {
+        py = pickCount(want.perThreadY, defaultRegisterRows(C, K, radius), {2, 4, 8, 16});
+        if (py < 0) return "the registers mode computes 2, 4, 8 or 16 rows per thread";
+        if (py == 16 && C * K > 2)
+            return "16 rows per thread need " + std::to_string(16 * C * K) +
+                   " accumulator registers (C x K = " + std::to_string(C * K) + "): built for gray single filters only";
+    }
+    dispatchPixel(f.inDepth, C, [&](auto tag, auto channels) {
+        using T = decltype(tag);
+        constexpr int CC = decltype(channels)::value;
+        out.kernel = pairs ? rgba8PairVariant(py, K) : K > 1 ? registersVariant<T, CC, 2>(radius, py)
+                                                             : registersVariant<T, CC, 1>(radius, py);
+    });
+    out.block = pickBlock(want, dim3(32, 8));
+    out.grid = gridFor(width, rows, out.block, px, py);
+    out.sharedBytes = 0;
+    out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
+                              HaloScheme::Default, radius > 0 ? RadiusPath::Compiled : RadiusPath::Runtime};
+    out.variant = std::string("registers, ") +
+                  (radius > 0 ? "compiled radius " + std::to_string(radius) : std::string("run-time radius")) + ", " +
+                  std::to_string(px) + "x" + std::to_string(py) + " outputs per thread" +
+                  (pairs ? " (adjacent RGBA8 pairs, 8-byte loads)" : "");
+    return checkPlan(out);
 }
 
 std::string supportsRegisters(const PreparedFilter&) { return {}; }
 
 cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
-    cudaError_t err = cudaSuccess;
-    dispatchPixel(a.filter->inDepth, a.filter->channels, [&](auto tag, auto channels) {
-        using T = decltype(tag);
-        constexpr int C = decltype(channels)::value;
-        err = a.filter->math.kernelCount > 1 ? launchForRadius<T, C, 2>(a, stream) : launchForRadius<T, C, 1>(a, stream);
-    });
-    return err;
+    LaunchPlan plan;
+    if (!planRegisters(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
+        return cudaErrorInvalidConfiguration;
+    const bool pairs = a.filter->inDepth == Depth::U8 && a.filter->channels == 4 && plan.config.perThreadX == 2 &&
+                       plan.config.radius == RadiusPath::Compiled && a.filter->math.kw == 3;
+    if (pairs) return launchPlanned(plan, stream, a.geom, a.filter->math);
+    return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
 }
 
 }  // namespace
@@ -213,7 +278,7 @@ const ModeImpl& registersMode() {
                                "Each thread slides down a column of outputs keeping partial sums in registers; "
                                "neighbouring threads share pixels through the L1 cache. No shared memory, no "
                                "barriers: the fastest choice for small kernels.",
-                               supportsRegisters, uploadConstantWeights, launchRegisters};
+                               supportsRegisters, uploadConstantWeights, planRegisters, launchRegisters};
     return mode;
 }
 

@@ -8,6 +8,8 @@
 //   next rows' loads are in flight while the current ones are filtered.
 // - fused tile (everything else): the block loads its tile with halo into
 //   shared memory, filters its rows into a second buffer, then its columns.
+#include <string>
+
 #include "device_common.cuh"
 
 namespace fs::gpu {
@@ -16,8 +18,8 @@ namespace {
 __constant__ float c_rowWeights[kMaxKernels * kMaxKernelSize];
 __constant__ float c_columnWeights[kMaxKernels * kMaxKernelSize];
 
-template <class T, int C, int RX, int RY, int PY, int K>
-__global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath m) {
+template <int C, int RX, int RY, int PY, int K>
+__global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath m, int perThreadHalo) {
     extern __shared__ float4 sharedRaw[];
     const int rx = RX >= 0 ? RX : m.kw / 2;
     const int ry = RY >= 0 ? RY : m.kh / 2;
@@ -29,7 +31,8 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
     float* mid = in + winH * inStride;  // K planes of winH x tileW pixels
     const int x0 = blockIdx.x * tileW;
     const int yTile = g.outRow0 + blockIdx.y * tileH;
-    loadTile<T, C>(in, inStride, g, x0 - rx, yTile - ry, winW, windowRows(g, yTile, tileH, ry));
+    loadTileAnyDepth<C>(perThreadHalo != 0, in, inStride, g, m, x0 - rx, yTile - ry, winW,
+                        windowRows(g, yTile, tileH, ry));
     __syncthreads();
 
     const int tx = threadIdx.x;
@@ -101,7 +104,7 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
 #pragma unroll
     for (int j = 0; j < PY; ++j) {
         const int y = yTile + firstRow + j;
-        if (y < g.outRow0 + g.outRows) storePixel<T, C>(g, m, x, y, acc[0][j], acc[K - 1][j]);
+        if (y < g.outRow0 + g.outRows) storePixelAnyDepth<C>(g, m, x, y, acc[0][j], acc[K - 1][j]);
     }
 }
 
@@ -239,21 +242,14 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
     }
 }
 
-template <class T, int R> cudaError_t launchStrip(const LaunchArgs& a, cudaStream_t stream) {
-    const KernelGeom& g = a.geom;
-    auto kernel = stripKernel<T, R>;
-    constexpr std::size_t bytes = stripBytes<R>();
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-    if (err != cudaSuccess) return err;
-    // Long segments re-read less vertical halo ((S + 2R) / S); shorter ones
-    // when needed to give every multiprocessor several blocks.
-    const int strips = static_cast<int>(ceilDiv(g.width, kStripW));
+// Long segments re-read less vertical halo ((S + 2R) / S); shorter ones
+// when needed to give every multiprocessor several blocks.
+int stripSegmentRows(int width, int rows) {
+    const int strips = static_cast<int>(ceilDiv(width, kStripW));
     const int wanted = 4 * deviceProps().multiProcessorCount;  // about one wave at 4 blocks per SM
     int segment = 256;
-    while (segment > kStepRows && strips * static_cast<int>(ceilDiv(g.outRows, segment)) < wanted) segment /= 2;
-    const dim3 grid(static_cast<unsigned>(strips), ceilDiv(g.outRows, segment));
-    kernel<<<grid, kStripThreads, bytes, stream>>>(g, a.filter->math, segment);
-    return cudaGetLastError();
+    while (segment > kStepRows && strips * static_cast<int>(ceilDiv(rows, segment)) < wanted) segment /= 2;
+    return segment;
 }
 
 std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, int kernels) {
@@ -263,39 +259,88 @@ std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, i
     return (rows * inStride + static_cast<std::size_t>(kernels) * rows * tileW * channels + 4) * sizeof(float);
 }
 
-template <class T, int C, int RX, int RY, int PY, int K> cudaError_t launchTiled(const LaunchArgs& a, cudaStream_t stream) {
-    const KernelMath& m = a.filter->math;
-    const TileShape shape = chooseTileShape(a.geom.width, a.geom.outRows, m.kw / 2, m.kh / 2, C, K, PY, separableBytes);
-    if (!shape.ok) return cudaErrorInvalidConfiguration;
-    auto kernel = separableKernel<T, C, RX, RY, PY, K>;
-    cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shape.sharedBytes));
-    if (err != cudaSuccess) return err;
-    kernel<<<shape.grid, shape.block, shape.sharedBytes, stream>>>(a.geom, m);
-    return cudaGetLastError();
+// Compiled radii of the fused-tile path (square kernels); others run-time.
+bool separableCompiled(int radius) { return radius == 1 || radius == 2 || radius == 3 || radius == 7 || radius == 15; }
+
+template <int PY> const void* tileVariant(int channels, int radius, int kernels) {
+    const void* kernel = nullptr;
+    detail::forChannelsKernels(channels, kernels, [&](auto c, auto n) {
+        constexpr int C = decltype(c)::value, K = decltype(n)::value;
+        switch (radius) {
+        case 1: kernel = reinterpret_cast<const void*>(separableKernel<C, 1, 1, PY, K>); break;
+        case 2: kernel = reinterpret_cast<const void*>(separableKernel<C, 2, 2, PY, K>); break;
+        case 3: kernel = reinterpret_cast<const void*>(separableKernel<C, 3, 3, PY, K>); break;
+        case 7: kernel = reinterpret_cast<const void*>(separableKernel<C, 7, 7, PY, K>); break;
+        case 15: kernel = reinterpret_cast<const void*>(separableKernel<C, 15, 15, PY, K>); break;
+        default: kernel = reinterpret_cast<const void*>(separableKernel<C, -1, -1, PY, K>); break;
+        }
+    });
+    return kernel;
 }
 
-template <class T, int C, int K> cudaError_t launchForRadius(const LaunchArgs& a, cudaStream_t stream) {
-    const KernelMath& m = a.filter->math;
-    if (m.kw == m.kh) {
-        switch (m.kw) {
-        case 3: return launchTiled<T, C, 1, 1, (C * K <= 4 ? 8 : 4), K>(a, stream);
-        case 5: return launchTiled<T, C, 2, 2, 8, K>(a, stream);
-        case 7: return launchTiled<T, C, 3, 3, 8, K>(a, stream);
-        case 15: return launchTiled<T, C, 7, 7, 8, K>(a, stream);
-        case 31: return launchTiled<T, C, 15, 15, 8, K>(a, stream);
-        default: break;
-        }
+// The rolling strip covers gray single 15x15 and 31x31 kernels; it has one
+// fixed shape (kStripThreads x 1, a column of kStripRowsPerThread per thread).
+bool stripApplies(const PreparedFilter& f) {
+    return f.channels == 1 && f.math.kernelCount == 1 && f.math.kw == f.math.kh && (f.math.kw == 15 || f.math.kw == 31);
+}
+LaunchConfig stripConfig() {
+    return LaunchConfig{kStripThreads, 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
+}
+
+std::string planSeparable(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+    if (!f.separable) return "the kernel is not separable (not rank 1); use shared or auto";
+    const KernelMath& m = f.math;
+    const int rx = m.kw / 2, ry = m.kh / 2, C = f.channels, K = m.kernelCount;
+    if (stripApplies(f) && (want.isDefault() || want == stripConfig())) {
+        dispatchPixel(f.inDepth, 1, [&](auto tag, auto) {
+            using T = decltype(tag);
+            out.kernel = rx == 7 ? reinterpret_cast<const void*>(stripKernel<T, 7>)
+                                 : reinterpret_cast<const void*>(stripKernel<T, 15>);
+        });
+        out.block = dim3(kStripThreads, 1);
+        const int segment = stripSegmentRows(width, rows);
+        out.grid = dim3(ceilDiv(width, kStripW), ceilDiv(rows, segment));
+        out.sharedBytes = rx == 7 ? stripBytes<7>() : stripBytes<15>();
+        out.config = stripConfig();
+        out.variant = "separable rolling strip, compiled radius " + std::to_string(rx) + ", " +
+                      std::to_string(kStripW) + "-column strips of " + std::to_string(segment) + " rows";
+        return checkPlan(out);
     }
-    return launchTiled<T, C, -1, -1, 8, K>(a, stream);
+    const bool compilable = rx == ry && separableCompiled(rx);
+    if (want.radius == RadiusPath::Compiled && !compilable)
+        return "the separable mode compiles square kernels of radius 1, 2, 3, 7 and 15; this one needs the "
+               "run-time radius";
+    const bool compiled = compilable && want.radius != RadiusPath::Runtime;
+    if (want.perThreadX > 1)
+        return "the separable mode computes 1 column per thread (its row pass spreads the tile over all threads)";
+    const int py = pickCount(want.perThreadY, rx == 1 && ry == 1 && C * K > 4 ? 4 : 8, {2, 4, 8});
+    if (py < 0) return "the separable mode computes 2, 4 or 8 rows per thread";
+    const HaloScheme halo = want.halo == HaloScheme::Default ? HaloScheme::Cooperative : want.halo;
+    if (want.blockX > 0 && want.blockY > 0) {
+        out.block = pickBlock(want, dim3(32, 8));
+        if (C == 1 && compiled && out.block.x % 4 != 0)
+            return "the gray row pass filters 4 pixels per thread: the block width must be a multiple of 4";
+    } else {
+        const TileShape shape = chooseTileShape(width, rows, rx, ry, C, K, 1, py, separableBytes);
+        if (!shape.ok) return "the tile with its halo for this kernel size does not fit in shared memory";
+        out.block = shape.block;
+    }
+    const int radius = compiled ? rx : -1;
+    out.kernel = py == 2 ? tileVariant<2>(C, radius, K) : py == 4 ? tileVariant<4>(C, radius, K) : tileVariant<8>(C, radius, K);
+    out.grid = gridFor(width, rows, out.block, 1, py);
+    out.sharedBytes = separableBytes(static_cast<int>(out.block.x), static_cast<int>(out.block.y) * py, rx, ry, C, K);
+    out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), 1, py, halo,
+                              compiled ? RadiusPath::Compiled : RadiusPath::Runtime};
+    out.variant = std::string("separable fused tile, ") +
+                  (compiled ? "compiled radius " + std::to_string(rx) : std::string("run-time radius")) + ", " +
+                  haloSchemeName(halo) + " halo, 1x" + std::to_string(py) + " outputs per thread";
+    return checkPlan(out);
 }
 
 std::string supportsSeparable(const PreparedFilter& f) {
-    if (!f.separable) return "the kernel is not separable (not rank 1); use shared or auto";
-    const TileShape shape = chooseTileShape(64, 64, f.math.kw / 2, f.math.kh / 2, f.channels, f.math.kernelCount, 8,
-                                            separableBytes);
-    if (!shape.ok) return "the tile with its halo for this kernel size does not fit in shared memory";
-    return {};
+    LaunchPlan plan;
+    const std::string why = planSeparable(f, LaunchConfig{}, 64, 64, plan);
+    return why.empty() || why.find("CUDA device") != std::string::npos ? std::string() : why;
 }
 
 cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
@@ -314,20 +359,12 @@ cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
 }
 
 cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
-    cudaError_t err = cudaSuccess;
-    dispatchPixel(a.filter->inDepth, a.filter->channels, [&](auto tag, auto channels) {
-        using T = decltype(tag);
-        constexpr int C = decltype(channels)::value;
-        const KernelMath& m = a.filter->math;
-        if constexpr (C == 1) {
-            if (m.kernelCount == 1 && m.kw == m.kh && (m.kw == 15 || m.kw == 31)) {
-                err = m.kw == 15 ? launchStrip<T, 7>(a, stream) : launchStrip<T, 15>(a, stream);
-                return;
-            }
-        }
-        err = m.kernelCount > 1 ? launchForRadius<T, C, 2>(a, stream) : launchForRadius<T, C, 1>(a, stream);
-    });
-    return err;
+    LaunchPlan plan;
+    if (!planSeparable(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
+        return cudaErrorInvalidConfiguration;
+    if (plan.config == stripConfig() && stripApplies(*a.filter))
+        return launchPlanned(plan, stream, a.geom, a.filter->math, stripSegmentRows(a.geom.width, a.geom.outRows));
+    return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.halo == HaloScheme::PerThread ? 1 : 0);
 }
 
 }  // namespace
@@ -337,7 +374,7 @@ const ModeImpl& separableMode() {
                                "Rank-1 kernels as a row pass and a column pass fused in one launch through shared "
                                "memory: kw + kh multiply-adds per pixel instead of kw * kh (gray 15x15 and 31x31: a "
                                "rolling window down column strips, each input row read once).",
-                               supportsSeparable, prepareSeparable, launchSeparable};
+                               supportsSeparable, prepareSeparable, planSeparable, launchSeparable};
     return mode;
 }
 

@@ -52,9 +52,16 @@ cudaChannelFormatDesc texelFormat(Depth depth, int channels) {
 
 std::string supportsTexture(const PreparedFilter&) { return {}; }
 
+// Planned with the texture-fetch kernel; borders the hardware cannot resolve
+// run the read-only-cache kernel in the same shape.
+std::string planTexture(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+    return planDirect("texture", directKernelFor<TextureSource, ConstantWeights>(f), want, width, rows, out);
+}
+
 cudaError_t launchTexture(const LaunchArgs& a, cudaStream_t stream) {
     const PreparedFilter& f = *a.filter;
-    if (!hardwareBorder(a.geom, f.channels)) return launchDirect(a, stream, ReadOnlySource{}, ConstantWeights{});
+    if (!hardwareBorder(a.geom, f.channels))
+        return launchDirect(textureMode(), a, stream, ReadOnlySource{}, ConstantWeights{});
 
     cudaResourceDesc res{};
     res.resType = cudaResourceTypePitch2D;
@@ -73,7 +80,7 @@ cudaError_t launchTexture(const LaunchArgs& a, cudaStream_t stream) {
     cudaTextureObject_t tex = 0;
     cudaError_t err = cudaCreateTextureObject(&tex, &res, &desc, nullptr);
     if (err != cudaSuccess) return err;
-    err = launchDirect(a, stream, TextureSource{tex, a.geom.rowBase}, ConstantWeights{});
+    err = launchDirect(textureMode(), a, stream, TextureSource{tex, a.geom.rowBase}, ConstantWeights{});
     // The object must outlive the kernel; destroying it right after the
     // launch would race, so wait for this piece first.
     const cudaError_t syncErr = cudaStreamSynchronize(stream);
@@ -88,7 +95,7 @@ const ModeImpl& textureMode() {
                                "One thread per output pixel reading through the texture unit: its clamp/zero "
                                "addressing handles replicate and constant-0 borders in hardware; other borders use "
                                "the read-only data cache.",
-                               supportsTexture, uploadConstantWeights, launchTexture};
+                               supportsTexture, uploadConstantWeights, planTexture, launchTexture};
     return mode;
 }
 

@@ -9,6 +9,7 @@
 
 #include "fs/gpu/cuda_options.hpp"
 #include "launch.hpp"
+#include "tuning.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -169,6 +170,13 @@ std::size_t deviceMemoryBudget() { return g_budget; }
 void setAllocationFailureForTesting(bool fail) { g_failAllocations = fail; }
 void setPipelineRows(int rows) { g_pipelineRows = std::max(0, rows); }
 
+std::string withDevice(const std::function<std::string(cudaStream_t)>& work) {
+    Context& c = context();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    if (std::string problem = c.init(); !problem.empty()) return problem;
+    return work(c.slots[0].stream);
+}
+
 std::string cudaUnavailableReason() {
     Context& c = context();
     std::lock_guard<std::mutex> lock(c.mutex);
@@ -183,7 +191,7 @@ std::string cudaDeviceName() {
 }
 
 std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std::string& modeId,
-                        const PipelineTarget& target, TimingRecord& timing) {
+                        const PipelineTarget& target, TimingRecord& timing, const LaunchConfig& launch) {
     const auto wallStart = Clock::now();
     std::string problem = validateRun(spec, input);
     if (!problem.empty()) return problem;
@@ -196,6 +204,12 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
     const ModeImpl* mode = findModeImpl(modeId, f);
     if (!mode) return "unknown CUDA mode '" + modeId + "'";
     if (!(problem = mode->supports(f)).empty()) return std::string("mode ") + mode->id + ": " + problem;
+    const LaunchConfig config = modeId == "auto" && launch.isDefault() ? tunedConfig(*mode, f, input.width, input.height)
+                                                                        : launch;
+    LaunchPlan plan;
+    if (!(problem = mode->plan(f, config, input.width, input.height, plan)).empty())
+        return std::string("mode ") + mode->id + ", " + config.toString() + ": " + problem;
+    timing.launch = plan.config.shortLabel();
 
     const int width = input.width, height = input.height, ry = f.math.kh / 2;
     const Depth outDepth = spec.outputDepth(input.depth);
@@ -315,6 +329,7 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
 
         LaunchArgs args;
         args.filter = &f;
+        args.config = config;
         KernelGeom& g = args.geom;
         g.src = static_cast<const unsigned char*>(s.src.ptr);
         g.srcPitch = inPitch;

@@ -2,6 +2,9 @@
 // Internal: runs a FilterSpec from host memory through the device, in pieces
 // with halos (pipelined upload / kernel / download on three streams, or
 // strips when the image exceeds the device memory budget).
+#include <cuda_runtime.h>
+
+#include <functional>
 #include <string>
 
 #include "fs/backend.hpp"
@@ -18,8 +21,15 @@ struct PipelineTarget {
 
 // Empty on success; fills the timing's upload/kernel/download/hostPrep/total.
 // Input or host output already in pinned memory is transferred directly.
+// `launch` is checked against the mode first (refused with the reason); the
+// "auto" mode with a default launch uses the tuning cache's best entry.
 std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std::string& mode,
-                        const PipelineTarget& target, TimingRecord& timing);
+                        const PipelineTarget& target, TimingRecord& timing, const LaunchConfig& launch = {});
+
+// Runs `work` on the pipeline's first stream while holding the device, so no
+// filter run changes the modes' constant memory meanwhile (the tuner uses it).
+// Returns why the device is unusable, else what `work` returns.
+std::string withDevice(const std::function<std::string(cudaStream_t)>& work);
 
 // Empty when a CUDA device can be used, else why not.
 std::string cudaUnavailableReason();

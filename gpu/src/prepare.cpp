@@ -56,6 +56,7 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
     m.offset = spec.output.offset;
     m.absolute = spec.output.absolute;
     m.outFloat = spec.outputDepth(inDepth) == Depth::F32;
+    m.inDepth = inDepth;
 
     // Zero padding keeps each kernel centred; the extra zero taps add exact zeros.
     f.weights.assign(static_cast<std::size_t>(count) * m.kw * m.kh, 0.0f);

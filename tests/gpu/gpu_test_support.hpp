@@ -42,7 +42,7 @@ inline const std::string& cudaSkipReason() {
 // Runs through fs::gpu::runToDevice into a device buffer filled with `poison`
 // first, so any sample the kernel forgets keeps a wrong value.
 inline ::testing::AssertionResult runPoisoned(const FilterSpec& spec, ConstImageView input, const std::string& mode,
-                                              Image& out, unsigned char poison = 0x5A) {
+                                              Image& out, unsigned char poison = 0x5A, const LaunchConfig& launch = {}) {
     out = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
     // A pitch wider than the row, as a GL buffer may have.
     const std::size_t pitch = out.stride() + 16 * depthBytes(out.depth()) * static_cast<std::size_t>(out.channels());
@@ -50,7 +50,7 @@ inline ::testing::AssertionResult runPoisoned(const FilterSpec& spec, ConstImage
     if (cudaMalloc(&device, pitch * input.height) != cudaSuccess)
         return ::testing::AssertionFailure() << "cudaMalloc failed";
     cudaMemset(device, poison, pitch * input.height);
-    const std::string error = gpu::runToDevice(spec, input, mode, {device, pitch});
+    const std::string error = gpu::runToDevice(spec, input, mode, {device, pitch}, nullptr, launch);
     cudaError_t err = cudaSuccess;
     if (error.empty())
         err = cudaMemcpy2D(out.data(), out.stride(), device, pitch, out.stride(), input.height, cudaMemcpyDeviceToHost);

@@ -20,6 +20,7 @@
 #include "fs/presets.hpp"
 #include "launch.hpp"
 #include "pipeline.hpp"
+#include "tuning.hpp"
 
 namespace {
 
@@ -31,14 +32,22 @@ struct Options {
     int repeats = 20;
     std::string csv = "filterstudio-bench.csv";
     std::vector<std::string> sweepModes;  // empty: all
+    LaunchConfig launch;                  // --block / --per-thread for every timed launch
+    bool tune = false;
+    std::string tuneCsv = "filterstudio-tune.csv";
 };
 
 void usage() {
     std::puts(
         "filterstudio-bench [--quick] [--no-sweep] [--repeats N] [--csv PATH] [--sweep-modes a,b,...]\n"
+        "                   [--block WxH] [--per-thread AxB] [--tune [--tune-csv PATH]]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
-        "  --repeats N    timed repeats per measurement after warm-up (default 20; long runs use 5)");
+        "  --repeats N    timed repeats per measurement after warm-up (default 20; long runs use 5)\n"
+        "  --block WxH    launch every mode with this block shape (refusing modes are skipped with the reason)\n"
+        "  --per-thread AxB  outputs per thread for every mode\n"
+        "  --tune         instead of the benchmark: the autotuner's table for Sobel 3x3, Gaussian 15 and a dense\n"
+        "                 15x15 on 8K f32 gray and RGBA8 (every candidate, CSV in --tune-csv PATH)");
 }
 
 #define CHECK(call)                                                                                    \
@@ -218,7 +227,7 @@ Transfers measureTransfers(const ImageConfig& ic, void* pinnedIn, void* pinnedOu
 
 std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter>& filters,
                             const std::vector<std::string>& modes, const Ceilings& ceil, int repeats,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, const LaunchConfig& launch = {}) {
     std::vector<Row> rows;
     const std::size_t rowBytes = depthBytes(ic.depth) * ic.channels * static_cast<std::size_t>(ic.width);
     const std::size_t pitch = alignUp(rowBytes, 512);
@@ -242,9 +251,15 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
         for (const std::string& modeId : modes) {
             const gpu::ModeImpl* mode = gpu::findModeImpl(modeId, f);
             if (!mode || !mode->supports(f).empty()) continue;
+            gpu::LaunchPlan plan;
+            if (const std::string why = mode->plan(f, launch, ic.width, ic.height, plan); !why.empty()) {
+                std::printf("  %s %s %s: %s\n", ic.label.c_str(), nf.name.c_str(), modeId.c_str(), why.c_str());
+                continue;
+            }
             CHECK(mode->prepare(f, stream));
             gpu::LaunchArgs a;
             a.filter = &f;
+            a.config = launch;
             a.geom.src = static_cast<const unsigned char*>(src);
             a.geom.srcPitch = pitch;
             a.geom.dst = static_cast<unsigned char*>(dst);
@@ -293,6 +308,80 @@ void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::
     }
 }
 
+// The autotuner's table: every candidate of the modes worth tuning for each
+// filter, on the 8K frames, sorted by time; the best, the default and the
+// worst printed, everything in the CSV.
+int runTuning(const Options& opt) {
+    std::mt19937 rng(2024);
+    std::vector<NamedFilter> filters;
+    FilterSpec s;
+    s.kernels = {sobelKernel(3, true)};
+    filters.push_back({"sobel-x", 3, s});
+    s.kernels = {gaussianKernel(15, 0.0)};
+    filters.push_back({"gaussian", 15, s});
+    s.kernels = {denseKernel(15, rng)};
+    filters.push_back({"dense", 15, s});
+    std::ofstream csv(opt.tuneCsv);
+    csv << "image,filter,mask,mode,block,per_thread,halo,radius,median_ms,x_default,error\n";
+    const ImageConfig eightK[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
+    TuneOptions options;
+    options.repeats = opt.repeats;
+    options.warmup = 3;
+    options.useCache = false;
+    options.storeResult = false;
+    std::printf("\n%-9s %-9s %-4s %-10s %8s %9s  %-22s %s\n", "image", "filter", "mask", "mode", "default", "tuned",
+                "tuned config", "gain");
+    for (const ImageConfig& ic : eightK) {
+        Image input(ic.width, ic.height, ic.channels, ic.depth);
+        std::mt19937 fill(7);
+        for (int y = 0; y < ic.height; ++y) {
+            unsigned char* row = input.view().row<unsigned char>(y);
+            for (std::size_t i = 0; i < input.view().rowBytes(); ++i) row[i] = static_cast<unsigned char>(fill() & 0x3F);
+        }
+        for (const NamedFilter& nf : filters) {
+            gpu::PreparedFilter f;
+            if (!gpu::prepareFilter(nf.spec, ic.depth, ic.channels, f).empty()) continue;
+            std::vector<std::string> modes{"shared", "registers", "separable", "constant"};
+            for (const std::string& modeId : modes) {
+                const gpu::ModeImpl* mode = gpu::findModeImpl(modeId, f);
+                if (!mode || !mode->supports(f).empty()) continue;
+                if (modeId == "registers" && nf.mask > 7) continue;  // never the fast choice there
+                if (modeId == "constant" && nf.mask > 3) continue;   // the naive baseline, where it is close
+                const TuneResult r = gpu::tuneCudaMode(nf.spec, input.cview(), modeId, options, {});
+                if (!r.ok()) {
+                    std::printf("%-9s %-9s %4d %-10s tuning failed: %s\n", ic.label.c_str(), nf.name.c_str(), nf.mask,
+                                modeId.c_str(), r.error.c_str());
+                    continue;
+                }
+                for (const TuneEntry& e : r.entries)
+                    csv << ic.label << ',' << nf.name << ',' << nf.mask << ',' << r.mode << ',' << e.config.blockX << 'x'
+                        << e.config.blockY << ',' << e.config.perThreadX << 'x' << e.config.perThreadY << ','
+                        << haloSchemeName(e.config.halo) << ',' << radiusPathName(e.config.radius) << ','
+                        << (e.error.empty() ? std::to_string(e.medianMs) : "") << ','
+                        << (e.error.empty() ? std::to_string(e.medianMs / r.defaultMs) : "") << ",\"" << e.error
+                        << "\"\n";
+                std::printf("%-9s %-9s %4d %-10s %8.4f %9.4f  %-22s %.2fx  (default %s)\n", ic.label.c_str(),
+                            nf.name.c_str(), nf.mask, r.mode.c_str(), r.defaultMs, r.bestMs,
+                            (r.best.shortLabel() + " " + haloSchemeName(r.best.halo)).c_str(), r.defaultMs / r.bestMs,
+                            r.defaultConfig.shortLabel().c_str());
+                std::vector<TuneEntry> timed;
+                for (const TuneEntry& e : r.entries)
+                    if (e.error.empty()) timed.push_back(e);
+                std::sort(timed.begin(), timed.end(),
+                          [](const TuneEntry& a, const TuneEntry& b) { return a.medianMs < b.medianMs; });
+                if (timed.empty()) continue;
+                std::printf("          candidates timed %zu, refused %zu; fastest: ", timed.size(),
+                            r.entries.size() - timed.size());
+                for (std::size_t i = 0; i < std::min<std::size_t>(3, timed.size()); ++i)
+                    std::printf("%s %.4f  ", timed[i].config.shortLabel().c_str(), timed[i].medianMs);
+                std::printf("slowest: %s %.4f\n", timed.back().config.shortLabel().c_str(), timed.back().medianMs);
+            }
+        }
+    }
+    std::printf("\ntuning CSV: %s\n", opt.tuneCsv.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -303,6 +392,17 @@ int main(int argc, char** argv) {
         else if (a == "--no-sweep") opt.sweep = false;
         else if (a == "--repeats" && i + 1 < argc) opt.repeats = std::max(20, std::atoi(argv[++i]));
         else if (a == "--csv" && i + 1 < argc) opt.csv = argv[++i];
+        else if (a == "--tune") opt.tune = true;
+        else if (a == "--tune-csv" && i + 1 < argc) opt.tuneCsv = argv[++i];
+        else if ((a == "--block" || a == "--per-thread") && i + 1 < argc) {
+            int x = 0, y = 0;
+            if (!parseShape(argv[++i], x, y)) {
+                std::fprintf(stderr, "filterstudio-bench: %s wants WxH, e.g. 32x8\n", a.c_str());
+                return 1;
+            }
+            if (a == "--block") opt.launch.blockX = x, opt.launch.blockY = y;
+            else opt.launch.perThreadX = x, opt.launch.perThreadY = y;
+        }
         else if (a == "--sweep-modes" && i + 1 < argc) {
             std::string list = argv[++i];
             for (std::size_t p = 0; p != std::string::npos;) {
@@ -328,6 +428,9 @@ int main(int argc, char** argv) {
                 "both at once %.1f GB/s each way\n",
                 ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs, ceil.duplexGBs);
 
+    if (opt.tune) return runTuning(opt);
+    if (!opt.launch.isDefault()) std::printf("launch configuration: %s\n", opt.launch.toString().c_str());
+
     const std::vector<std::string> allModes{"global", "constant", "shared", "texture", "separable", "registers", "auto"};
     std::vector<std::string> sweepModes = opt.sweepModes;
     if (sweepModes.empty()) sweepModes = opt.quick ? std::vector<std::string>{"shared", "separable", "registers", "auto"} : allModes;
@@ -340,7 +443,7 @@ int main(int argc, char** argv) {
     // 8K: every mode, every mask, Sobel and Laplacian too; f32 gray and RGBA8.
     const ImageConfig eightK[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
     for (const ImageConfig& ic : eightK) {
-        const auto rows = benchImage(ic, filtersFor(allMasks, true, rng), allModes, ceil, opt.repeats, stream);
+        const auto rows = benchImage(ic, filtersFor(allMasks, true, rng), allModes, ceil, opt.repeats, stream, opt.launch);
         printTable(ic, rows, allModes);
         all.insert(all.end(), rows.begin(), rows.end());
     }
@@ -348,7 +451,7 @@ int main(int argc, char** argv) {
         for (int side : {2800, 5600, 11200, 22400}) {
             for (const ImageConfig& ic : {ImageConfig{std::to_string(side) + "-gray", side, side, 1, Depth::F32},
                                          ImageConfig{std::to_string(side) + "-rgb8", side, side, 3, Depth::U8}}) {
-                const auto rows = benchImage(ic, filtersFor(sweepMasks, false, rng), sweepModes, ceil, opt.repeats, stream);
+                const auto rows = benchImage(ic, filtersFor(sweepMasks, false, rng), sweepModes, ceil, opt.repeats, stream, opt.launch);
                 printTable(ic, rows, sweepModes);
                 all.insert(all.end(), rows.begin(), rows.end());
             }

@@ -80,6 +80,7 @@ struct TuneResult {
     LaunchConfig defaultConfig;  // the mode's own choice, resolved
     double defaultMs = 0.0;
     bool fromCache = false;  // entries empty: best came from the cache file
+    std::string note;        // where the result was stored, or why it was not
     bool cancelled = false;
     bool ok() const { return error.empty() && !cancelled; }
 };

@@ -6,6 +6,7 @@
 
 #include "fs/filter_spec.hpp"
 #include "fs/image.hpp"
+#include "fs/launch.hpp"
 #include "fs/timing.hpp"
 
 namespace fs::gpu {
@@ -25,7 +26,9 @@ struct DeviceOutput {
 // `output`. Returns once the output is complete. Empty on success, otherwise
 // why not (no device, bad spec, out of memory, launch failure); never throws.
 // When `timing` is given it receives uploadMs, kernelMs and totalMs.
+// `launch` sets the launch configuration (fs/launch.hpp); refused ones come
+// back as the error.
 std::string runToDevice(const FilterSpec& spec, ConstImageView input, const std::string& mode,
-                        DeviceOutput output, TimingRecord* timing = nullptr);
+                        DeviceOutput output, TimingRecord* timing = nullptr, const LaunchConfig& launch = {});
 
 }  // namespace fs::gpu

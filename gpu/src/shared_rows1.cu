@@ -1,0 +1,6 @@
+// Shared-mode variants computing 1 row(s) per thread (see shared_kernel.cuh).
+#include "shared_kernel.cuh"
+
+namespace fs::gpu {
+FS_SHARED_ROWS(1)
+}  // namespace fs::gpu
