@@ -391,6 +391,11 @@ private slots:
         QVERIFY(!reason.isEmpty());
         const QString why = window_->launchPanel()->disabledReason();
         QVERIFY2(why.contains(reason), qPrintable(why));
+        window_->findChild<QDockWidget*>(QStringLiteral("launchDock"))->raise();
+        QTest::qWait(50);
+        const QString shot = QDir::temp().filePath(QStringLiteral("filterstudio-launch-cuda.png"));
+        window_->grab().save(shot);
+        qInfo("screenshot: %s", qPrintable(shot));
         // Asked for directly (a saved cuda mode): disabled, with the same reason.
         window_->launchController()->setContext(QStringLiteral("cuda"), QStringLiteral("auto"), fs::FilterSpec{},
                                                 window_->input());
