@@ -23,7 +23,7 @@ TuneCache& processCache() {
 
 TuneKey keyFor(const ModeImpl& mode, const PreparedFilter& f, int width, int height) {
     TuneKey key;
-    key.gpu = cudaDeviceName();
+    key.gpu = deviceProps().name;  // not cudaDeviceName(): runPipeline asks while holding the device lock
     key.mode = mode.id;
     key.radiusX = f.math.kw / 2;
     key.radiusY = f.math.kh / 2;

@@ -1,0 +1,217 @@
+#pragma once
+// The registers-mode kernels (see mode_registers.cu), compiled once per depth
+// in registers_u8.cu, registers_u16.cu and registers_f32.cu so the variants
+// build in parallel.
+#include "constant_weights.cuh"
+#include "device_common.cuh"
+
+namespace fs::gpu {
+
+// The variant for (channels, kernels, radius 1..3 or -1 for run-time, rows
+// per thread); nullptr when not built. Defined per depth.
+template <class T> const void* registersKernelFor(int channels, int kernels, int radius, int rows);
+// Each file has its own __constant__ weights; each fills its own copy.
+template <class T> cudaError_t uploadRegistersWeights(const PreparedFilter& f, cudaStream_t stream);
+// RGBA8 3x3 adjacent-pair kernel (registers_u8.cu).
+const void* rgba8PairVariant(int rows, int kernels);
+
+namespace {
+
+// One column of PY outputs (see the kernel below).
+template <class T, int C, int RX, int RY, int PY, int K>
+__device__ __forceinline__ void registersColumn(const KernelGeom& g, const KernelMath& m, int x, int yFirst) {
+    const int rx = RX >= 0 ? RX : m.kw / 2;
+    const int ry = RY >= 0 ? RY : m.kh / 2;
+    const int kw = 2 * rx + 1, kh = 2 * ry + 1, taps = kw * kh;
+    const int outEnd = g.outRow0 + g.outRows;
+    const int rowsNeeded = min(PY, outEnd - yFirst) + 2 * ry;  // never read past this launch's rows + halo
+    const bool interior = x >= rx && x + rx < g.width && yFirst >= ry && yFirst + rowsNeeded - ry <= g.imageHeight;
+
+    Px<C> acc[K][PY];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int j = 0; j < PY; ++j) acc[k][j] = splat<C>(0.0f);
+    if (RX >= 0 && RY >= 0 && interior && rowsNeeded == PY + kh - 1) {
+        // The common case, free of conditions, so the compiler can issue the
+        // loads of many rows before the first multiply-add needs them.
+        const T* base = reinterpret_cast<const T*>(sourceRow(g, yFirst - ry)) + (x - rx) * C;
+        // Rows inside the image are consecutive in the source buffer, also in
+        // a wrap-border strip (it wraps only between image rows H-1 and 0).
+#pragma unroll
+        for (int i = 0; i < PY + kh - 1; ++i) {
+            const T* row = reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(base) + i * g.srcPitch);
+#pragma unroll
+            for (int kx = 0; kx < kw; ++kx) {
+                const Px<C> v = loadChannels<T, C, true>(row + kx * C);
+#pragma unroll
+                for (int j = 0; j < PY; ++j) {
+                    const int ky = i - j;
+                    if (ky < 0 || ky >= kh) continue;
+#pragma unroll
+                    for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * taps + ky * kw + kx], v);
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < PY; ++j) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < PY + kh - 1; ++i) {
+        if (i >= rowsNeeded) break;
+        const int y = yFirst - ry + i;
+        const T* row = interior ? reinterpret_cast<const T*>(sourceRow(g, y)) + (x - rx) * C : nullptr;
+#pragma unroll
+        for (int kx = 0; kx < kw; ++kx) {
+            const Px<C> v = interior ? loadChannels<T, C, true>(row + kx * C) : loadPixel<T, C>(g, x + kx - rx, y);
+#pragma unroll
+            for (int j = 0; j < PY; ++j) {
+                const int ky = i - j;
+                if (ky < 0 || ky >= kh) continue;
+#pragma unroll
+                for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * taps + ky * kw + kx], v);
+            }
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < PY; ++j)
+        if (yFirst + j < outEnd) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
+}
+
+// perThreadX columns strided by the block width, PY consecutive rows each.
+template <class T, int C, int RX, int RY, int PY, int K>
+__global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath m, int perThreadX) {
+    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+    if (yFirst >= g.outRow0 + g.outRows) return;
+    const int x0 = blockIdx.x * blockDim.x * perThreadX + threadIdx.x;
+#pragma unroll 1
+    for (int i = 0; i < perThreadX; ++i) {
+        const int x = x0 + i * blockDim.x;
+        if (x >= g.width) return;
+        registersColumn<T, C, RX, RY, PY, K>(g, m, x, yFirst);
+    }
+}
+
+// RGBA8 3x3: each thread computes two neighbouring pixels from one 8-byte load
+// of the pair and two 4-byte loads of its neighbours per row, half the load
+// instructions (and converted pixels) of one pixel per thread.
+__device__ __forceinline__ Px<4> unpackRgba8(unsigned w) {
+    Px<4> p;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p.c[i] = static_cast<float>((w >> (8 * i)) & 0xFFu);
+    return p;
+}
+
+template <int PY, int K>
+__global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath m) {
+    using T = std::uint8_t;
+    const int x = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+    const int outEnd = g.outRow0 + g.outRows;
+    if (x >= g.width || yFirst >= outEnd) return;
+    const int rowsNeeded = min(PY, outEnd - yFirst) + 2;  // never read past this launch's rows + halo
+    const bool aligned = ((g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src)) & 7u) == 0;
+    const bool interior = aligned && x >= 1 && x + 2 < g.width && yFirst >= 1 &&
+                          yFirst + rowsNeeded - 1 <= g.imageHeight && rowsNeeded == PY + 2;
+    if (interior) {
+        Px<4> acc[K][2][PY];
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int o = 0; o < 2; ++o)
+#pragma unroll
+                for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<4>(0.0f);
+        // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
+        const unsigned char* base = sourceRow(g, yFirst - 1) + (x - 1) * 4;
+#pragma unroll
+        for (int i = 0; i < PY + 2; ++i) {
+            const unsigned char* row = base + i * g.srcPitch;
+            const unsigned left = __ldg(reinterpret_cast<const unsigned*>(row));
+            const uint2 pair = __ldg(reinterpret_cast<const uint2*>(row + 4));
+            const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 12));
+            const Px<4> p[4] = {unpackRgba8(left), unpackRgba8(pair.x), unpackRgba8(pair.y), unpackRgba8(right)};
+#pragma unroll
+            for (int j = 0; j < PY; ++j) {
+                const int ky = i - j;
+                if (ky < 0 || ky >= 3) continue;
+#pragma unroll
+                for (int kx = 0; kx < 3; ++kx)
+#pragma unroll
+                    for (int k = 0; k < K; ++k) {
+                        const float w = c_weights[k * 9 + ky * 3 + kx];
+                        madd(acc[k][0][j], w, p[kx]);
+                        madd(acc[k][1][j], w, p[kx + 1]);
+                    }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < PY; ++j) {
+            storePixel<T, 4>(g, m, x, yFirst + j, acc[0][0][j], acc[K - 1][0][j]);
+            storePixel<T, 4>(g, m, x + 1, yFirst + j, acc[0][1][j], acc[K - 1][1][j]);
+        }
+        return;
+    }
+    // Near the edges: each of the two pixels through fs::borderIndex.
+    for (int o = 0; o < 2 && x + o < g.width; ++o) {
+        Px<4> acc[K][PY];
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int j = 0; j < PY; ++j) acc[k][j] = splat<4>(0.0f);
+#pragma unroll
+        for (int i = 0; i < PY + 2; ++i) {
+            if (i >= rowsNeeded) break;
+#pragma unroll
+            for (int kx = 0; kx < 3; ++kx) {
+                const Px<4> v = loadPixel<T, 4>(g, x + o + kx - 1, yFirst - 1 + i);
+#pragma unroll
+                for (int j = 0; j < PY; ++j) {
+                    const int ky = i - j;
+                    if (ky < 0 || ky >= 3) continue;
+#pragma unroll
+                    for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * 9 + ky * 3 + kx], v);
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < PY; ++j)
+            if (yFirst + j < outEnd) storePixel<T, 4>(g, m, x + o, yFirst + j, acc[0][j], acc[K - 1][j]);
+    }
+}
+
+template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
+    auto pick = [&](auto r) -> const void* {
+        constexpr int R = decltype(r)::value;
+        switch (rows) {
+        case 2: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 2, K>);
+        case 4: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 4, K>);
+        case 8: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 8, K>);
+        default:
+            if constexpr (C * K <= 2) return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 16, K>);
+            return nullptr;
+        }
+    };
+    switch (radius) {
+    case 1: return pick(std::integral_constant<int, 1>{});
+    case 2: return pick(std::integral_constant<int, 2>{});
+    case 3: return pick(std::integral_constant<int, 3>{});
+    default: return reinterpret_cast<const void*>(registersKernel<T, C, -1, -1, 4, K>);
+    }
+}
+
+}  // namespace
+
+#define FS_REGISTERS_DEPTH(T)                                                                                \
+    template <> const void* registersKernelFor<T>(int channels, int kernels, int radius, int rows) {          \
+        const void* k = nullptr;                                                                              \
+        detail::forChannelsKernels(channels, kernels, [&](auto c, auto n) {                                   \
+            k = registersVariant<T, decltype(c)::value, decltype(n)::value>(radius, rows);                    \
+        });                                                                                                   \
+        return k;                                                                                             \
+    }                                                                                                         \
+    template <> cudaError_t uploadRegistersWeights<T>(const PreparedFilter& f, cudaStream_t stream) {         \
+        return uploadConstantWeights(f, stream);                                                              \
+    }
+
+}  // namespace fs::gpu
