@@ -144,11 +144,16 @@ LaunchReport reportPlan(const LaunchPlan& plan, const std::string& mode) {
     const std::size_t perBlockShared = r.sharedBytesPerBlock + p.reservedSharedMemPerBlock;
     const int byShared = r.sharedBytesPerBlock > 0 ? static_cast<int>(p.sharedMemPerMultiprocessor / perBlockShared)
                                                    : byBlocks;
+    // Every resource that alone allows no more blocks than the tightest one.
     const int least = std::min({byThreads, byBlocks, byRegisters, byShared});
-    r.limiter = least == byRegisters && byRegisters < byThreads ? "registers"
-                : least == byShared && byShared < byThreads     ? "shared memory"
-                : least == byThreads                             ? "threads"
-                                                                 : "blocks per SM";
+    r.limiter.clear();
+    auto add = [&](int limit, const char* name) {
+        if (limit == least) r.limiter += (r.limiter.empty() ? "" : " and ") + std::string(name);
+    };
+    add(byShared, "shared memory");
+    add(byRegisters, "registers");
+    add(byThreads, "threads");
+    add(byBlocks, "blocks per SM");
     const long long blocks = static_cast<long long>(plan.grid.x) * plan.grid.y;
     if (blocks < static_cast<long long>(r.activeBlocksPerSM) * p.multiProcessorCount)
         r.limiter += " (and the grid: " + std::to_string(blocks) + " blocks do not fill " +

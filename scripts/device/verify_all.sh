@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One device call that checks everything GPU-side: the Debian GL loaders (carry
 # .gl and .deps), a Qt-less/OpenCV-less build with CUDA-GL interop, every GPU
-# test (modes, pipeline, faults, NaN/Inf, batch, EGL interop), memcheck on the
-# batch and fault tests, the 8K targets with cuDNN/CuPy peers, and OpenCL peers.
+# test (modes, launch configurations, pipeline, faults, NaN/Inf, batch, EGL
+# interop), memcheck on the fault and launch tests, the 8K targets, the
+# autotuner's table, cuDNN/CuPy and OpenCL peers (run while the build keeps
+# the GPU idle); BATCH=1 adds the batch benchmark.
 # Logs go to $OUT: summary.txt first.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -21,6 +23,13 @@ mkdir -p /work && { [ -e /work/main ] || ln -s "$PWD" /work/main; }  # test data
 
 say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 B=build-verify
+# The peers need only the GPU, which the build leaves idle: run them meanwhile
+# (CUDA-event timings; our side-by-side ratios come from this run's bench.csv below).
+( timeout 300 python3 bench/peers/peers.py bench/results/h100-final-8k-bench.csv --quick --out /tmp/peers.csv \
+    >"$OUT/peers.txt" 2>&1; echo "peers exit $?" >>"$OUT/peers.txt"
+  timeout 200 python3 bench/peers/opencl_peers.py --out /tmp/opencl_peers.csv >"$OUT/opencl.txt" 2>&1
+  echo "opencl peers exit $?" >>"$OUT/opencl.txt" ) &
+PEERS=$!
 start=$(date +%s)
 cmake -G Ninja -S . -B $B -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
   -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 && ninja -C $B >>"$OUT/build.log" 2>&1 \
@@ -29,24 +38,26 @@ rm -f "$OUT/build.log"  # at most 8 files come back
 say "built in $(( $(date +%s) - start )) s; interop test built: $( [ -x $B/tests/gpu/fs_gl_interop_tests ] && echo yes || echo NO)"
 
 start=$(date +%s)
-ctest --test-dir $B -L gpu -j 8 --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1
+wait $PEERS  # the tests share the GPU; the peers' timings must not
+ctest --test-dir $B -L gpu -j 12 --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1
 grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
 grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
 grep -E "\[ interop|images/s|FS_TEST_SEED" "$OUT/ctest.log" | head -12 | tee -a "$S"
 say "ctest took $(( $(date +%s) - start )) s"
 
-for t in fs_gpu_batch_tests fs_gpu_tests; do
+for t in fs_gpu_tests fs_gpu_launch_tests; do
   filter='*'
   [ $t = fs_gpu_tests ] && filter='*Fault*:*NanInf*:*Allocation*'
+  [ $t = fs_gpu_launch_tests ] && filter='*shared_f32_c3*:*registers_u8_c4*:*separable_u16_c1*:*global_u8_c1*:*Refusals*:*LaunchReport*'
   timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 $B/tests/gpu/$t --gtest_filter="$filter" >>"$OUT/sanitizer.log" 2>&1
   say "memcheck $t ($filter): exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
 done
 
-timeout 200 $B/tools/batchbench/filterstudio-batch-bench >>"$S" 2>&1; say "batch bench exit $?"
+[ "${BATCH:-0}" = 1 ] && { timeout 200 $B/tools/batchbench/filterstudio-batch-bench >>"$S" 2>&1; say "batch bench exit $?"; }
 
 $B/tools/bench/filterstudio-bench --no-sweep --quick --csv "$OUT/bench.csv" >"$OUT/bench.txt" 2>&1
 say "bench exit $?"; sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$S"
-timeout 240 python3 bench/peers/peers.py "$OUT/bench.csv" --quick --out "$OUT/peers.csv" >"$OUT/peers.txt" 2>&1
-say "peers exit $?"; grep -E "^8K" "$OUT/peers.txt" | tee -a "$S"
-timeout 180 python3 bench/peers/opencl_peers.py --out /tmp/opencl_peers.csv >"$OUT/opencl.txt" 2>&1
-say "opencl peers exit $?"; tail -15 "$OUT/opencl.txt" | tee -a "$S"
+timeout 200 $B/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >/tmp/tune.txt 2>&1
+say "tune bench exit $?"; grep -E "^8K" /tmp/tune.txt | tee -a "$S"
+tail -1 "$OUT/peers.txt" | tee -a "$S"; grep -E "^8K" "$OUT/peers.txt" | tee -a "$S"
+tail -16 "$OUT/opencl.txt" | tee -a "$S"

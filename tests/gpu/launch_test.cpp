@@ -200,7 +200,7 @@ TEST(LaunchReport, DescribesOccupancyAndResources) {
     big.kernels = {gaussianKernel(31, 6.0)};
     const LaunchReport r = backend->describeLaunch(big, 7680, 4320, Depth::F32, 4, "shared", {32, 16, 1, 4, {}, {}});
     ASSERT_TRUE(r.ok()) << r.error;
-    EXPECT_EQ(r.limiter.rfind("shared memory", 0), 0u) << r.limiter;
+    EXPECT_NE(r.limiter.find("shared memory"), std::string::npos) << r.limiter;
     EXPECT_GT(r.sharedBytesPerBlock, 48u * 1024u);
 }
 
