@@ -3,8 +3,9 @@
 // (vertical reuse), while the read-only data cache (L1) serves the horizontal
 // reuse between neighbouring threads. Threads away from the image edges skip
 // fs::borderIndex entirely. Best for small kernels, where the tiled modes
-// spend more on staging and barriers than on arithmetic. RGBA8 3x3 has its
-// own kernel: two pixels per thread from 8-byte loads.
+// spend more on staging and barriers than on arithmetic. 3x3 on 4-byte pixels
+// has its own kernels: gray f32 4 adjacent pixels per thread from 16-byte
+// loads; RGBA8 2 adjacent pixels from 8-byte loads, or 4 from 16-byte loads.
 #include <algorithm>
 #include <string>
 
@@ -16,9 +17,17 @@ namespace {
 // Rows per thread: the compiled-radius kernels are built for 2, 4, 8 and 16
 // (16 only when C x K <= 2: more accumulators would spill), the run-time
 // radius kernel for 4. Default 2 columns x 4 rows where the sums are few:
-// and 4 rows: the autotuner's table on an H100 (8K f32 gray Sobel 3x3: 0.119 ms against
+// the autotuner's table on an H100 (8K f32 gray Sobel 3x3: 0.119 ms against
 // 0.257 ms for 1 x 16, whose 176 registers per thread leave one block per SM).
+// 3x3 on 4-byte pixels: 4 adjacent pixels x 2 rows (H100, 8K, same run:
+// gray f32 Sobel magnitude 0.109 ms against 0.118 for 4 x 4 and 0.138 for the
+// strided 2 x 4; RGBA8 Gaussian 0.167 against 0.184 for pairs 2 x 4), except
+// RGBA8 with two kernels, where pairs 2 x 2 stay faster (0.304 against 0.341).
 int defaultRegisterColumns(int channels, int kernels) { return channels * kernels <= 2 ? 2 : 1; }
+
+// Which kernel runs: the general one (columns strided by the block width) or,
+// for 3x3 on 4-byte pixels, adjacent pixels from wide loads.
+enum class RegistersKernel { Strided, Rgba8Pairs, Rgba8Quads, GrayF32Quads };
 
 std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob("registers", "shared-memory halo to load (only shared has)");
@@ -30,13 +39,27 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
                "run-time radius";
     const int radius = compilable && want.radius != RadiusPath::Runtime ? m.kw / 2 : -1;
     const bool rgba8 = f.inDepth == Depth::U8 && C == 4 && radius == 1;
-    const int px = pickCount(want.perThreadX, rgba8 ? 2 : defaultRegisterColumns(C, K), {1, 2, 4});
+    const bool grayF32 = f.inDepth == Depth::F32 && C == 1 && radius == 1;
+    const int px =
+        pickCount(want.perThreadX, rgba8 ? (K == 1 ? 4 : 2) : grayF32 ? 4 : defaultRegisterColumns(C, K), {1, 2, 4});
     if (px < 0) return "the registers mode computes 1, 2 or 4 columns per thread";
-    const bool pairs = rgba8 && px == 2;  // adjacent pairs from 8-byte loads
+    const RegistersKernel kind = rgba8 && px == 2   ? RegistersKernel::Rgba8Pairs
+                                 : rgba8 && px == 4 ? RegistersKernel::Rgba8Quads
+                                 : grayF32 && px == 4 ? RegistersKernel::GrayF32Quads
+                                                      : RegistersKernel::Strided;
     int py = 0;
-    if (pairs) {
+    if (kind == RegistersKernel::Rgba8Pairs) {
         py = pickCount(want.perThreadY, K == 1 ? 4 : 2, {2, 4});
         if (py < 0) return "the RGBA8 3x3 pair kernel computes 2 or 4 rows per thread";
+    } else if (kind == RegistersKernel::Rgba8Quads) {
+        py = K == 1 ? pickCount(want.perThreadY, 2, {2, 4}) : pickCount(want.perThreadY, 2, {2});
+        if (py < 0)
+            return K == 1 ? "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 or 4 rows per thread"
+                          : "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread for two kernels "
+                            "(4 rows need 128 sums: they spill)";
+    } else if (kind == RegistersKernel::GrayF32Quads) {
+        py = pickCount(want.perThreadY, 2, {2, 4, 8});
+        if (py < 0) return "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread";
     } else if (radius < 0) {
         py = pickCount(want.perThreadY, 4, {4});
         if (py < 0) return "the run-time-radius registers kernel computes 4 rows per thread";
@@ -50,7 +73,12 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
     dispatchPixel(f.inDepth, C, [&](auto tag, auto channels) {
         using T = decltype(tag);
         constexpr int CC = decltype(channels)::value;
-        out.kernel = pairs ? rgba8PairVariant(py, K) : registersKernelFor<T>(CC, K, radius, py);
+        switch (kind) {
+        case RegistersKernel::Rgba8Pairs: out.kernel = rgba8PairVariant(py, K); break;
+        case RegistersKernel::Rgba8Quads: out.kernel = rgba8QuadVariant(py, K); break;
+        case RegistersKernel::GrayF32Quads: out.kernel = grayF32QuadVariant(py, K); break;
+        default: out.kernel = registersKernelFor<T>(CC, K, radius, py); break;
+        }
     });
     out.block = pickBlock(want, dim3(32, 8));
     out.grid = gridFor(width, rows, out.block, px, py);
@@ -60,7 +88,10 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
     out.variant = std::string("registers, ") +
                   (radius > 0 ? "compiled radius " + std::to_string(radius) : std::string("run-time radius")) + ", " +
                   std::to_string(px) + "x" + std::to_string(py) + " outputs per thread" +
-                  (pairs ? " (adjacent RGBA8 pairs, 8-byte loads)" : "");
+                  (kind == RegistersKernel::Rgba8Pairs     ? " (adjacent RGBA8 pairs, 8-byte loads)"
+                   : kind == RegistersKernel::Rgba8Quads   ? " (4 adjacent RGBA8 pixels, 16-byte loads and stores)"
+                   : kind == RegistersKernel::GrayF32Quads ? " (4 adjacent f32 pixels, 16-byte loads and stores)"
+                                                           : "");
     return checkPlan(out);
 }
 
@@ -77,9 +108,7 @@ cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
     if (!planRegisters(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
         return cudaErrorInvalidConfiguration;
-    const bool pairs = a.filter->inDepth == Depth::U8 && a.filter->channels == 4 && plan.config.perThreadX == 2 &&
-                       plan.config.radius == RadiusPath::Compiled && a.filter->math.kw == 3;
-    if (pairs) return launchPlanned(plan, stream, a.geom, a.filter->math);
+    // Every registers kernel takes the same parameters (the adjacent-pixel ones ignore the column count).
     return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
 }
 

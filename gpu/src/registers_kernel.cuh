@@ -14,6 +14,10 @@ template <class T> const void* registersKernelFor(int channels, int kernels, int
 template <class T> cudaError_t uploadRegistersWeights(const PreparedFilter& f, cudaStream_t stream);
 // RGBA8 3x3 adjacent-pair kernel (registers_u8.cu).
 const void* rgba8PairVariant(int rows, int kernels);
+// 3x3 on 4-byte pixels, 4 adjacent pixels per thread: gray f32
+// (registers_f32.cu) and RGBA8 (registers_u8.cu); nullptr when not built.
+const void* grayF32QuadVariant(int rows, int kernels);
+const void* rgba8QuadVariant(int rows, int kernels);
 
 namespace {
 
@@ -93,18 +97,23 @@ __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath 
     }
 }
 
-// RGBA8 3x3: each thread computes two neighbouring pixels from one 8-byte load
-// of the pair and two 4-byte loads of its neighbours per row, half the load
-// instructions (and converted pixels) of one pixel per thread.
+// Bytes to floats without the conversion unit (I2F: 16 per clock per SM):
+// 0x4B0000bb is the float 2^23 + b exactly, so subtracting 2^23 leaves b.
+// Measured on the H100: RGBA8 Sobel 3% faster, the rest unchanged.
 __device__ __forceinline__ Px<4> unpackRgba8(unsigned w) {
     Px<4> p;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) p.c[i] = static_cast<float>((w >> (8 * i)) & 0xFFu);
+    for (int i = 0; i < 4; ++i)
+        p.c[i] = __fsub_rn(__uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440u + i)), 8388608.0f);
     return p;
 }
 
+// RGBA8 3x3: each thread computes two neighbouring pixels from one 8-byte load
+// of the pair and two 4-byte loads of its neighbours per row, half the load
+// instructions (and converted pixels) of one pixel per thread. The unused int
+// keeps registersKernel's parameters, so one launch call serves every variant.
 template <int PY, int K>
-__global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath m) {
+__global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath m, int) {
     using T = std::uint8_t;
     const int x = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
@@ -177,6 +186,104 @@ __global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath 
 #pragma unroll
         for (int j = 0; j < PY; ++j)
             if (yFirst + j < outEnd) storePixel<T, 4>(g, m, x + o, yFirst + j, acc[0][j], acc[K - 1][j]);
+    }
+}
+
+// 4-byte pixels (one f32 sample or four u8 channels) as floats.
+template <int C> __device__ __forceinline__ Px<C> unpackWord(unsigned w) {
+    if constexpr (C == 1) {
+        Px<1> p;
+        p.c[0] = __uint_as_float(w);
+        return p;
+    } else {
+        return unpackRgba8(w);
+    }
+}
+
+// 3x3 on 4-byte pixels (gray f32, RGBA8): each thread computes 4 adjacent
+// pixels of PY rows from one 16-byte load per input row plus its two 4-byte
+// neighbours (L1 hits: they are the next threads' vectors), 4x the bytes per
+// load instruction of the one-column kernel. Interior outputs are stored as
+// one 16-byte vector; threads near the edges or on unaligned rows take the
+// one-column path (fs::borderIndex) for each of their pixels.
+template <class T, int C, int PY, int K>
+__global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, int) {
+    static_assert(sizeof(T) * C == 4, "4-byte pixels only");
+    const int x = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+    const int outEnd = g.outRow0 + g.outRows;
+    if (x >= g.width || yFirst >= outEnd) return;
+    const bool aligned = ((g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src)) & 15u) == 0;
+    const bool interior = aligned && x >= 1 && x + 4 < g.width && yFirst >= 1 && yFirst + PY + 1 <= g.imageHeight &&
+                          yFirst + PY <= outEnd;
+    if (!interior) {
+#pragma unroll 1
+        for (int o = 0; o < 4 && x + o < g.width; ++o) registersColumn<T, C, 1, 1, PY, K>(g, m, x + o, yFirst);
+        return;
+    }
+    Px<C> acc[K][4][PY];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int o = 0; o < 4; ++o)
+#pragma unroll
+            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<C>(0.0f);
+    // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
+    const unsigned char* base = sourceRow(g, yFirst - 1) + x * 4;
+#pragma unroll
+    for (int i = 0; i < PY + 2; ++i) {
+        const unsigned char* row = base + i * g.srcPitch;
+        const unsigned left = __ldg(reinterpret_cast<const unsigned*>(row - 4));
+        const uint4 mid = __ldg(reinterpret_cast<const uint4*>(row));
+        const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 16));
+        const Px<C> p[6] = {unpackWord<C>(left),  unpackWord<C>(mid.x), unpackWord<C>(mid.y),
+                            unpackWord<C>(mid.z), unpackWord<C>(mid.w), unpackWord<C>(right)};
+#pragma unroll
+        for (int j = 0; j < PY; ++j) {
+            const int ky = i - j;
+            if (ky < 0 || ky >= 3) continue;
+#pragma unroll
+            for (int kx = 0; kx < 3; ++kx)
+#pragma unroll
+                for (int k = 0; k < K; ++k) {
+                    const float w = c_weights[k * 9 + ky * 3 + kx];
+#pragma unroll
+                    for (int o = 0; o < 4; ++o) madd(acc[k][o][j], w, p[o + kx]);
+                }
+        }
+    }
+    const bool dstAligned = ((g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst)) & 15u) == 0;
+    // 16-byte stores where the output pixel is 4 bytes: f32 gray, or RGBA8 written as u8.
+    const bool vectorStore = dstAligned && (C == 1 || !m.outFloat);
+#pragma unroll
+    for (int j = 0; j < PY; ++j) {
+        const int y = yFirst + j;
+        if (!vectorStore) {
+#pragma unroll
+            for (int o = 0; o < 4; ++o) storePixel<T, C>(g, m, x + o, y, acc[0][o][j], acc[K - 1][o][j]);
+            continue;
+        }
+        unsigned word[4];
+#pragma unroll
+        for (int o = 0; o < 4; ++o) {
+            // storePixel's arithmetic, then packed instead of stored.
+            Px<C> v;
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const float r = m.kernelCount > 1 ? magnitudeUnfused(acc[0][o][j].c[c], acc[K - 1][o][j].c[c])
+                                                  : acc[0][o][j].c[c];
+                v.c[c] = mappingUnfused(r, m.scale, m.offset, m.absolute);
+            }
+            if constexpr (C == 1) {
+                word[o] = __float_as_uint(v.c[0]);  // T is float: stored as is
+            } else {
+                word[o] = 0;
+#pragma unroll
+                for (int c = 0; c < C; ++c) word[o] |= static_cast<unsigned>(PixelTraits<T>::store(v.c[c])) << (8 * c);
+            }
+        }
+        unsigned char* out = g.dst + static_cast<std::size_t>(y - g.outRow0) * g.dstPitch + x * 4;
+        *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
     }
 }
 

@@ -12,4 +12,15 @@ const void* rgba8PairVariant(int rows, int kernels) {
                      : reinterpret_cast<const void*>(rgba8PairKernel<2, 1>);
 }
 
+// 16 accumulators per output row and kernel: 2 or 4 rows for one kernel, 2
+// for two (4 rows of two kernels, 128 sums, spill).
+const void* rgba8QuadVariant(int rows, int kernels) {
+    if (kernels > 1) return rows == 2 ? reinterpret_cast<const void*>(quadKernel<std::uint8_t, 4, 2, 2>) : nullptr;
+    switch (rows) {
+    case 2: return reinterpret_cast<const void*>(quadKernel<std::uint8_t, 4, 2, 1>);
+    case 4: return reinterpret_cast<const void*>(quadKernel<std::uint8_t, 4, 4, 1>);
+    default: return nullptr;
+    }
+}
+
 }  // namespace fs::gpu
