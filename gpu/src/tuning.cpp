@@ -42,7 +42,7 @@ std::vector<LaunchConfig> candidates(const ModeImpl& mode) {
     std::vector<std::pair<int, int>> perThread;
     const std::string id = mode.id;
     if (id == "shared") perThread = {{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 2}, {2, 4}, {2, 8}};
-    else if (id == "registers") perThread = {{1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 4}, {2, 8}};
+    else if (id == "registers") perThread = {{1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}};
     else if (id == "separable") perThread = {{1, 2}, {1, 4}, {1, 8}};
     else perThread = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 4}, {4, 1}};
     std::vector<LaunchConfig> out;

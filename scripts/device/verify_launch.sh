@@ -23,7 +23,7 @@ rm -f "$OUT/build.log"
 say "built in $(( $(date +%s) - start )) s; kernels spilling: $(grep -c 'spill stores' "$OUT/spills.txt")"
 
 start=$(date +%s)
-ctest --test-dir $B -L gpu -j 6 --output-on-failure --timeout 400 >"$OUT/ctest.log" 2>&1
+ctest --test-dir $B -L gpu -j 12 --output-on-failure --timeout 400 >"$OUT/ctest.log" 2>&1
 grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
 grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
 say "ctest took $(( $(date +%s) - start )) s"

@@ -47,7 +47,8 @@ void usage() {
         "  --block WxH    launch every mode with this block shape (refusing modes are skipped with the reason)\n"
         "  --per-thread AxB  outputs per thread for every mode\n"
         "  --tune         instead of the benchmark: the autotuner's table for Sobel 3x3, Gaussian 15 and a dense\n"
-        "                 15x15 on 8K f32 gray and RGBA8 (every candidate, CSV in --tune-csv PATH)");
+        "                 15x15 on 8K f32 gray and RGBA8, and the registers mode on Sobel magnitude and\n"
+        "                 Gaussian 5x5/7x7 (every candidate, CSV in --tune-csv PATH)");
 }
 
 #define CHECK(call)                                                                                    \
@@ -317,6 +318,14 @@ int runTuning(const Options& opt) {
     FilterSpec s;
     s.kernels = {sobelKernel(3, true)};
     filters.push_back({"sobel-x", 3, s});
+    s.kernels = {sobelKernel(3, true), sobelKernel(3, false)};
+    s.combine = Combine::Magnitude;
+    filters.push_back({"sobel-mag", 3, s});
+    s = FilterSpec{};
+    for (int mask : {5, 7}) {  // the registers mode's other compiled radii
+        s.kernels = {gaussianKernel(mask, 0.0)};
+        filters.push_back({"gaussian", mask, s});
+    }
     s.kernels = {gaussianKernel(15, 0.0)};
     filters.push_back({"gaussian", 15, s});
     s.kernels = {denseKernel(15, rng)};
@@ -347,6 +356,7 @@ int runTuning(const Options& opt) {
                 if (!mode || !mode->supports(f).empty()) continue;
                 if (modeId == "registers" && nf.mask > 7) continue;  // never the fast choice there
                 if (modeId == "constant" && nf.mask > 3) continue;   // the naive baseline, where it is close
+                if ((nf.mask == 5 || nf.mask == 7 || nf.name == "sobel-mag") && modeId != "registers") continue;
                 const TuneResult r = gpu::tuneCudaMode(nf.spec, input.cview(), modeId, options, {});
                 if (!r.ok()) {
                     std::printf("%-9s %-9s %4d %-10s tuning failed: %s\n", ic.label.c_str(), nf.name.c_str(), nf.mask,
