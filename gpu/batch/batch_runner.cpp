@@ -19,6 +19,7 @@
 #include <new>
 #include <tuple>
 
+#include "device_buffer.hpp"
 #include "device_image.hpp"
 #include "fs/gpu/batch.hpp"
 #include "fused_kernel.hpp"
@@ -43,32 +44,6 @@ constexpr std::size_t kInputPitchAlign = 512;  // texture mode binds the input a
 constexpr std::size_t kOutputAlign = 256;
 constexpr std::size_t kPinnedCap = std::size_t(2) << 30;  // pinned staging of all slots together
 
-template <bool kPinned> struct Buffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    Buffer() = default;
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
-    ~Buffer() { release(); }
-    cudaError_t reserve(std::size_t need) {
-        if (need <= bytes) return cudaSuccess;
-        release();
-        const cudaError_t err = kPinned ? cudaHostAlloc(&ptr, need, cudaHostAllocDefault) : cudaMalloc(&ptr, need);
-        if (err != cudaSuccess) {
-            ptr = nullptr;
-            return err;
-        }
-        bytes = need;
-        return cudaSuccess;
-    }
-    void release() {
-        if (ptr) kPinned ? cudaFreeHost(ptr) : cudaFree(ptr);
-        ptr = nullptr;
-        bytes = 0;
-    }
-    unsigned char* data() const { return static_cast<unsigned char*>(ptr); }
-};
-
 // One output of an image in a slot's arena (device) and staging (pinned): same offsets.
 struct OutputPlace {
     std::size_t spec = 0;
@@ -83,8 +58,8 @@ struct OutputPlace {
 struct Slot {
     cudaStream_t stream = nullptr;
     cudaEvent_t start = nullptr, uploaded = nullptr, filtered = nullptr, done = nullptr;
-    Buffer<false> in, out;
-    Buffer<true> inStage, outStage;
+    DeviceBuffer in, out;
+    PinnedBuffer inStage, outStage;
     // The image in flight.
     bool busy = false;
     std::size_t image = 0;
@@ -317,7 +292,7 @@ private:
         // Slots that fit beside each other in device memory and pinned staging.
         std::size_t freeBytes = 0, totalBytes = 0;
         if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) cudaGetLastError();
-        for (const Slot& s : slots_) freeBytes += s.in.bytes + s.out.bytes;  // ours to reuse
+        for (const Slot& s : slots_) freeBytes += s.in.bytes() + s.out.bytes();  // ours to reuse
         const std::size_t deviceBudget = freeBytes / 10 * 8;
         std::vector<OutputPlace> places;
         std::size_t largest = 0;
@@ -392,9 +367,9 @@ private:
         s.hostMs = msSince(t0);
 
         cudaEventRecord(s.start, stream);
-        const void* from = inputPinned ? in.data : s.inStage.ptr;
+        const void* from = inputPinned ? in.data : s.inStage.get();
         const std::size_t fromPitch = inputPinned ? in.stride : inRowBytes;
-        if ((err = cudaMemcpy2DAsync(s.in.ptr, inPitch, from, fromPitch, inRowBytes, rows, cudaMemcpyHostToDevice,
+        if ((err = cudaMemcpy2DAsync(s.in.get(), inPitch, from, fromPitch, inRowBytes, rows, cudaMemcpyHostToDevice,
                                      stream)) != cudaSuccess)
             return cudaProblem("uploading", err);
         cudaEventRecord(s.uploaded, stream);
@@ -410,7 +385,7 @@ private:
         }
         cudaEventRecord(s.filtered, stream);
         // One download for the whole arena, unless some outputs go straight into pinned targets.
-        if (!anyDirect) err = cudaMemcpyAsync(s.outStage.ptr, s.out.ptr, arenaBytes, cudaMemcpyDeviceToHost, stream);
+        if (!anyDirect) err = cudaMemcpyAsync(s.outStage.get(), s.out.get(), arenaBytes, cudaMemcpyDeviceToHost, stream);
         for (const OutputPlace& p : s.outputs) {
             if (!anyDirect || err != cudaSuccess || !p.error.empty()) continue;
             if (p.direct)

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "device_buffer.hpp"
 #include "fs/gpu/cuda_options.hpp"
 #include "launch.hpp"
 #include "tuning.hpp"
@@ -28,49 +29,6 @@ std::string cudaMessage(const char* what, cudaError_t err) {
 }
 
 std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
-
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    cudaError_t reserve(std::size_t need) {
-        if (g_failAllocations) return cudaErrorMemoryAllocation;
-        if (need <= bytes) return cudaSuccess;
-        release();
-        const cudaError_t err = cudaMalloc(&ptr, need);
-        if (err != cudaSuccess) {
-            ptr = nullptr;
-            return err;
-        }
-        bytes = need;
-        return cudaSuccess;
-    }
-    void release() {
-        if (ptr) cudaFree(ptr);
-        ptr = nullptr;
-        bytes = 0;
-    }
-};
-
-struct PinnedBuffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    cudaError_t reserve(std::size_t need) {
-        if (need <= bytes) return cudaSuccess;
-        release();
-        const cudaError_t err = cudaHostAlloc(&ptr, need, cudaHostAllocDefault);
-        if (err != cudaSuccess) {
-            ptr = nullptr;
-            return err;
-        }
-        bytes = need;
-        return cudaSuccess;
-    }
-    void release() {
-        if (ptr) cudaFreeHost(ptr);
-        ptr = nullptr;
-        bytes = 0;
-    }
-};
 
 // One piece in flight: its stream, buffers and the events that time it.
 struct Slot {
@@ -116,7 +74,8 @@ struct Context {
 };
 
 Context& context() {
-    static Context c;
+    // Never destroyed: its buffers would be freed after the CUDA runtime unloads at exit.
+    static Context& c = *new Context;
     return c;
 }
 
@@ -156,7 +115,7 @@ cudaError_t collect(Slot& s, const PipelineTarget& target, bool outputPinned, st
             const auto t0 = Clock::now();
             for (int r = 0; r < s.outRows; ++r)
                 std::memcpy(target.host.row<unsigned char>(s.outRow0 + r),
-                            static_cast<unsigned char*>(s.dstStage.ptr) + r * outRowBytes, outRowBytes);
+                            static_cast<unsigned char*>(s.dstStage.get()) + r * outRowBytes, outRowBytes);
             t.host += msSince(t0);
         }
     }
@@ -168,6 +127,7 @@ cudaError_t collect(Slot& s, const PipelineTarget& target, bool outputPinned, st
 void setDeviceMemoryBudget(std::size_t bytes) { g_budget = bytes; }
 std::size_t deviceMemoryBudget() { return g_budget; }
 void setAllocationFailureForTesting(bool fail) { g_failAllocations = fail; }
+bool deviceAllocationFailureForced() { return g_failAllocations; }
 void setPipelineRows(int rows) { g_pipelineRows = std::max(0, rows); }
 
 std::string withDevice(const std::function<std::string(cudaStream_t)>& work) {
@@ -262,12 +222,12 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
     // Weights: to device memory (global mode) and the mode's own place.
     if ((err = c.weights.reserve(kMaxKernels * kMaxKernelSize * kMaxKernelSize * sizeof(float))) != cudaSuccess)
         return fail("allocating the weights");
-    if ((err = cudaMemcpyAsync(c.weights.ptr, f.weights.data(), f.weights.size() * sizeof(float),
+    if ((err = cudaMemcpyAsync(c.weights.get(), f.weights.data(), f.weights.size() * sizeof(float),
                                cudaMemcpyHostToDevice, c.slots[0].stream)) != cudaSuccess ||
         (err = mode->prepare(f, c.slots[0].stream)) != cudaSuccess ||
         (err = cudaStreamSynchronize(c.slots[0].stream)) != cudaSuccess)
         return fail("uploading the weights");
-    f.deviceWeights = static_cast<const float*>(c.weights.ptr);
+    f.deviceWeights = static_cast<const float*>(c.weights.get());
 
     const int slotsUsed = std::min(kSlots, pieces);
     for (int i = 0; i < slotsUsed; ++i) {
@@ -310,7 +270,7 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
         if (!inputPinned)
             for (const auto& run : runs)
                 for (int r = 0; r < run.rows; ++r)
-                    std::memcpy(static_cast<unsigned char*>(s.srcStage.ptr) + (run.bufferRow + r) * inRowBytes,
+                    std::memcpy(static_cast<unsigned char*>(s.srcStage.get()) + (run.bufferRow + r) * inRowBytes,
                                 input.row<unsigned char>(run.imageRow + r), inRowBytes);
         totals.host += msSince(t0);
 
@@ -318,9 +278,9 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
         for (const auto& run : runs) {
             if (run.rows == 0) continue;
             const void* from = inputPinned ? static_cast<const void*>(input.row<unsigned char>(run.imageRow))
-                                           : static_cast<unsigned char*>(s.srcStage.ptr) + run.bufferRow * inRowBytes;
+                                           : static_cast<unsigned char*>(s.srcStage.get()) + run.bufferRow * inRowBytes;
             const std::size_t fromPitch = inputPinned ? input.stride : inRowBytes;
-            if ((err = cudaMemcpy2DAsync(static_cast<unsigned char*>(s.src.ptr) + run.bufferRow * inPitch, inPitch, from,
+            if ((err = cudaMemcpy2DAsync(static_cast<unsigned char*>(s.src.get()) + run.bufferRow * inPitch, inPitch, from,
                                          fromPitch, inRowBytes, run.rows, cudaMemcpyHostToDevice, s.stream)) !=
                 cudaSuccess)
                 return fail("uploading");
@@ -331,7 +291,7 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
         args.filter = &f;
         args.config = config;
         KernelGeom& g = args.geom;
-        g.src = static_cast<const unsigned char*>(s.src.ptr);
+        g.src = static_cast<const unsigned char*>(s.src.get());
         g.srcPitch = inPitch;
         g.width = width;
         g.imageHeight = height;
@@ -345,7 +305,7 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
             g.dst = static_cast<unsigned char*>(target.device.data) + static_cast<std::size_t>(a) * target.device.pitch;
             g.dstPitch = target.device.pitch;
         } else {
-            g.dst = static_cast<unsigned char*>(s.dst.ptr);
+            g.dst = static_cast<unsigned char*>(s.dst.get());
             g.dstPitch = outPitch;
         }
         if ((err = mode->launch(args, s.stream)) != cudaSuccess) return fail("launching the filter kernel");
@@ -355,9 +315,9 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
         s.outRow0 = a;
         s.outRows = b - a;
         if (s.downloads) {
-            void* to = outputPinned ? static_cast<void*>(target.host.row<unsigned char>(a)) : s.dstStage.ptr;
+            void* to = outputPinned ? static_cast<void*>(target.host.row<unsigned char>(a)) : s.dstStage.get();
             const std::size_t toPitch = outputPinned ? target.host.stride : outRowBytes;
-            if ((err = cudaMemcpy2DAsync(to, toPitch, s.dst.ptr, outPitch, outRowBytes, b - a, cudaMemcpyDeviceToHost,
+            if ((err = cudaMemcpy2DAsync(to, toPitch, s.dst.get(), outPitch, outRowBytes, b - a, cudaMemcpyDeviceToHost,
                                          s.stream)) != cudaSuccess)
                 return fail("downloading");
         }

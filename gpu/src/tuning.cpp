@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "device_buffer.hpp"
 #include "pipeline.hpp"
 
 namespace fs::gpu {
@@ -57,14 +58,7 @@ double median(std::vector<double> v) {
 }
 
 struct DeviceImage {
-    void* src = nullptr;
-    void* dst = nullptr;
-    void* weights = nullptr;
-    ~DeviceImage() {
-        cudaFree(src);
-        cudaFree(dst);
-        cudaFree(weights);
-    }
+    DeviceBuffer src, dst, weights;
 };
 
 }  // namespace
@@ -141,25 +135,25 @@ TuneResult tuneCudaMode(const FilterSpec& spec, ConstImageView input, const std:
             cudaGetLastError();
             return std::string(what) + ": " + cudaGetErrorString(err);
         };
-        if ((err = cudaMalloc(&d.src, inPitch * input.height)) != cudaSuccess ||
-            (err = cudaMalloc(&d.dst, outPitch * input.height)) != cudaSuccess ||
-            (err = cudaMalloc(&d.weights, f.weights.size() * sizeof(float))) != cudaSuccess)
+        if ((err = d.src.reserve(inPitch * input.height)) != cudaSuccess ||
+            (err = d.dst.reserve(outPitch * input.height)) != cudaSuccess ||
+            (err = d.weights.reserve(f.weights.size() * sizeof(float))) != cudaSuccess)
             return fail("allocating device memory for tuning");
-        if ((err = cudaMemcpy2DAsync(d.src, inPitch, input.data, input.stride, inRow, input.height,
+        if ((err = cudaMemcpy2DAsync(d.src.get(), inPitch, input.data, input.stride, inRow, input.height,
                                      cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
-            (err = cudaMemcpyAsync(d.weights, f.weights.data(), f.weights.size() * sizeof(float),
+            (err = cudaMemcpyAsync(d.weights.get(), f.weights.data(), f.weights.size() * sizeof(float),
                                    cudaMemcpyHostToDevice, stream)) != cudaSuccess)
             return fail("uploading the image for tuning");
-        f.deviceWeights = static_cast<const float*>(d.weights);
+        f.deviceWeights = static_cast<const float*>(d.weights.get());
         if ((err = mode->prepare(f, stream)) != cudaSuccess || (err = cudaStreamSynchronize(stream)) != cudaSuccess)
             return fail("uploading the weights");
 
         LaunchArgs args;
         args.filter = &f;
         KernelGeom& g = args.geom;
-        g.src = static_cast<const unsigned char*>(d.src);
+        g.src = d.src.data();
         g.srcPitch = inPitch;
-        g.dst = static_cast<unsigned char*>(d.dst);
+        g.dst = d.dst.data();
         g.dstPitch = outPitch;
         g.width = input.width;
         g.imageHeight = input.height;
