@@ -159,17 +159,15 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
     std::lock_guard<std::mutex> lock(c.mutex);
     if (!(problem = c.init()).empty()) return problem;
 
-    PreparedFilter f;
-    if (!(problem = prepareFilter(spec, input.depth, input.channels, f)).empty()) return problem;
-    const ModeImpl* mode = findModeImpl(modeId, f);
-    if (!mode) return "unknown CUDA mode '" + modeId + "'";
-    if (!(problem = mode->supports(f)).empty()) return std::string("mode ") + mode->id + ": " + problem;
-    const LaunchConfig config = modeId == "auto" && launch.isDefault() ? tunedConfig(*mode, f, input.width, input.height)
-                                                                        : launch;
-    LaunchPlan plan;
-    if (!(problem = mode->plan(f, config, input.width, input.height, plan)).empty())
-        return std::string("mode ") + mode->id + ", " + config.toString() + ": " + problem;
-    timing.launch = plan.config.shortLabel();
+    ResolvedLaunch resolved;
+    if (!(problem = resolveLaunch(spec, input.depth, input.channels, modeId, launch, input.width, input.height,
+                                  resolved))
+             .empty())
+        return problem;
+    PreparedFilter& f = resolved.filter;
+    const ModeImpl* mode = resolved.mode;
+    const LaunchConfig& config = resolved.config;
+    timing.launch = resolved.plan.config.shortLabel();
 
     const int width = input.width, height = input.height, ry = f.math.kh / 2;
     const Depth outDepth = spec.outputDepth(input.depth);

@@ -72,26 +72,34 @@ LaunchConfig tunedConfig(const ModeImpl& mode, const PreparedFilter& f, int widt
 
 std::string resetCudaTuning() { return processCache().reset(); }
 
+std::string resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                          const LaunchConfig& launch, int width, int height, ResolvedLaunch& out) {
+    if (std::string why = prepareFilter(spec, depth, channels, out.filter); !why.empty()) return why;
+    out.mode = findModeImpl(modeId, out.filter);
+    if (!out.mode) return "unknown CUDA mode '" + modeId + "'";
+    if (std::string why = out.mode->supports(out.filter); !why.empty())
+        return std::string("mode ") + out.mode->id + ": " + why;
+    out.config = modeId == "auto" && launch.isDefault() ? tunedConfig(*out.mode, out.filter, width, height) : launch;
+    if (std::string why = out.mode->plan(out.filter, out.config, width, height, out.plan); !why.empty())
+        return std::string("mode ") + out.mode->id + ", " + out.config.toString() + ": " + why;
+    return {};
+}
+
 LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
                                 const std::string& modeId, const LaunchConfig& launch) {
     LaunchReport report;
     report.mode = modeId;
     if (std::string why = cudaUnavailableReason(); !why.empty()) return report.error = why, report;
     if (width < 1 || height < 1) return report.error = "no image", report;
-    PreparedFilter f;
-    if (std::string why = prepareFilter(spec, depth, channels, f); !why.empty()) return report.error = why, report;
-    const ModeImpl* mode = findModeImpl(modeId, f);
-    if (!mode) return report.error = "unknown CUDA mode '" + modeId + "'", report;
-    report.mode = mode->id;
-    if (std::string why = mode->supports(f); !why.empty()) return report.error = why, report;
-    const LaunchConfig config = modeId == "auto" && launch.isDefault() ? tunedConfig(*mode, f, width, height) : launch;
-    LaunchPlan plan;
-    if (std::string why = mode->plan(f, config, width, height, plan); !why.empty()) {
+    ResolvedLaunch r;
+    const std::string why = resolveLaunch(spec, depth, channels, modeId, launch, width, height, r);
+    if (r.mode) report.mode = r.mode->id;
+    if (!why.empty()) {
         report.error = why;
-        report.config = config;
+        report.config = r.config;
         return report;
     }
-    return reportPlan(plan, mode->id);
+    return reportPlan(r.plan, r.mode->id);
 }
 
 TuneResult tuneCudaMode(const FilterSpec& spec, ConstImageView input, const std::string& modeId,
@@ -99,13 +107,13 @@ TuneResult tuneCudaMode(const FilterSpec& spec, ConstImageView input, const std:
     TuneResult result;
     result.mode = modeId;
     if (std::string why = validateRun(spec, input); !why.empty()) return result.error = why, result;
-    PreparedFilter f;
-    if (std::string why = prepareFilter(spec, input.depth, input.channels, f); !why.empty())
-        return result.error = why, result;
-    const ModeImpl* mode = findModeImpl(modeId, f);
-    if (!mode) return result.error = "unknown CUDA mode '" + modeId + "'", result;
-    result.mode = mode->id;
-    if (std::string why = mode->supports(f); !why.empty()) return result.error = why, result;
+    ResolvedLaunch resolved;
+    const std::string unresolved = resolveLaunch(spec, input.depth, input.channels, modeId, LaunchConfig{},
+                                                 input.width, input.height, resolved);
+    if (resolved.mode) result.mode = resolved.mode->id;
+    if (!unresolved.empty()) return result.error = unresolved, result;
+    PreparedFilter& f = resolved.filter;
+    const ModeImpl* mode = resolved.mode;
     const TuneKey key = keyFor(*mode, f, input.width, input.height);
     const int repeats = std::max(1, options.repeats), warmup = std::max(0, options.warmup);
 

@@ -7,6 +7,23 @@
 
 namespace fs::gpu {
 
+// A run request resolved for one image shape.
+struct ResolvedLaunch {
+    PreparedFilter filter;
+    const ModeImpl* mode = nullptr;  // "auto" resolved; set once the id is known
+    LaunchConfig config;             // as requested, or the tuned one; set once the mode supports the filter
+    LaunchPlan plan;
+};
+
+// prepareFilter -> the mode ("auto" resolved) -> supports -> the configuration
+// (for "auto" with a default `launch`, tunedConfig's) -> plan. Empty when it
+// can launch, else why, worded alike for runs, launch reports and the tuner:
+// prepareFilter's message, "unknown CUDA mode 'x'", "mode m: why" (filter
+// not supported) or "mode m, <config>: why" (configuration refused).
+// Safe under the pipeline's device lock (tunedConfig never takes it).
+std::string resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                          const LaunchConfig& launch, int width, int height, ResolvedLaunch& out);
+
 // What `mode` would launch for this image shape ("auto" resolved, its tuned
 // configuration applied when `launch` is default).
 LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
