@@ -1,11 +1,15 @@
 // The transfer pipeline: pinned staging buffers and device buffers reused
-// across runs, three slots each with its own stream, CUDA-event timings.
+// across runs, three slots each with its own stream, CUDA events per piece.
+// Each slot's stream orders its pieces (upload, kernel, download, the next
+// piece's upload ...), so the host waits before reusing a slot only where it
+// rewrites or reads that slot's pinned staging itself (pageable images).
 #include "pipeline.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "device_buffer.hpp"
 #include "fs/gpu/cuda_options.hpp"
@@ -15,8 +19,15 @@
 namespace fs::gpu {
 namespace {
 
+// Piece i + 3's upload follows piece i's download on their stream; with a
+// kernel shorter than a piece's copy, that download ends while upload i + 2
+// still runs, so three slots keep both copy directions busy (two would stall
+// every upload by a kernel time).
 constexpr int kSlots = 3;
 constexpr std::size_t kPitchAlign = 512;  // >= texturePitchAlignment on every CUDA GPU so far
+// Pieces timed with their own events. Runs with more (strips under a small
+// memory budget) reuse them after adding up the older piece's times.
+constexpr int kTimedPieces = 256;
 
 std::size_t g_budget = 0;
 int g_pipelineRows = 0;
@@ -30,15 +41,16 @@ std::string cudaMessage(const char* what, cudaError_t err) {
 
 std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
-// One piece in flight: its stream, buffers and the events that time it.
+// Pieces i, i + kSlots, i + 2 * kSlots ... go through one slot.
 struct Slot {
     cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, uploaded = nullptr, filtered = nullptr, done = nullptr;
     DeviceBuffer src, dst;
     PinnedBuffer srcStage, dstStage;
-    bool busy = false;       // work enqueued and not yet collected
-    bool downloads = false;  // that work ends with a download to collect
-    int outRow0 = 0, outRows = 0;
+};
+
+// One piece on its slot's stream: start, upload, uploaded, kernel, filtered, download, done.
+struct PieceEvents {
+    cudaEvent_t start = nullptr, uploaded = nullptr, filtered = nullptr, done = nullptr;
 };
 
 struct Context {
@@ -47,6 +59,7 @@ struct Context {
     std::string name;
     bool initialised = false;
     Slot slots[kSlots];
+    std::vector<PieceEvents> events;  // grown to the most pieces a run timed, kept for later runs
     DeviceBuffer weights;
 
     std::string init() {
@@ -63,13 +76,26 @@ struct Context {
         cudaDeviceProp p{};
         if ((err = cudaGetDeviceProperties(&p, 0)) != cudaSuccess) return unavailable = cudaMessage("CUDA device 0", err);
         name = p.name;
-        for (Slot& s : slots) {
-            if ((err = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking)) != cudaSuccess ||
-                (err = cudaEventCreate(&s.start)) != cudaSuccess || (err = cudaEventCreate(&s.uploaded)) != cudaSuccess ||
-                (err = cudaEventCreate(&s.filtered)) != cudaSuccess || (err = cudaEventCreate(&s.done)) != cudaSuccess)
+        for (Slot& s : slots)
+            if ((err = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking)) != cudaSuccess)
                 return unavailable = cudaMessage("creating CUDA streams", err);
-        }
         return {};
+    }
+
+    cudaError_t reserveEvents(int count) {
+        while (static_cast<int>(events.size()) < count) {
+            PieceEvents e;
+            cudaError_t err = cudaSuccess;
+            for (cudaEvent_t* ev : {&e.start, &e.uploaded, &e.filtered, &e.done})
+                if (err == cudaSuccess) err = cudaEventCreate(ev);
+            if (err != cudaSuccess) {
+                for (cudaEvent_t ev : {e.start, e.uploaded, e.filtered, e.done})
+                    if (ev) cudaEventDestroy(ev);
+                return err;
+            }
+            events.push_back(e);
+        }
+        return cudaSuccess;
     }
 };
 
@@ -100,28 +126,6 @@ struct Totals {
     double upload = 0, kernel = 0, download = 0, host = 0;
 };
 
-// Waits for a slot's piece, adds its event times, and copies its output rows
-// from the pinned stage into the host image (unless they went there directly).
-cudaError_t collect(Slot& s, const PipelineTarget& target, bool outputPinned, std::size_t outRowBytes, Totals& t) {
-    if (!s.busy) return cudaSuccess;
-    s.busy = false;
-    const cudaError_t err = cudaEventSynchronize(s.done);
-    if (err != cudaSuccess) return err;
-    t.upload += elapsedMs(s.start, s.uploaded);
-    t.kernel += elapsedMs(s.uploaded, s.filtered);
-    if (s.downloads) {
-        t.download += elapsedMs(s.filtered, s.done);
-        if (!outputPinned) {
-            const auto t0 = Clock::now();
-            for (int r = 0; r < s.outRows; ++r)
-                std::memcpy(target.host.row<unsigned char>(s.outRow0 + r),
-                            static_cast<unsigned char*>(s.dstStage.get()) + r * outRowBytes, outRowBytes);
-            t.host += msSince(t0);
-        }
-    }
-    return cudaSuccess;
-}
-
 }  // namespace
 
 void setDeviceMemoryBudget(std::size_t bytes) { g_budget = bytes; }
@@ -129,6 +133,21 @@ std::size_t deviceMemoryBudget() { return g_budget; }
 void setAllocationFailureForTesting(bool fail) { g_failAllocations = fail; }
 bool deviceAllocationFailureForced() { return g_failAllocations; }
 void setPipelineRows(int rows) { g_pipelineRows = std::max(0, rows); }
+
+int automaticPieceCount(std::size_t imageBytes) {
+    // Overlap model for n pieces: T = U/n + (n-1) * P + K/n + D/n, where U, K,
+    // D are the whole image's upload, kernel and download and P one piece's
+    // upload and download running at once (PCIe duplex rate). Filling and
+    // draining (the first upload, the last kernel and download) shrink as 1/n;
+    // each piece adds a few microseconds of copy and launch setup and a
+    // shorter kernel grid. 8K RGBA8 (133 MB) on the H100: 0.60x of serial at
+    // 12 pieces, 0.58x at 24, the floor (n -> infinity) 0.56x.
+    constexpr std::size_t kWholeImageBytes = 8u << 20;  // below this one piece: overlap would save < 0.2 ms
+    constexpr std::size_t kMinPieceBytes = 4u << 20;    // keeps per-piece setup small against the copy
+    constexpr int kMaxPieces = 24;
+    if (imageBytes <= kWholeImageBytes) return 1;
+    return static_cast<int>(std::clamp<std::size_t>(imageBytes / kMinPieceBytes, 2, kMaxPieces));
+}
 
 std::string withDevice(const std::function<std::string(cudaStream_t)>& work) {
     Context& c = context();
@@ -183,15 +202,10 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
                    " bytes), or pointer/pitch not a multiple of " + std::to_string(align) + " bytes";
     }
 
-    // Piece height: images over 8 MB go in pieces of >= 4 MB (at most 12) so
-    // upload, kernel and download overlap (24 pieces measured slower on an
-    // 8K RGBA8 frame: 0.79x vs 0.72x of serial); then smaller pieces until
-    // every slot's buffers fit the memory budget.
-    const std::size_t imageBytes = inRowBytes * height;
-    const int autoPieces = static_cast<int>(std::clamp<std::size_t>(imageBytes / (4u << 20), 2, 12));
-    int pieceRows = g_pipelineRows > 0 ? g_pipelineRows
-                    : imageBytes > (8u << 20) ? (height + autoPieces - 1) / autoPieces
-                                              : height;
+    // Piece height: setPipelineRows, else automaticPieceCount; then smaller
+    // pieces until every slot's buffers fit the memory budget (strips).
+    const int autoPieces = automaticPieceCount(inRowBytes * height);
+    int pieceRows = g_pipelineRows > 0 ? g_pipelineRows : (height + autoPieces - 1) / autoPieces;
     pieceRows = std::min(pieceRows, height);
     std::size_t budget = g_budget;
     if (budget == 0) {
@@ -207,15 +221,21 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
     if (kSlots * slotBytes(pieceRows) > budget)
         return "image rows too large for the device memory budget (" + std::to_string(budget >> 20) + " MB)";
     const int pieces = (height + pieceRows - 1) / pieceRows;
+    const int slotsUsed = std::min(kSlots, pieces);
+    const int timedPieces = std::min(kTimedPieces, pieces);
 
     const bool inputPinned = isPinned(input.data);
     const bool outputPinned = !target.toDevice && isPinned(target.host.data);
+    // The host touches a slot's pinned staging only for pageable images.
+    const bool stagesInput = !inputPinned;
+    const bool stagesOutput = !target.toDevice && !outputPinned;
     cudaError_t err = cudaSuccess;
     auto fail = [&](const char* what) {
-        for (Slot& s : c.slots) cudaStreamSynchronize(s.stream), s.busy = false;
+        for (Slot& s : c.slots) cudaStreamSynchronize(s.stream);
         cudaGetLastError();  // clear non-sticky errors so the next run starts clean
         return cudaMessage(what, err);
     };
+    if ((err = c.reserveEvents(timedPieces)) != cudaSuccess) return fail("creating CUDA events");
 
     // Weights: to device memory (global mode) and the mode's own place.
     if ((err = c.weights.reserve(kMaxKernels * kMaxKernelSize * kMaxKernelSize * sizeof(float))) != cudaSuccess)
@@ -227,23 +247,54 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
         return fail("uploading the weights");
     f.deviceWeights = static_cast<const float*>(c.weights.get());
 
-    const int slotsUsed = std::min(kSlots, pieces);
     for (int i = 0; i < slotsUsed; ++i) {
         Slot& s = c.slots[i];
         const std::size_t srcRows = static_cast<std::size_t>(std::min(height, pieceRows + 2 * ry));
         if ((err = s.src.reserve(srcRows * inPitch)) != cudaSuccess) return fail("allocating device memory");
         if (!target.toDevice && (err = s.dst.reserve(pieceRows * outPitch)) != cudaSuccess)
             return fail("allocating device memory");
-        if (!inputPinned && (err = s.srcStage.reserve(srcRows * inRowBytes)) != cudaSuccess)
+        if (stagesInput && (err = s.srcStage.reserve(srcRows * inRowBytes)) != cudaSuccess)
             return fail("allocating pinned host memory");
-        if (!target.toDevice && !outputPinned && (err = s.dstStage.reserve(pieceRows * outRowBytes)) != cudaSuccess)
+        if (stagesOutput && (err = s.dstStage.reserve(pieceRows * outRowBytes)) != cudaSuccess)
             return fail("allocating pinned host memory");
     }
 
     Totals totals;
+    auto eventsOf = [&](int piece) -> PieceEvents& { return c.events[piece % timedPieces]; };
+    // Waits for a piece and adds its event times.
+    auto addTimes = [&](int piece) {
+        const PieceEvents& e = eventsOf(piece);
+        const cudaError_t waited = cudaEventSynchronize(e.done);
+        if (waited != cudaSuccess) return waited;
+        totals.upload += elapsedMs(e.start, e.uploaded);
+        totals.kernel += elapsedMs(e.uploaded, e.filtered);
+        if (!target.toDevice) totals.download += elapsedMs(e.filtered, e.done);
+        return cudaSuccess;
+    };
+    // Pageable output: waits for a piece's download and copies its rows from the slot's stage.
+    auto copyOut = [&](int piece) {
+        const cudaError_t waited = cudaEventSynchronize(eventsOf(piece).done);
+        if (waited != cudaSuccess) return waited;
+        const auto t0 = Clock::now();
+        const unsigned char* stage = c.slots[piece % slotsUsed].dstStage.data();
+        const int a = piece * pieceRows, b = std::min(height, a + pieceRows);
+        for (int r = a; r < b; ++r)
+            std::memcpy(target.host.row<unsigned char>(r), stage + (r - a) * outRowBytes, outRowBytes);
+        totals.host += msSince(t0);
+        return cudaSuccess;
+    };
+
     for (int piece = 0; piece < pieces; ++piece) {
         Slot& s = c.slots[piece % slotsUsed];
-        if ((err = collect(s, target, outputPinned, outRowBytes, totals)) != cudaSuccess) return fail("filtering");
+        if (piece >= slotsUsed) {
+            // The slot's last piece must be done with the staging the host is about to reuse.
+            const int previous = piece - slotsUsed;
+            if (stagesOutput) err = copyOut(previous);
+            else if (stagesInput) err = cudaEventSynchronize(eventsOf(previous).uploaded);
+            if (err != cudaSuccess) return fail("filtering");
+        }
+        if (piece >= timedPieces && (err = addTimes(piece - timedPieces)) != cudaSuccess) return fail("filtering");
+        const PieceEvents& e = eventsOf(piece);
         const int a = piece * pieceRows, b = std::min(height, a + pieceRows);
 
         // Source rows this piece reads: [a - ry, b + ry) clipped to the image,
@@ -264,32 +315,32 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
             int imageRow, bufferRow, rows;
         } runs[2] = {{rowBase, 0, firstRun}, {0, firstRun, srcRows - firstRun}};
 
-        const auto t0 = Clock::now();
-        if (!inputPinned)
+        if (stagesInput) {
+            const auto t0 = Clock::now();
             for (const auto& run : runs)
                 for (int r = 0; r < run.rows; ++r)
-                    std::memcpy(static_cast<unsigned char*>(s.srcStage.get()) + (run.bufferRow + r) * inRowBytes,
+                    std::memcpy(s.srcStage.data() + (run.bufferRow + r) * inRowBytes,
                                 input.row<unsigned char>(run.imageRow + r), inRowBytes);
-        totals.host += msSince(t0);
+            totals.host += msSince(t0);
+        }
 
-        cudaEventRecord(s.start, s.stream);
+        cudaEventRecord(e.start, s.stream);
         for (const auto& run : runs) {
             if (run.rows == 0) continue;
-            const void* from = inputPinned ? static_cast<const void*>(input.row<unsigned char>(run.imageRow))
-                                           : static_cast<unsigned char*>(s.srcStage.get()) + run.bufferRow * inRowBytes;
-            const std::size_t fromPitch = inputPinned ? input.stride : inRowBytes;
-            if ((err = cudaMemcpy2DAsync(static_cast<unsigned char*>(s.src.get()) + run.bufferRow * inPitch, inPitch, from,
-                                         fromPitch, inRowBytes, run.rows, cudaMemcpyHostToDevice, s.stream)) !=
-                cudaSuccess)
+            const void* from = stagesInput ? static_cast<const void*>(s.srcStage.data() + run.bufferRow * inRowBytes)
+                                           : static_cast<const void*>(input.row<unsigned char>(run.imageRow));
+            const std::size_t fromPitch = stagesInput ? inRowBytes : input.stride;
+            if ((err = cudaMemcpy2DAsync(s.src.data() + run.bufferRow * inPitch, inPitch, from, fromPitch, inRowBytes,
+                                         run.rows, cudaMemcpyHostToDevice, s.stream)) != cudaSuccess)
                 return fail("uploading");
         }
-        cudaEventRecord(s.uploaded, s.stream);
+        cudaEventRecord(e.uploaded, s.stream);
 
         LaunchArgs args;
         args.filter = &f;
         args.config = config;
         KernelGeom& g = args.geom;
-        g.src = static_cast<const unsigned char*>(s.src.get());
+        g.src = s.src.data();
         g.srcPitch = inPitch;
         g.width = width;
         g.imageHeight = height;
@@ -303,33 +354,33 @@ std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std:
             g.dst = static_cast<unsigned char*>(target.device.data) + static_cast<std::size_t>(a) * target.device.pitch;
             g.dstPitch = target.device.pitch;
         } else {
-            g.dst = static_cast<unsigned char*>(s.dst.get());
+            g.dst = s.dst.data();
             g.dstPitch = outPitch;
         }
         if ((err = mode->launch(args, s.stream)) != cudaSuccess) return fail("launching the filter kernel");
-        cudaEventRecord(s.filtered, s.stream);
+        cudaEventRecord(e.filtered, s.stream);
 
-        s.downloads = !target.toDevice;
-        s.outRow0 = a;
-        s.outRows = b - a;
-        if (s.downloads) {
-            void* to = outputPinned ? static_cast<void*>(target.host.row<unsigned char>(a)) : s.dstStage.get();
-            const std::size_t toPitch = outputPinned ? target.host.stride : outRowBytes;
+        if (!target.toDevice) {
+            void* to = stagesOutput ? s.dstStage.get() : static_cast<void*>(target.host.row<unsigned char>(a));
+            const std::size_t toPitch = stagesOutput ? outRowBytes : target.host.stride;
             if ((err = cudaMemcpy2DAsync(to, toPitch, s.dst.get(), outPitch, outRowBytes, b - a, cudaMemcpyDeviceToHost,
                                          s.stream)) != cudaSuccess)
                 return fail("downloading");
         }
-        if ((err = cudaEventRecord(s.done, s.stream)) != cudaSuccess) return fail("recording an event");
-        s.busy = true;
+        if ((err = cudaEventRecord(e.done, s.stream)) != cudaSuccess) return fail("recording an event");
     }
-    for (Slot& s : c.slots)
-        if ((err = collect(s, target, outputPinned, outRowBytes, totals)) != cudaSuccess) return fail("filtering");
+    if (stagesOutput)
+        for (int piece = pieces - slotsUsed; piece < pieces; ++piece)
+            if ((err = copyOut(piece)) != cudaSuccess) return fail("filtering");
+    // The last timedPieces pieces include every slot's last one: afterwards all streams are idle.
+    for (int piece = pieces - timedPieces; piece < pieces; ++piece)
+        if ((err = addTimes(piece)) != cudaSuccess) return fail("filtering");
     if ((err = cudaGetLastError()) != cudaSuccess) return fail("filtering");
 
     timing.uploadMs = totals.upload;
     timing.kernelMs = totals.kernel;
     if (!target.toDevice) timing.downloadMs = totals.download;
-    if (!inputPinned || (!target.toDevice && !outputPinned)) timing.hostPrepMs = totals.host;
+    if (stagesInput || stagesOutput) timing.hostPrepMs = totals.host;
     timing.totalMs = msSince(wallStart);
     return {};
 }

@@ -4,6 +4,7 @@
 // strips when the image exceeds the device memory budget).
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -25,6 +26,10 @@ struct PipelineTarget {
 // "auto" mode with a default launch uses the tuning cache's best entry.
 std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std::string& mode,
                         const PipelineTarget& target, TimingRecord& timing, const LaunchConfig& launch = {});
+
+// Pieces an image of `imageBytes` input bytes goes in when setPipelineRows is
+// 0, before the memory budget asks for more (1: the whole image at once).
+int automaticPieceCount(std::size_t imageBytes);
 
 // Runs `work` on the pipeline's first stream while holding the device, so no
 // filter run changes the modes' constant memory meanwhile (the tuner uses it).
