@@ -471,6 +471,8 @@ int main(int argc, char** argv) {
     // Transfers and the overlapped pipeline on 8K frames, from pinned memory.
     std::printf("\ntransfers through the pipeline (pinned host memory, one piece, median of 5):\n");
     double pipelineSerial = 0, pipelineOverlapped = 0, pipelinePageable = 0;
+    int pipelineDefaultPieces = 0;
+    std::vector<std::pair<int, double>> pieceSweep;  // pieces, overlapped ms (pinned)
     for (const ImageConfig& ic : eightK) {
         const std::size_t bytes = depthBytes(ic.depth) * ic.channels * static_cast<std::size_t>(ic.width) * ic.height;
         void *in, *out;
@@ -510,6 +512,20 @@ int main(int argc, char** argv) {
             gpu::setPipelineRows(0);
             pipelineSerial = median(serial);
             pipelineOverlapped = median(overlapped);
+            pipelineDefaultPieces = gpu::automaticPieceCount(bytes);
+            // The same overlapped run at fixed piece counts, to set automaticPieceCount from.
+            for (int pieces : {4, 8, 12, 24, 32, 48}) {
+                gpu::setPipelineRows((ic.height + pieces - 1) / pieces);
+                std::vector<double> wall;
+                for (int i = 0; i < 7; ++i) {
+                    TimingRecord t;
+                    const std::string err = gpu::runPipeline(spec, view, "auto", target, t);
+                    if (!err.empty()) std::fprintf(stderr, "pipeline: %s\n", err.c_str()), std::exit(2);
+                    if (i >= 2) wall.push_back(*t.totalMs);
+                }
+                pieceSweep.emplace_back(pieces, median(wall));
+            }
+            gpu::setPipelineRows(0);
             // The same frame from ordinary (pageable) memory through Backend-style staging.
             std::vector<unsigned char> pageableIn(static_cast<const unsigned char*>(in), static_cast<const unsigned char*>(in) + bytes);
             std::vector<unsigned char> pageableOut(bytes);
@@ -529,6 +545,9 @@ int main(int argc, char** argv) {
     std::printf("  8K RGBA8 gaussian 3x3 pipeline: serial sum %.3f ms, overlapped (pinned) %.3f ms = %.2fx serial; "
                 "from pageable memory (host staging copies included) %.3f ms\n",
                 pipelineSerial, pipelineOverlapped, pipelineOverlapped / pipelineSerial, pipelinePageable);
+    std::printf("  pipeline pieces sweep (overlapped / serial sum, pinned):");
+    for (const auto& [pieces, ms] : pieceSweep) std::printf("  %d: %.3f", pieces, ms / pipelineSerial);
+    std::printf("  (default %d pieces: %.3f)\n", pipelineDefaultPieces, pipelineOverlapped / pipelineSerial);
 
     std::ofstream csv(opt.csv);
     csv << "image,width,height,channels,depth,filter,mask,mode,ran_mode,kernel_ms,repeats,bytes,achieved_gbs,floor_ms,"
@@ -551,7 +570,11 @@ int main(int argc, char** argv) {
         csv << line;
     }
     csv << "# pipeline_8k_rgba8_gaussian3,serial_ms=" << pipelineSerial << ",overlapped_ms=" << pipelineOverlapped
-        << ",ratio=" << pipelineOverlapped / pipelineSerial << ",pageable_ms=" << pipelinePageable << "\n";
+        << ",ratio=" << pipelineOverlapped / pipelineSerial << ",pageable_ms=" << pipelinePageable
+        << ",default_pieces=" << pipelineDefaultPieces << "\n";
+    csv << "# pipeline_8k_rgba8_gaussian3_pieces";
+    for (const auto& [pieces, ms] : pieceSweep) csv << "," << pieces << "=" << ms / pipelineSerial;
+    csv << "\n";
 
     // The targets, 8K.
     auto best = [&](const std::string& image, const std::string& filter, int mask) {
