@@ -1,6 +1,10 @@
 // The CUDA backend end to end: the host path with pipelined pieces on large
 // images, strips under a forced memory budget, real photographs, timings and
 // error messages.
+#include <cstring>
+#include <utility>
+
+#include "../../gpu/src/pipeline.hpp"  // runPipeline: the one way to a pinned host output
 #include "fs/gpu/cuda_options.hpp"
 #include "fs/presets.hpp"
 #include "gpu_test_support.hpp"
@@ -290,6 +294,147 @@ TEST(CudaBackend, Rgba8ThreeByThreeMatchesReference) {
             }
         }
     }
+}
+
+// Host memory from cudaHostAlloc with rows wider than the pixels, so the
+// pipeline copies straight from and into it (no staging) at a stride != row.
+struct PinnedImage {
+    void* data = nullptr;
+    ImageView view;
+    PinnedImage(int width, int height, int channels, Depth depth) {
+        const std::size_t stride = depthBytes(depth) * channels * static_cast<std::size_t>(width) + 64;
+        if (cudaHostAlloc(&data, stride * height, cudaHostAllocDefault) != cudaSuccess) data = nullptr;
+        view = ImageView{data, width, height, channels, depth, stride};
+        if (data) std::memset(data, 0x5A, stride * height);  // rows the pipeline forgets stay wrong
+    }
+    PinnedImage(const PinnedImage&) = delete;
+    PinnedImage& operator=(const PinnedImage&) = delete;
+    ~PinnedImage() {
+        if (data) cudaFreeHost(data);
+    }
+    static PinnedImage copyOf(ConstImageView from) {
+        PinnedImage p(from.width, from.height, from.channels, from.depth);
+        if (p.data)
+            for (int y = 0; y < from.height; ++y)
+                std::memcpy(p.view.row<unsigned char>(y), from.row<unsigned char>(y), from.rowBytes());
+        return p;
+    }
+    PinnedImage(PinnedImage&& o) noexcept : data(std::exchange(o.data, nullptr)), view(o.view) {}
+};
+
+std::string runIntoHost(const FilterSpec& spec, ConstImageView input, const std::string& mode, ImageView output,
+                        TimingRecord& timing) {
+    gpu::PipelineTarget target;
+    target.host = output;
+    return gpu::runPipeline(spec, input, mode, target, timing);
+}
+
+// Pieces of 7 rows (309 of them: more than the pipeline keeps events for, and
+// halos up to 15 rows, twice a piece) with every mix of pinned and pageable
+// input and output and a device output: each equals the one-piece run bit
+// for bit. Pinned in and out (or device out) is the path that never waits on
+// the host; pageable input waits for a slot's upload, pageable output for
+// its download.
+TEST(CudaBackend, ManySmallPiecesInEveryMemoryKindEqualOnePiece) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const int width = 4099, height = 2161;
+    const struct {
+        Depth depth;
+        int channels;
+    } kinds[] = {{Depth::U8, 4}, {Depth::F32, 1}};
+    for (const auto& kind : kinds) {
+        const Image input = randomImage(width, height, kind.channels, kind.depth, rng);
+        const PinnedImage pinnedIn = PinnedImage::copyOf(input.cview());
+        ASSERT_NE(pinnedIn.data, nullptr) << "cudaHostAlloc";
+        for (BorderMode border : {BorderMode::Wrap, BorderMode::Reflect101}) {
+            const struct {
+                FilterSpec spec;
+                const char* mode;
+            } runs[] = {{gaussian(7, border), "shared"},
+                        {sobelMagnitude(border), "registers"},
+                        {gaussian(7, border), "separable"},
+                        {gaussian(31, border), "shared"}};
+            for (const auto& run : runs) {
+                SCOPED_TRACE(std::string(run.mode) + " " + std::to_string(run.spec.kernels[0].width) + " " +
+                             depthName(kind.depth) + " c" + std::to_string(kind.channels) + " " +
+                             borderModeName(border));
+                gpu::setPipelineRows(height);
+                const RunResult whole = backend->run(run.spec, input.cview(), run.mode);
+                ASSERT_TRUE(whole.ok()) << whole.error;
+                gpu::setPipelineRows(7);
+                const Depth outDepth = run.spec.outputDepth(kind.depth);
+                for (bool inPinned : {true, false}) {
+                    const ConstImageView in = inPinned ? ConstImageView(pinnedIn.view) : input.cview();
+                    PinnedImage pinnedOut(width, height, kind.channels, outDepth);
+                    ASSERT_NE(pinnedOut.data, nullptr) << "cudaHostAlloc";
+                    TimingRecord t;
+                    ASSERT_EQ(runIntoHost(run.spec, in, run.mode, pinnedOut.view, t), "");
+                    EXPECT_TRUE(imagesMatch(pinnedOut.view, whole.output.cview(), exact()))
+                        << (inPinned ? "pinned" : "pageable") << " input, pinned output";
+                    const RunResult pageableOut = backend->run(run.spec, in, run.mode);
+                    ASSERT_TRUE(pageableOut.ok()) << pageableOut.error;
+                    EXPECT_TRUE(imagesMatch(pageableOut.output, whole.output, exact()))
+                        << (inPinned ? "pinned" : "pageable") << " input, pageable output";
+                    Image onDevice;
+                    ASSERT_TRUE(runPoisoned(run.spec, in, run.mode, onDevice));
+                    EXPECT_TRUE(imagesMatch(onDevice, whole.output, exact()))
+                        << (inPinned ? "pinned" : "pageable") << " input, device output";
+                }
+            }
+        }
+    }
+}
+
+// Timings stay what they were: upload, kernel and download are sums of every
+// piece's event times, totalMs the wall clock. One piece runs its parts one
+// after another within the run; with pieces each of the three streams runs
+// its pieces' parts one after another, so the parts add up to at most three
+// wall clocks. Each piece copies at most at the link's peak rate, so the sum
+// over pieces is not below the one-piece copy (download: the same bytes;
+// upload: more, the halos).
+TEST(CudaBackend, PieceTimingsAddUpEveryPiece) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(4099, 2161, 4, Depth::U8, rng);
+    const PinnedImage pinnedIn = PinnedImage::copyOf(input.cview());
+    PinnedImage pinnedOut(4099, 2161, 4, Depth::U8);
+    ASSERT_TRUE(pinnedIn.data && pinnedOut.data) << "cudaHostAlloc";
+    const FilterSpec spec = gaussian(5, BorderMode::Reflect101);
+    auto timed = [&](int rows, ConstImageView in, ImageView out) {
+        gpu::setPipelineRows(rows);
+        TimingRecord t;
+        for (int i = 0; i < 2; ++i) {  // the first run reserves buffers and events
+            t = TimingRecord{};
+            const std::string error = runIntoHost(spec, in, "shared", out, t);
+            EXPECT_EQ(error, "");
+        }
+        return t;
+    };
+    const TimingRecord one = timed(2161, pinnedIn.view, pinnedOut.view);
+    ASSERT_TRUE(one.uploadMs && one.kernelMs && one.downloadMs && one.totalMs);
+    EXPECT_FALSE(one.hostPrepMs) << "pinned input and output need no staging";
+    EXPECT_LE(*one.uploadMs + *one.kernelMs + *one.downloadMs, *one.totalMs);
+    for (int rows : {0, 7}) {
+        SCOPED_TRACE(rows == 0 ? "automatic pieces" : "7-row pieces");
+        const TimingRecord many = timed(rows, pinnedIn.view, pinnedOut.view);
+        ASSERT_TRUE(many.uploadMs && many.kernelMs && many.downloadMs && many.totalMs);
+        EXPECT_FALSE(many.hostPrepMs);
+        EXPECT_GT(*many.kernelMs, 0.0);
+        EXPECT_GE(*many.uploadMs, 0.9 * *one.uploadMs);
+        EXPECT_GE(*many.downloadMs, 0.9 * *one.downloadMs);
+        EXPECT_LE(*many.uploadMs + *many.kernelMs + *many.downloadMs, 3.0 * *many.totalMs);
+    }
+    // Pageable input and output: the host's staging copies are timed apart.
+    Image output(4099, 2161, 4, Depth::U8);
+    const TimingRecord pageable = timed(7, input.cview(), output.view());
+    ASSERT_TRUE(pageable.hostPrepMs && pageable.uploadMs && pageable.downloadMs && pageable.totalMs);
+    EXPECT_GT(*pageable.hostPrepMs, 0.0);
+    EXPECT_LE(*pageable.hostPrepMs, *pageable.totalMs);
+    EXPECT_TRUE(imagesMatch(output, Image::copyOf(pinnedOut.view), exact()));
 }
 
 }  // namespace
