@@ -89,6 +89,10 @@ __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath 
     const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
     if (yFirst >= g.outRow0 + g.outRows) return;
     const int x0 = blockIdx.x * blockDim.x * perThreadX + threadIdx.x;
+    if (perThreadX == 1) {  // the 5x5/7x7 default: straight-line code, no loop around it
+        if (x0 < g.width) registersColumn<T, C, RX, RY, PY, K>(g, m, x0, yFirst);
+        return;
+    }
 #pragma unroll 1
     for (int i = 0; i < perThreadX; ++i) {
         const int x = x0 + i * blockDim.x;
@@ -255,36 +259,49 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
     const bool dstAligned = ((g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst)) & 15u) == 0;
     // 16-byte stores where the output pixel is 4 bytes: f32 gray, or RGBA8 written as u8.
     const bool vectorStore = dstAligned && (C == 1 || !m.outFloat);
+    if (!vectorStore) {
 #pragma unroll
-    for (int j = 0; j < PY; ++j) {
-        const int y = yFirst + j;
-        if (!vectorStore) {
+        for (int j = 0; j < PY; ++j)
 #pragma unroll
-            for (int o = 0; o < 4; ++o) storePixel<T, C>(g, m, x + o, y, acc[0][o][j], acc[K - 1][o][j]);
-            continue;
-        }
-        unsigned word[4];
-#pragma unroll
-        for (int o = 0; o < 4; ++o) {
-            // storePixel's arithmetic, then packed instead of stored.
-            Px<C> v;
-#pragma unroll
-            for (int c = 0; c < C; ++c) {
-                const float r = m.kernelCount > 1 ? magnitudeUnfused(acc[0][o][j].c[c], acc[K - 1][o][j].c[c])
-                                                  : acc[0][o][j].c[c];
-                v.c[c] = mappingUnfused(r, m.scale, m.offset, m.absolute);
-            }
-            if constexpr (C == 1) {
-                word[o] = __float_as_uint(v.c[0]);  // T is float: stored as is
-            } else {
-                word[o] = 0;
-#pragma unroll
-                for (int c = 0; c < C; ++c) word[o] |= static_cast<unsigned>(PixelTraits<T>::store(v.c[c])) << (8 * c);
-            }
-        }
-        unsigned char* out = g.dst + static_cast<std::size_t>(y - g.outRow0) * g.dstPitch + x * 4;
-        *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+            for (int o = 0; o < 4; ++o) storePixel<T, C>(g, m, x + o, yFirst + j, acc[0][o][j], acc[K - 1][o][j]);
+        return;
     }
+    // storePixel's arithmetic, packed into 16-byte stores. Integer outputs skip
+    // the identity mapping (scale 1, offset 0): it changes only -0 to +0,
+    // which rounds to the same integer.
+    auto storeRows = [&](auto skipMapping) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j) {
+            unsigned word[4];
+#pragma unroll
+            for (int o = 0; o < 4; ++o) {
+                float v[C];
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[c], acc[K - 1][o][j].c[c])
+                                          : acc[0][o][j].c[c];
+                    v[c] = decltype(skipMapping)::value ? r : mappingUnfused(r, m.scale, m.offset, m.absolute);
+                }
+                if constexpr (C == 1) {
+                    word[o] = __float_as_uint(v[0]);  // T is float: stored as is
+                } else {
+                    // Each rounded channel sits in the low byte of its word: two byte permutes pack four.
+                    const unsigned lo = __byte_perm(saturateRound(v[0], 255.0f), saturateRound(v[1], 255.0f), 0x0040);
+                    const unsigned hi = __byte_perm(saturateRound(v[2], 255.0f), saturateRound(v[3], 255.0f), 0x0040);
+                    word[o] = __byte_perm(lo, hi, 0x5410);
+                }
+            }
+            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * 4;
+            *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+        }
+    };
+    if constexpr (C == 4) {
+        if (m.scale == 1.0f && m.offset == 0.0f && !m.absolute) {
+            storeRows(std::true_type{});
+            return;
+        }
+    }
+    storeRows(std::false_type{});
 }
 
 template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
