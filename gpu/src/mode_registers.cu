@@ -16,14 +16,21 @@ namespace {
 
 // Rows per thread: the compiled-radius kernels are built for 2, 4, 8 and 16
 // (16 only when C x K <= 2: more accumulators would spill), the run-time
-// radius kernel for 4. Default 2 columns x 4 rows where the sums are few:
+// radius kernel for 4. 3x3 default 2 columns x 4 rows where the sums are few:
 // the autotuner's table on an H100 (8K f32 gray Sobel 3x3: 0.119 ms against
 // 0.257 ms for 1 x 16, whose 176 registers per thread leave one block per SM).
-// 3x3 on 4-byte pixels: 4 adjacent pixels x 2 rows (H100, 8K, same run:
-// gray f32 Sobel magnitude 0.109 ms against 0.118 for 4 x 4 and 0.138 for the
-// strided 2 x 4; RGBA8 Gaussian 0.167 against 0.184 for pairs 2 x 4), except
-// RGBA8 with two kernels, where pairs 2 x 2 stay faster (0.304 against 0.341).
-int defaultRegisterColumns(int channels, int kernels) { return channels * kernels <= 2 ? 2 : 1; }
+// 5x5 and 7x7: one column, 32x4 blocks; rows from the autotuner's table
+// (H100, 8K, one run): gray Gaussian 5x5 1x4 0.157 ms against 0.353 for 1x16,
+// 7x7 1x2 0.248 against 0.441 for 1x8; RGBA8 5x5 1x8 0.324, 7x7 1x4 0.576
+// against 0.827 for 1x8. Longer columns need more registers than they save.
+int defaultRegisterColumns(int channels, int kernels, int radius) {
+    return radius == 1 && channels * kernels <= 2 ? 2 : 1;
+}
+int defaultRegisterRows(int channels, int kernels, int radius) {
+    if (radius < 2) return 4;
+    const bool gray = channels * kernels <= 2;
+    return radius == 2 ? (gray ? 4 : 8) : (gray ? 2 : 4);
+}
 
 // Which kernel runs: the general one (columns strided by the block width) or,
 // for 3x3 on 4-byte pixels, adjacent pixels from wide loads.
@@ -41,7 +48,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
     const bool rgba8 = f.inDepth == Depth::U8 && C == 4 && radius == 1;
     const bool grayF32 = f.inDepth == Depth::F32 && C == 1 && radius == 1;
     const int px =
-        pickCount(want.perThreadX, rgba8 ? (K == 1 ? 4 : 2) : grayF32 ? 4 : defaultRegisterColumns(C, K), {1, 2, 4});
+        pickCount(want.perThreadX, rgba8 ? (K == 1 ? 4 : 2) : grayF32 ? 4 : defaultRegisterColumns(C, K, radius), {1, 2, 4});
     if (px < 0) return "the registers mode computes 1, 2 or 4 columns per thread";
     const RegistersKernel kind = rgba8 && px == 2   ? RegistersKernel::Rgba8Pairs
                                  : rgba8 && px == 4 ? RegistersKernel::Rgba8Quads
@@ -64,7 +71,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
         py = pickCount(want.perThreadY, 4, {4});
         if (py < 0) return "the run-time-radius registers kernel computes 4 rows per thread";
     } else {
-        py = pickCount(want.perThreadY, 4, {2, 4, 8, 16});
+        py = pickCount(want.perThreadY, defaultRegisterRows(C, K, radius), {2, 4, 8, 16});
         if (py < 0) return "the registers mode computes 2, 4, 8 or 16 rows per thread";
         if (py == 16 && C * K > 2)
             return "16 rows per thread need " + std::to_string(16 * C * K) +
@@ -80,7 +87,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
         default: out.kernel = registersKernelFor<T>(CC, K, radius, py); break;
         }
     });
-    out.block = pickBlock(want, dim3(32, 8));
+    out.block = pickBlock(want, radius >= 2 ? dim3(32, 4) : dim3(32, 8));
     out.grid = gridFor(width, rows, out.block, px, py);
     out.sharedBytes = 0;
     out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
