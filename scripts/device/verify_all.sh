@@ -4,7 +4,8 @@
 # test (modes, launch configurations, pipeline, faults, NaN/Inf, batch, EGL
 # interop), memcheck on the fault and launch tests, the 8K targets, the
 # autotuner's table, cuDNN/CuPy and OpenCL peers (run while the build keeps
-# the GPU idle); BATCH=1 adds the batch benchmark.
+# the GPU idle); BATCH=1 adds the batch benchmark, TUNE=0 leaves out the
+# tuning table, TARGETS="a b" builds only those targets.
 # Logs go to $OUT: summary.txt first.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -32,7 +33,7 @@ B=build-verify
 PEERS=$!
 start=$(date +%s)
 cmake -G Ninja -S . -B $B -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-  -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 && ninja -C $B >>"$OUT/build.log" 2>&1 \
+  -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 && ninja -C $B ${TARGETS:-} >>"$OUT/build.log" 2>&1 \
   || { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
 rm -f "$OUT/build.log"  # at most 8 files come back
 say "built in $(( $(date +%s) - start )) s; interop test built: $( [ -x $B/tests/gpu/fs_gl_interop_tests ] && echo yes || echo NO)"
@@ -53,11 +54,18 @@ for t in fs_gpu_tests fs_gpu_launch_tests; do
   say "memcheck $t ($filter): exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
 done
 
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 99 $B/tests/gpu/fs_gpu_launch_tests \
+  --gtest_filter='*separable_f32_c1*:*shared_u8_c1*' >>"$OUT/sanitizer.log" 2>&1
+say "racecheck separable/shared slice: exit $? $(grep -E 'RACECHECK SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+
 [ "${BATCH:-0}" = 1 ] && { timeout 200 $B/tools/batchbench/filterstudio-batch-bench >>"$S" 2>&1; say "batch bench exit $?"; }
 
 $B/tools/bench/filterstudio-bench --no-sweep --quick --csv "$OUT/bench.csv" >"$OUT/bench.txt" 2>&1
 say "bench exit $?"; sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$S"
-timeout 200 $B/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >/tmp/tune.txt 2>&1
-say "tune bench exit $?"; grep -E "^8K" /tmp/tune.txt | tee -a "$S"
+grep -E "pieces sweep" "$OUT/bench.txt" | tee -a "$S"
+if [ "${TUNE:-1}" = 1 ]; then
+  timeout 200 $B/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >/tmp/tune.txt 2>&1
+  say "tune bench exit $?"; grep -E "^8K" /tmp/tune.txt | tee -a "$S"
+fi
 tail -1 "$OUT/peers.txt" | tee -a "$S"; grep -E "^8K" "$OUT/peers.txt" | tee -a "$S"
 tail -16 "$OUT/opencl.txt" | tee -a "$S"
