@@ -5,8 +5,7 @@
 //   128-column strip, row-filters each input row once into a ring of the last
 //   rows' results in shared memory and column-filters from that ring, so every
 //   input row is read once per segment instead of once per tile plus halo; the
-//   next rows' loads are in flight while the current ones are filtered; one
-//   wave of blocks shares the strips' rows evenly.
+//   next rows' loads are in flight while the current ones are filtered.
 // - fused tile (everything else): the block loads its tile with halo into
 //   shared memory, filters its rows into a second buffer, then its columns.
 #include <algorithm>
@@ -124,7 +123,7 @@ template <int R> constexpr std::size_t stripBytes() {
 }
 
 template <class T, int R>
-__device__ __forceinline__ void stripSegment(const KernelGeom& g, const KernelMath& m, int x0, int yStart, int yEnd) {
+__global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, KernelMath m, int segmentRows) {
     static_assert(2 * R <= kStepRows && kStepRows + 2 * R <= kRingRows, "ring too small for this radius");
     constexpr int kPad = stripPad<R>(), kInW = stripInW<R>(), kGroups = kInW / 4;
     constexpr int kLoadItems = (kStepRows * kGroups + kStripThreads - 1) / kStripThreads;
@@ -132,6 +131,9 @@ __device__ __forceinline__ void stripSegment(const KernelGeom& g, const KernelMa
     float* in = reinterpret_cast<float*>(sharedRaw);  // kStepRows x kInW: pixels x0 - kPad ...
     float* ring = in + kStepRows * kInW;              // kRingRows x kStripW row-pass results
     const int tid = threadIdx.x;
+    const int x0 = blockIdx.x * kStripW;
+    const int yStart = g.outRow0 + blockIdx.y * segmentRows;
+    const int yEnd = min(yStart + segmentRows, g.outRow0 + g.outRows);
     const int yIn0 = yStart - R;              // input row of ring row 0
     const int inRows = yEnd - yStart + 2 * R;  // never past the last output row + halo (all a strip holds)
     const int steps = 1 + (yEnd - yStart + kStepRows - 1) / kStepRows;
@@ -255,38 +257,28 @@ __device__ __forceinline__ void stripSegment(const KernelGeom& g, const KernelMa
     }
 }
 
-// The strips laid end to end (strip 0's rows, then strip 1's, ...) are cut
-// into one chunk of chunkRows per block, so every block has the same work and
-// the multiprocessors finish together; a chunk may end one strip and start
-// the next (2R more halo rows for that block).
-template <class T, int R>
-__global__ void __launch_bounds__(kStripThreads, 4) stripKernel(KernelGeom g, KernelMath m, int chunkRows) {
-    const long rows = g.outRows;
-    const long total = static_cast<long>((g.width + kStripW - 1) / kStripW) * rows;
-    long at = static_cast<long>(blockIdx.x) * chunkRows;
-    const long end = min(total, at + chunkRows);
-    while (at < end) {
-        const int strip = static_cast<int>(at / rows);
-        const int y0 = static_cast<int>(at - strip * rows);
-        const int y1 = static_cast<int>(min(rows, y0 + (end - at)));
-        stripSegment<T, R>(g, m, strip * kStripW, g.outRow0 + y0, g.outRow0 + y1);
-        at += y1 - y0;
-    }
-}
-
-// Rows per block (see stripKernel): the strips' rows shared evenly by one
-// wave of blocks, at least 8R so the 2R halo rows each block row-filters
-// again stay under a quarter. H100 8K, R = 15, 4 blocks per SM: 491 rows in
-// 528 blocks; equal segments of 256 rows (1020 blocks) kept the SMs busy only
-// 85% of the kernel's time (Nsight Compute), the second wave finishing unevenly.
-int stripChunkRows(const LaunchPlan& strip, int width, int rows, int radius) {
+// Segment rows: a block row-filters its segment plus 2R halo rows, so long
+// segments waste less; but the grid runs in waves of (blocks per SM x SMs)
+// and a last wave that is part full leaves multiprocessors idle. Pick the
+// multiple of kStepRows with the least (waves x rows per block). H100 8K,
+// R = 15, 3 blocks per SM: 352 rows (13 segments, 780 blocks = 1.97 waves)
+// against 256 (1020 blocks = 2.58 waves: 11% more time by this count).
+int stripSegmentRows(const LaunchPlan& strip, int width, int rows, int radius) {
     int blocksPerSM = 1;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, strip.kernel, kStripThreads, strip.sharedBytes) !=
         cudaSuccess)
         cudaGetLastError(), blocksPerSM = 1;
+    auto divUp = [](long a, long b) { return (a + b - 1) / b; };
+    const long strips = divUp(width, kStripW);
     const long slots = static_cast<long>(std::max(1, blocksPerSM)) * deviceProps().multiProcessorCount;
-    const long total = static_cast<long>(ceilDiv(width, kStripW)) * rows;
-    return static_cast<int>(std::max<long>((total + slots - 1) / slots, 8L * radius));
+    int best = kStepRows;
+    long bestCost = -1;
+    for (int segment = kStepRows; segment <= 32 * kStepRows; segment += kStepRows) {
+        const long cost = divUp(strips * divUp(rows, segment), slots) * (std::min(segment, rows) + 2 * radius);
+        if (bestCost < 0 || cost < bestCost) best = segment, bestCost = cost;
+        if (segment >= rows) break;
+    }
+    return best;
 }
 
 std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, int kernels) {
@@ -338,14 +330,12 @@ std::string planSeparable(const PreparedFilter& f, const LaunchConfig& want, int
         out.sharedBytes = rx == 7 ? stripBytes<7>() : stripBytes<15>();
         out.config = stripConfig();
         out.grid = dim3(1, 1);
-        // The chunk length depends on the blocks per SM, known once the kernel's resources check out.
+        // The segment length depends on the blocks per SM, known once the kernel's resources check out.
         if (std::string why = checkPlan(out); !why.empty()) return why;
-        const int chunk = stripChunkRows(out, width, rows, rx);
-        const long total = static_cast<long>(ceilDiv(width, kStripW)) * rows;
-        out.grid = dim3(static_cast<unsigned>((total + chunk - 1) / chunk), 1);
+        const int segment = stripSegmentRows(out, width, rows, rx);
+        out.grid = dim3(ceilDiv(width, kStripW), ceilDiv(rows, segment));
         out.variant = "separable rolling strip, compiled radius " + std::to_string(rx) + ", " +
-                      std::to_string(kStripW) + "-column strips, " + std::to_string(chunk) +
-                      " rows per block (one wave)";
+                      std::to_string(kStripW) + "-column strips of " + std::to_string(segment) + " rows";
         return checkPlan(out);
     }
     const bool compilable = rx == ry && separableCompiled(rx);
@@ -408,7 +398,7 @@ cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
         return cudaErrorInvalidConfiguration;
     if (plan.config == stripConfig() && stripApplies(*a.filter))
         return launchPlanned(plan, stream, a.geom, a.filter->math,
-                             stripChunkRows(plan, a.geom.width, a.geom.outRows, a.filter->math.kw / 2));
+                             stripSegmentRows(plan, a.geom.width, a.geom.outRows, a.filter->math.kw / 2));
     return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.halo == HaloScheme::PerThread ? 1 : 0);
 }
 
