@@ -3,24 +3,14 @@
 # the GPU tests and the benchmark only, every GPU test, the 8K targets and
 # the autotuner's table, Nsight Compute on the kernels named in $NCU_KERNELS
 # (a regex on demangled names). Carry .deps. Logs go to $OUT.
-set -u -o pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/out-device}
-mkdir -p "$OUT"
-S=$OUT/summary.txt
-: >"$S"
-say() { echo "$*" | tee -a "$S"; }
-export CPATH=$PWD/.deps/include PATH=/usr/local/cuda/bin:$PATH
-mkdir -p /work && { [ -e /work/main ] || ln -s "$PWD" /work/main; }  # test data paths are compiled in
+source scripts/device/common.sh
 say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 B=build-probe
 start=$(date +%s)
-cmake -G Ninja -S . -B $B -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-  -DCMAKE_BUILD_TYPE=Release -DFS_CUDA_PTXAS_VERBOSE=ON >"$OUT/build.log" 2>&1 &&
-  ninja -C $B fs_gpu_tests fs_gpu_launch_tests fs_gpu_batch_tests filterstudio-bench >>"$OUT/build.log" 2>&1 ||
-  { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
-grep -E "spill stores|Used [0-9]+ registers" "$OUT/build.log" | grep -B1 -E "[1-9][0-9]* bytes spill stores" | head -20 >"$OUT/spills.txt"
-say "built in $(( $(date +%s) - start )) s; kernels spilling: $(grep -c 'spill stores' "$OUT/spills.txt")"
+configure_and_build $B fs_gpu_tests fs_gpu_launch_tests fs_gpu_batch_tests filterstudio-bench
+spills=$(count_spills)
+say "built in $(( $(date +%s) - start )) s; kernels spilling: $spills"
 rm -f "$OUT/build.log"
 
 start=$(date +%s)

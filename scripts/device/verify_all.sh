@@ -7,20 +7,9 @@
 # the GPU idle); BATCH=1 adds the batch benchmark, TUNE=0 leaves out the
 # tuning table, TARGETS="a b" builds only those targets.
 # Logs go to $OUT: summary.txt first.
-set -u -o pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/out-device}
-mkdir -p "$OUT"
-S=$OUT/summary.txt
-: >"$S"
-say() { echo "$*" | tee -a "$S"; }
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-lib=/usr/lib/x86_64-linux-gnu
-ln -sf libEGL.so.1 $lib/libEGL.so; ln -sf libOpenGL.so.0 $lib/libOpenGL.so; ln -sf libGLX.so.0 $lib/libGLX.so
-ldconfig
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-export CPATH=$PWD/.deps/include PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
-mkdir -p /work && { [ -e /work/main ] || ln -s "$PWD" /work/main; }  # test data paths are compiled in
+source scripts/device/common.sh
+install_gl_loaders
 
 say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 B=build-verify
@@ -32,9 +21,7 @@ B=build-verify
   echo "opencl peers exit $?" >>"$OUT/opencl.txt" ) &
 PEERS=$!
 start=$(date +%s)
-cmake -G Ninja -S . -B $B -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-  -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 && ninja -C $B ${TARGETS:-} >>"$OUT/build.log" 2>&1 \
-  || { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
+configure_and_build $B ${TARGETS:-}
 rm -f "$OUT/build.log"  # at most 8 files come back
 say "built in $(( $(date +%s) - start )) s; interop test built: $( [ -x $B/tests/gpu/fs_gl_interop_tests ] && echo yes || echo NO)"
 

@@ -1,0 +1,39 @@
+# Sourced by the device scripts (run from the repository root on the GPU
+# machine): $OUT and its summary.txt, say(), the compilers on PATH, the
+# carried headers (.deps), the compiled-in test data path, and the Qt-less,
+# OpenCV-less configure + build. Logs go to $OUT: summary.txt first.
+set -u -o pipefail
+OUT=${OUT:-$PWD/out-device}
+mkdir -p "$OUT"
+S=$OUT/summary.txt
+: >"$S"
+say() { echo "$*" | tee -a "$S"; }
+export CPATH=$PWD/.deps/include PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
+mkdir -p /work && { [ -e /work/main ] || ln -s "$PWD" /work/main; }  # test data paths are compiled in
+
+# The GL loaders carried in .gl (for the CUDA-GL interop test through EGL).
+install_gl_loaders() {
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  local lib=/usr/lib/x86_64-linux-gnu
+  ln -sf libEGL.so.1 $lib/libEGL.so; ln -sf libOpenGL.so.0 $lib/libOpenGL.so; ln -sf libGLX.so.0 $lib/libGLX.so
+  ldconfig
+  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+}
+
+# configure_and_build DIR [ninja targets...]: exits with the first errors in
+# the summary; $OUT/build.log stays for the caller to read, then remove.
+configure_and_build() {
+  local dir=$1
+  shift
+  cmake -G Ninja -S . -B "$dir" -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
+    -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release -DFS_CUDA_PTXAS_VERBOSE=ON \
+    >"$OUT/build.log" 2>&1 && ninja -C "$dir" "$@" >>"$OUT/build.log" 2>&1 ||
+    { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
+}
+
+# The kernels that spill (ptxas -v in build.log) into $OUT/spills.txt; prints their count.
+count_spills() {
+  grep -E "spill stores|Used [0-9]+ registers" "$OUT/build.log" | grep -B1 -E "[1-9][0-9]* bytes spill stores" |
+    head -20 >"$OUT/spills.txt"
+  grep -c 'spill stores' "$OUT/spills.txt"
+}
