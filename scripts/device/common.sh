@@ -37,3 +37,26 @@ count_spills() {
     head -20 >"$OUT/spills.txt"
   grep -c 'spill stores' "$OUT/spills.txt"
 }
+
+# gpu_ctest DIR: every GPU test (12 at once), the verdict and failures in the summary.
+gpu_ctest() {
+  local start
+  start=$(date +%s)
+  ctest --test-dir "$1" -L gpu -j 12 --output-on-failure --timeout 400 >"$OUT/ctest.log" 2>&1
+  grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
+  grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
+  grep -E "\[ interop|images/s|FS_TEST_SEED" "$OUT/ctest.log" | head -12 | tee -a "$S"
+  say "ctest took $(( $(date +%s) - start )) s"
+}
+
+# bench_targets DIR: the 8K table, targets and pipeline sweep; with TUNE=1 the
+# autotuner's table too.
+bench_targets() {
+  "$1"/tools/bench/filterstudio-bench --no-sweep --quick --csv "$OUT/bench.csv" >"$OUT/bench.txt" 2>&1
+  say "bench exit $?"; sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$S"
+  grep -E "pieces sweep" "$OUT/bench.txt" | tee -a "$S"
+  if [ "${TUNE:-0}" = 1 ]; then
+    timeout 240 "$1"/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >/tmp/tune.txt 2>&1
+    say "tune bench exit $?"; grep -E "^8K" /tmp/tune.txt | tee -a "$S"
+  fi
+}

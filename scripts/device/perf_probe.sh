@@ -13,19 +13,8 @@ spills=$(count_spills)
 say "built in $(( $(date +%s) - start )) s; kernels spilling: $spills"
 rm -f "$OUT/build.log"
 
-start=$(date +%s)
-ctest --test-dir $B -L gpu -j 12 --output-on-failure --timeout 400 >"$OUT/ctest.log" 2>&1
-grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
-grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
-say "ctest took $(( $(date +%s) - start )) s"
-
-$B/tools/bench/filterstudio-bench --no-sweep --quick --csv "$OUT/bench.csv" >"$OUT/bench.txt" 2>&1
-say "bench exit $?"; sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$S"
-grep -E "pieces" "$OUT/bench.txt" | tee -a "$S"
-if [ "${TUNE:-0}" = 1 ]; then
-  timeout 240 $B/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >/tmp/tune.txt 2>&1
-  say "tune bench exit $?"; grep -E "^8K" /tmp/tune.txt | tee -a "$S"
-fi
+gpu_ctest $B
+bench_targets $B
 
 # ncu names template arguments "(int)15": write regexes like
 # 'stripKernel<float, \(int\)15>', several separated by ';'. Each profiles 2

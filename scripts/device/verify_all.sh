@@ -25,23 +25,10 @@ configure_and_build $B ${TARGETS:-}
 rm -f "$OUT/build.log"  # at most 8 files come back
 say "built in $(( $(date +%s) - start )) s; interop test built: $( [ -x $B/tests/gpu/fs_gl_interop_tests ] && echo yes || echo NO)"
 
-start=$(date +%s)
 wait $PEERS  # the tests share the GPU; the peers' timings must not
-ctest --test-dir $B -L gpu -j 12 --output-on-failure --timeout 300 >"$OUT/ctest.log" 2>&1
-grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
-grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
-grep -E "\[ interop|images/s|FS_TEST_SEED" "$OUT/ctest.log" | head -12 | tee -a "$S"
-say "ctest took $(( $(date +%s) - start )) s"
-
+gpu_ctest $B
 [ "${BATCH:-0}" = 1 ] && { timeout 200 $B/tools/batchbench/filterstudio-batch-bench >>"$S" 2>&1; say "batch bench exit $?"; }
-
-$B/tools/bench/filterstudio-bench --no-sweep --quick --csv "$OUT/bench.csv" >"$OUT/bench.txt" 2>&1
-say "bench exit $?"; sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$S"
-grep -E "pieces sweep" "$OUT/bench.txt" | tee -a "$S"
-if [ "${TUNE:-1}" = 1 ]; then
-  timeout 200 $B/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >/tmp/tune.txt 2>&1
-  say "tune bench exit $?"; grep -E "^8K" /tmp/tune.txt | tee -a "$S"
-fi
+TUNE=${TUNE:-1} bench_targets $B
 # Sanitizers last: if the call runs out of time, the numbers above are kept.
 for t in fs_gpu_tests fs_gpu_launch_tests; do
   filter='*'

@@ -13,11 +13,7 @@ spills=$(count_spills)
 rm -f "$OUT/build.log"
 say "built in $(( $(date +%s) - start )) s; kernels spilling: $spills"
 
-start=$(date +%s)
-ctest --test-dir $B -L gpu -j 12 --output-on-failure --timeout 400 >"$OUT/ctest.log" 2>&1
-grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
-grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
-say "ctest took $(( $(date +%s) - start )) s"
+gpu_ctest $B
 ctest --test-dir $B -L core -j 8 >/dev/null 2>&1; say "core tests exit $?"
 
 slice='*shared_f32_c3*:*registers_u8_c4*:*separable_u16_c1*:*global_u8_c1*:*LaunchRefusals*:*LaunchReport*'
@@ -26,9 +22,9 @@ say "memcheck launch slice: exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.lo
 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 99 $B/tests/gpu/fs_gpu_launch_tests --gtest_filter='*shared_u8_c1*:*separable_f32_c1*' >>"$OUT/sanitizer.log" 2>&1
 say "racecheck shared/separable slice: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
 
-timeout 200 $B/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >"$OUT/tune.txt" 2>&1
-say "tune bench exit $?"; grep -E "^8K" "$OUT/tune.txt" | tee -a "$S"
 if [ "${BENCH:-0}" = 1 ]; then
-  timeout 200 $B/tools/bench/filterstudio-bench --no-sweep --quick --csv "$OUT/bench.csv" >"$OUT/bench.txt" 2>&1
-  say "bench exit $?"; sed -n '/^TARGETS/,$p' "$OUT/bench.txt" | tee -a "$S"
+  TUNE=1 bench_targets $B
+else
+  timeout 200 $B/tools/bench/filterstudio-bench --tune --repeats 20 --tune-csv "$OUT/tune.csv" >"$OUT/tune.txt" 2>&1
+  say "tune bench exit $?"; grep -E "^8K" "$OUT/tune.txt" | tee -a "$S"
 fi
