@@ -77,11 +77,11 @@ std::string resolveLaunch(const FilterSpec& spec, Depth depth, int channels, con
     if (std::string why = prepareFilter(spec, depth, channels, out.filter); !why.empty()) return why;
     out.mode = findModeImpl(modeId, out.filter);
     if (!out.mode) return "unknown CUDA mode '" + modeId + "'";
-    if (std::string why = out.mode->supports(out.filter); !why.empty())
-        return std::string("mode ") + out.mode->id + ": " + why;
+    if (!(out.reason = out.mode->supports(out.filter)).empty())
+        return std::string("mode ") + out.mode->id + ": " + out.reason;
     out.config = modeId == "auto" && launch.isDefault() ? tunedConfig(*out.mode, out.filter, width, height) : launch;
-    if (std::string why = out.mode->plan(out.filter, out.config, width, height, out.plan); !why.empty())
-        return std::string("mode ") + out.mode->id + ", " + out.config.toString() + ": " + why;
+    if (!(out.reason = out.mode->plan(out.filter, out.config, width, height, out.plan)).empty())
+        return std::string("mode ") + out.mode->id + ", " + out.config.toString() + ": " + out.reason;
     return {};
 }
 
@@ -95,7 +95,8 @@ LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, D
     const std::string why = resolveLaunch(spec, depth, channels, modeId, launch, width, height, r);
     if (r.mode) report.mode = r.mode->id;
     if (!why.empty()) {
-        report.error = why;
+        // The report names the mode and configuration itself: the reason alone.
+        report.error = r.reason.empty() ? why : r.reason;
         report.config = r.config;
         return report;
     }

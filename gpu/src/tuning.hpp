@@ -13,6 +13,7 @@ struct ResolvedLaunch {
     const ModeImpl* mode = nullptr;  // "auto" resolved; set once the id is known
     LaunchConfig config;             // as requested, or the tuned one; set once the mode supports the filter
     LaunchPlan plan;
+    std::string reason;  // why it cannot launch, without the "mode m, <config>: " prefix
 };
 
 // prepareFilter -> the mode ("auto" resolved) -> supports -> the configuration
