@@ -8,7 +8,6 @@
 //   next rows' loads are in flight while the current ones are filtered.
 // - fused tile (everything else): the block loads its tile with halo into
 //   shared memory, filters its rows into a second buffer, then its columns.
-#include <algorithm>
 #include <string>
 
 #include "device_common.cuh"
@@ -204,34 +203,20 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
         }
     };
     // Each thread: one column, kStripRowsPerThread consecutive output rows.
-    // Its first tap's ring row is one of four multiples of 16 (step parity x
-    // the thread's half of the block, uniform per warp): each is compiled
-    // separately so every ring address is the column plus a constant.
     auto columnPass = [&](int step) {
-        constexpr int kHalves = kStripThreads / kStripW;
-        static_assert(kHalves == 2 && kRingRows == 2 * kStepRows, "four ring offsets below");
-        const int col = tid % kStripW, half = tid / kStripW;
-        const int first = (step - 1) * kStepRows + half * kStripRowsPerThread;  // ring row of its first tap
+        const int col = tid % kStripW;
+        const int first = (step - 1) * kStepRows + (tid / kStripW) * kStripRowsPerThread;  // ring row of its first tap
         float acc[kStripRowsPerThread];
-        auto filterFrom = [&](auto ringBase) {
-            constexpr int kBase = decltype(ringBase)::value;
 #pragma unroll
-            for (int j = 0; j < kStripRowsPerThread; ++j) acc[j] = 0.0f;
+        for (int j = 0; j < kStripRowsPerThread; ++j) acc[j] = 0.0f;
 #pragma unroll
-            for (int i = 0; i < kStripRowsPerThread + 2 * R; ++i) {
-                const float v = ring[((kBase + i) & (kRingRows - 1)) * kStripW + col];
+        for (int i = 0; i < kStripRowsPerThread + 2 * R; ++i) {
+            const float v = ring[((first + i) & (kRingRows - 1)) * kStripW + col];
 #pragma unroll
-                for (int j = 0; j < kStripRowsPerThread; ++j) {
-                    const int ky = i - j;
-                    if (ky >= 0 && ky <= 2 * R) acc[j] = fmaf(c_columnWeights[ky], v, acc[j]);
-                }
+            for (int j = 0; j < kStripRowsPerThread; ++j) {
+                const int ky = i - j;
+                if (ky >= 0 && ky <= 2 * R) acc[j] = fmaf(c_columnWeights[ky], v, acc[j]);
             }
-        };
-        switch (((step - 1) & 1) * kHalves + half) {
-        case 0: filterFrom(std::integral_constant<int, 0>{}); break;
-        case 1: filterFrom(std::integral_constant<int, kStripRowsPerThread>{}); break;
-        case 2: filterFrom(std::integral_constant<int, kStepRows>{}); break;
-        default: filterFrom(std::integral_constant<int, kStepRows + kStripRowsPerThread>{}); break;
         }
         const int x = x0 + col;
         if (x >= g.width) return;
@@ -257,28 +242,14 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
     }
 }
 
-// Segment rows: a block row-filters its segment plus 2R halo rows, so long
-// segments waste less; but the grid runs in waves of (blocks per SM x SMs)
-// and a last wave that is part full leaves multiprocessors idle. Pick the
-// multiple of kStepRows with the least (waves x rows per block). H100 8K,
-// R = 15, 3 blocks per SM: 352 rows (13 segments, 780 blocks = 1.97 waves)
-// against 256 (1020 blocks = 2.58 waves: 11% more time by this count).
-int stripSegmentRows(const LaunchPlan& strip, int width, int rows, int radius) {
-    int blocksPerSM = 1;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, strip.kernel, kStripThreads, strip.sharedBytes) !=
-        cudaSuccess)
-        cudaGetLastError(), blocksPerSM = 1;
-    auto divUp = [](long a, long b) { return (a + b - 1) / b; };
-    const long strips = divUp(width, kStripW);
-    const long slots = static_cast<long>(std::max(1, blocksPerSM)) * deviceProps().multiProcessorCount;
-    int best = kStepRows;
-    long bestCost = -1;
-    for (int segment = kStepRows; segment <= 32 * kStepRows; segment += kStepRows) {
-        const long cost = divUp(strips * divUp(rows, segment), slots) * (std::min(segment, rows) + 2 * radius);
-        if (bestCost < 0 || cost < bestCost) best = segment, bestCost = cost;
-        if (segment >= rows) break;
-    }
-    return best;
+// Long segments re-read less vertical halo ((S + 2R) / S); shorter ones
+// when needed to give every multiprocessor several blocks.
+int stripSegmentRows(int width, int rows) {
+    const int strips = static_cast<int>(ceilDiv(width, kStripW));
+    const int wanted = 4 * deviceProps().multiProcessorCount;  // about one wave at 4 blocks per SM
+    int segment = 256;
+    while (segment > kStepRows && strips * static_cast<int>(ceilDiv(rows, segment)) < wanted) segment /= 2;
+    return segment;
 }
 
 std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, int kernels) {
@@ -327,13 +298,10 @@ std::string planSeparable(const PreparedFilter& f, const LaunchConfig& want, int
                                  : reinterpret_cast<const void*>(stripKernel<T, 15>);
         });
         out.block = dim3(kStripThreads, 1);
+        const int segment = stripSegmentRows(width, rows);
+        out.grid = dim3(ceilDiv(width, kStripW), ceilDiv(rows, segment));
         out.sharedBytes = rx == 7 ? stripBytes<7>() : stripBytes<15>();
         out.config = stripConfig();
-        out.grid = dim3(1, 1);
-        // The segment length depends on the blocks per SM, known once the kernel's resources check out.
-        if (std::string why = checkPlan(out); !why.empty()) return why;
-        const int segment = stripSegmentRows(out, width, rows, rx);
-        out.grid = dim3(ceilDiv(width, kStripW), ceilDiv(rows, segment));
         out.variant = "separable rolling strip, compiled radius " + std::to_string(rx) + ", " +
                       std::to_string(kStripW) + "-column strips of " + std::to_string(segment) + " rows";
         return checkPlan(out);
@@ -397,8 +365,7 @@ cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
     if (!planSeparable(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
         return cudaErrorInvalidConfiguration;
     if (plan.config == stripConfig() && stripApplies(*a.filter))
-        return launchPlanned(plan, stream, a.geom, a.filter->math,
-                             stripSegmentRows(plan, a.geom.width, a.geom.outRows, a.filter->math.kw / 2));
+        return launchPlanned(plan, stream, a.geom, a.filter->math, stripSegmentRows(a.geom.width, a.geom.outRows));
     return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.halo == HaloScheme::PerThread ? 1 : 0);
 }
 
