@@ -112,6 +112,25 @@ __device__ __forceinline__ Px<4> unpackRgba8(unsigned w) {
     return p;
 }
 
+// 3x3 kernels computing N adjacent pixels x PY rows per thread: adds input
+// row i (p: the N pixels and one neighbour each side) to every sum it feeds.
+template <int N, int PY, int K, int C>
+__device__ __forceinline__ void accumulate3x3Row(Px<C> (&acc)[K][N][PY], const Px<C> (&p)[N + 2], int i) {
+#pragma unroll
+    for (int j = 0; j < PY; ++j) {
+        const int ky = i - j;
+        if (ky < 0 || ky >= 3) continue;
+#pragma unroll
+        for (int kx = 0; kx < 3; ++kx)
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                const float w = c_weights[k * 9 + ky * 3 + kx];
+#pragma unroll
+                for (int o = 0; o < N; ++o) madd(acc[k][o][j], w, p[o + kx]);
+            }
+    }
+}
+
 // RGBA8 3x3: each thread computes two neighbouring pixels from one 8-byte load
 // of the pair and two 4-byte loads of its neighbours per row, half the load
 // instructions (and converted pixels) of one pixel per thread. The unused int
@@ -144,19 +163,7 @@ __global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath 
             const uint2 pair = __ldg(reinterpret_cast<const uint2*>(row + 4));
             const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 12));
             const Px<4> p[4] = {unpackRgba8(left), unpackRgba8(pair.x), unpackRgba8(pair.y), unpackRgba8(right)};
-#pragma unroll
-            for (int j = 0; j < PY; ++j) {
-                const int ky = i - j;
-                if (ky < 0 || ky >= 3) continue;
-#pragma unroll
-                for (int kx = 0; kx < 3; ++kx)
-#pragma unroll
-                    for (int k = 0; k < K; ++k) {
-                        const float w = c_weights[k * 9 + ky * 3 + kx];
-                        madd(acc[k][0][j], w, p[kx]);
-                        madd(acc[k][1][j], w, p[kx + 1]);
-                    }
-            }
+            accumulate3x3Row<2, PY, K>(acc, p, i);
         }
 #pragma unroll
         for (int j = 0; j < PY; ++j) {
@@ -242,19 +249,7 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
         const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 16));
         const Px<C> p[6] = {unpackWord<C>(left),  unpackWord<C>(mid.x), unpackWord<C>(mid.y),
                             unpackWord<C>(mid.z), unpackWord<C>(mid.w), unpackWord<C>(right)};
-#pragma unroll
-        for (int j = 0; j < PY; ++j) {
-            const int ky = i - j;
-            if (ky < 0 || ky >= 3) continue;
-#pragma unroll
-            for (int kx = 0; kx < 3; ++kx)
-#pragma unroll
-                for (int k = 0; k < K; ++k) {
-                    const float w = c_weights[k * 9 + ky * 3 + kx];
-#pragma unroll
-                    for (int o = 0; o < 4; ++o) madd(acc[k][o][j], w, p[o + kx]);
-                }
-        }
+        accumulate3x3Row<4, PY, K>(acc, p, i);
     }
     const bool dstAligned = ((g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst)) & 15u) == 0;
     // 16-byte stores where the output pixel is 4 bytes: f32 gray, or RGBA8 written as u8.
