@@ -16,13 +16,7 @@ FS_HD float applyMapping(float v, float scale, float offset, bool absolute) {
 // Round half to even (cvRound / saturate_cast), then clamp: NaN and -Inf
 // become 0, +Inf the maximum (README "Semantics"; tests/cpu/nan_inf_test.cpp).
 // F32 stores keep NaN and Inf as they are.
-FS_HD int roundHalfEven(float v) {
-#if defined(__CUDA_ARCH__)
-    return __float2int_rn(v);
-#else
-    return static_cast<int>(std::nearbyint(v));
-#endif
-}
+inline int roundHalfEven(float v) { return static_cast<int>(std::nearbyint(v)); }  // host; the device rounds in saturateRound
 
 #if defined(__CUDA_ARCH__)
 // Clamp, then round in the adder: 1.5 * 2^23 + v (0 <= v < 2^22) rounds half
