@@ -44,6 +44,24 @@ bool Kernel::integerWeights() const {
     return std::all_of(weights.begin(), weights.end(), [](float v) { return std::nearbyint(v) == v; });
 }
 
+std::optional<DyadicKernel> dyadicForm(const Kernel& k, int maxShift) {
+    for (int shift = 0; shift <= maxShift; ++shift) {
+        DyadicKernel d;
+        d.shift = shift;
+        bool exact = true;
+        for (float w : k.weights) {
+            const double scaled = std::ldexp(static_cast<double>(w), shift);  // exact: a power-of-two scale
+            if (!std::isfinite(scaled) || scaled != std::nearbyint(scaled) || std::fabs(scaled) >= 16777216.0) {
+                exact = false;
+                break;
+            }
+            d.numerators.push_back(static_cast<int>(scaled));
+        }
+        if (exact) return d;
+    }
+    return std::nullopt;
+}
+
 std::string validateKernel(const Kernel& k) {
     auto size = [](int n, const char* what) -> std::string {
         if (n < 1 || n > kMaxKernelSize)

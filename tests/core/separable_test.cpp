@@ -67,3 +67,36 @@ TEST(Separate, RefusesAllZeroAndInvalidKernels) {
 
 }  // namespace
 }  // namespace fs
+
+namespace fs {
+namespace {
+
+TEST(DyadicForm, BinomialGaussiansAreDyadic) {
+    const std::optional<DyadicKernel> g3 = dyadicForm(gaussianKernel(3, 0.0), 8);
+    ASSERT_TRUE(g3);
+    EXPECT_EQ(g3->shift, 4);
+    EXPECT_EQ(g3->numerators, (std::vector<int>{1, 2, 1, 2, 4, 2, 1, 2, 1}));
+    const std::optional<DyadicKernel> g5 = dyadicForm(gaussianKernel(5, 0.0), 8);
+    ASSERT_TRUE(g5);
+    EXPECT_EQ(g5->shift, 8);
+    EXPECT_EQ(g5->numerators[12], 36);  // 6/16 * 6/16 * 256
+}
+
+TEST(DyadicForm, IntegerKernelsNeedNoShiftAndKeepTheirSigns) {
+    const std::optional<DyadicKernel> s = dyadicForm(sobelKernel(3, true), 8);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->shift, 0);
+    EXPECT_EQ(s->numerators, (std::vector<int>{-1, 0, 1, -2, 0, 2, -1, 0, 1}));
+}
+
+TEST(DyadicForm, RefusesWeightsThatAreNotExactlyDyadicWithinTheShift) {
+    EXPECT_FALSE(dyadicForm(boxKernel(3), 16));                        // 1/9
+    EXPECT_FALSE(dyadicForm(Kernel(1, 1, {0.1f}), 16));                 // 0.1f needs shift 27
+    EXPECT_FALSE(dyadicForm(Kernel(1, 1, {1.0f / 512.0f}), 8));         // shift 9 > 8
+    EXPECT_TRUE(dyadicForm(Kernel(1, 1, {1.0f / 512.0f}), 9));
+    EXPECT_FALSE(dyadicForm(Kernel(1, 1, {33554432.0f}), 0));           // 2^25: numerator too large
+    EXPECT_FALSE(dyadicForm(Kernel(1, 1, {std::nanf("")}), 8));
+}
+
+}  // namespace
+}  // namespace fs

@@ -33,6 +33,18 @@ struct Kernel {
 // Empty string when usable, otherwise the reason ("kernel width 4 is even", ...).
 std::string validateKernel(const Kernel& k);
 
+// A kernel whose every weight is exactly numerators[i] / 2^shift (the
+// smallest such shift). On integer samples every product and partial sum of
+// such a kernel is exact in float while they stay below 2^24 / 2^shift, so
+// integer arithmetic gives the float reference's result bit for bit (binomial
+// Gaussians, Sobel, Laplacian; not 1/9 box).
+struct DyadicKernel {
+    std::vector<int> numerators;  // row-major, as Kernel::weights
+    int shift = 0;
+};
+// The dyadic form with shift <= maxShift and |numerator| < 2^24, or nothing.
+std::optional<DyadicKernel> dyadicForm(const Kernel& k, int maxShift);
+
 // How several kernel responses become one value. Magnitude = sqrt(k0^2 + k1^2).
 enum class Combine { Single, Magnitude };
 const char* combineName(Combine c);
