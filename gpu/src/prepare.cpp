@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "fs/lane_math.hpp"
 #include "launch.hpp"
 
 namespace fs::gpu {
@@ -83,6 +84,15 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
         f.sepCol.insert(f.sepCol.end(), column.begin(), column.end());
     }
     if (!f.separable) f.sepRow.clear(), f.sepCol.clear();
+    if (count == 1 && inDepth == Depth::U8 && !m.outFloat && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) {
+        const Kernel padded(m.kw, m.kh, f.weights);
+        const std::optional<DyadicKernel> d = dyadicForm(padded, 8);
+        if (d && lanes::fits(d->numerators, d->shift)) {
+            f.packedLanes = true;
+            f.laneShift = d->shift;
+            f.laneWeights = d->numerators;
+        }
+    }
     out = std::move(f);
     return {};
 }

@@ -18,6 +18,10 @@ const void* rgba8PairVariant(int rows, int kernels);
 // (registers_f32.cu) and RGBA8 (registers_u8.cu); nullptr when not built.
 const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
+// RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
+// adjacent pixels per thread, 2 or 4 rows (registers_u8.cu).
+const void* rgba8LaneVariant(int rows);
+cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {
 

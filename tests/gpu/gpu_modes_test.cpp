@@ -116,5 +116,72 @@ INSTANTIATE_TEST_SUITE_P(Cuda, ModeMatrix,
                                             ::testing::Values(1, 3, 4)),
                          paramName);
 
+// RGBA8 3x3 with non-negative dyadic weights runs in exact 16-bit integer
+// lanes (PreparedFilter::packedLanes): bit-identical to the reference, not
+// merely within the tie tolerance, on every border, block rows 2 and 4, sums
+// up to the lane limit (numerators adding to 2^8) and below it (a dimming blur).
+TEST(Rgba8IntegerLanes, DyadicKernelsMatchTheReferenceBitForBit) {
+    FS_SKIP_WITHOUT_CUDA();
+    std::mt19937 rng = testRng();
+    // Numerators adding to exactly 256: the largest sums a lane may hold.
+    std::vector<float> full(9);
+    int left = 256;
+    for (int i = 0; i < 8; ++i) {
+        const int n = std::uniform_int_distribution<int>(0, left / 3)(rng);
+        full[i] = static_cast<float>(n) / 256.0f;
+        left -= n;
+    }
+    full[8] = static_cast<float>(left) / 256.0f;
+    const struct {
+        const char* name;
+        Kernel kernel;
+    } kernels[] = {{"gaussian3", gaussianKernel(3, 0.0)},
+                   {"sum-256", Kernel(3, 3, full)},
+                   {"dim 9/16", Kernel(3, 3, std::vector<float>(9, 1.0f / 16.0f))},
+                   {"shift 0", Kernel(3, 3, {0, 0, 0, 0, 1, 0, 0, 0, 0})}};
+    const auto backend = gpu::makeCudaBackend();
+    const struct {
+        int w, h;
+    } sizes[] = {{1, 1}, {8, 5}, {37, 11}, {1023, 769}};
+    for (const auto& size : sizes) {
+        const Image input = randomImage(size.w, size.h, 4, Depth::U8, rng);
+        for (const auto& k : kernels)
+            for (int b = 0; b < 4; ++b)
+                for (int rows : {0, 2, 4}) {
+                    FilterSpec spec;
+                    spec.kernels = {k.kernel};
+                    spec.border = borderFor(b, Depth::U8);
+                    const LaunchConfig config{0, 0, rows ? 4 : 0, rows, HaloScheme::Default, RadiusPath::Default};
+                    SCOPED_TRACE(std::string(k.name) + " " + std::to_string(size.w) + "x" + std::to_string(size.h) +
+                                 " border " + borderModeName(spec.border.mode) + " " + config.toString());
+                    const LaunchReport report =
+                        backend->describeLaunch(spec, size.w, size.h, Depth::U8, 4, "registers", config);
+                    ASSERT_TRUE(report.ok()) << report.error;
+                    EXPECT_NE(report.kernel.find("integer lanes"), std::string::npos) << report.kernel;
+                    Image actual;
+                    ASSERT_TRUE(runPoisoned(spec, input.cview(), "registers", actual, 0x5A, config));
+                    EXPECT_TRUE(imagesMatch(actual, cpu::referenceFilter(spec, input.cview()), exact()));
+                }
+    }
+}
+
+// Weights that are not dyadic, negative, or an output mapping keep the float kernel.
+TEST(Rgba8IntegerLanes, OtherFiltersKeepTheFloatKernel) {
+    FS_SKIP_WITHOUT_CUDA();
+    const auto backend = gpu::makeCudaBackend();
+    FilterSpec box, sobel, scaled, twoKernels;
+    box.kernels = {boxKernel(3)};  // 1/9: not dyadic
+    sobel.kernels = {sobelKernel(3, true)};
+    scaled.kernels = {gaussianKernel(3, 0.0)};
+    scaled.output.scale = 2.0f;
+    twoKernels.kernels = {gaussianKernel(3, 0.0), gaussianKernel(3, 0.0)};
+    twoKernels.combine = Combine::Magnitude;
+    for (const FilterSpec* spec : {&box, &sobel, &scaled, &twoKernels}) {
+        const LaunchReport report = backend->describeLaunch(*spec, 640, 480, Depth::U8, 4, "registers", LaunchConfig{});
+        ASSERT_TRUE(report.ok()) << report.error;
+        EXPECT_EQ(report.kernel.find("integer lanes"), std::string::npos) << report.kernel;
+    }
+}
+
 }  // namespace
 }  // namespace fs::test
