@@ -211,8 +211,10 @@ TEST(CudaBackend, PhotographsMatchReference) {
 // The separable mode's rolling-strip path (gray, one kernel, 15x15 / 31x31):
 // sizes around its 128-column strips and 32-row steps, fewer rows than the
 // radius, every border and depth, box weights (exact on integer images), a
-// float output mapping, and the host path in pieces of 10 rows (wrap pieces
-// start at the bottom). Small enough for compute-sanitizer.
+// float output mapping, and the host path in pieces of 10 and 64 rows (wrap
+// pieces start at the bottom). 421 wide has strips whose columns and halo lie
+// inside the image (the one-vector-load-per-item steps); 129 and 261 do not.
+// Small enough for compute-sanitizer.
 TEST(CudaBackend, SeparableStripsMatchReference) {
     FS_SKIP_WITHOUT_CUDA();
     PipelineKnobs restore;
@@ -220,7 +222,7 @@ TEST(CudaBackend, SeparableStripsMatchReference) {
     std::mt19937 rng = testRng();
     const struct {
         int w, h;
-    } sizes[] = {{1, 1}, {17, 3}, {129, 40}, {261, 97}};
+    } sizes[] = {{1, 1}, {17, 3}, {129, 40}, {261, 97}, {421, 133}};
     for (const auto& size : sizes) {
         for (Depth depth : {Depth::U8, Depth::U16, Depth::F32}) {
             const Image input = randomImage(size.w, size.h, 1, depth, rng);
@@ -246,11 +248,13 @@ TEST(CudaBackend, SeparableStripsMatchReference) {
                         Image actual;
                         ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual));
                         EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
-                        gpu::setPipelineRows(10);
-                        const RunResult r = backend->run(spec, input.cview(), "separable");
-                        gpu::setPipelineRows(0);
-                        ASSERT_TRUE(r.ok()) << r.error;
-                        EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected));
+                        for (int pieceRows : {10, 64}) {
+                            gpu::setPipelineRows(pieceRows);
+                            const RunResult r = backend->run(spec, input.cview(), "separable");
+                            gpu::setPipelineRows(0);
+                            ASSERT_TRUE(r.ok()) << r.error;
+                            EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected)) << pieceRows << "-row pieces";
+                        }
                     }
                 }
             }

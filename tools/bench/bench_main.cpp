@@ -32,6 +32,8 @@ struct Options {
     int repeats = 20;
     std::string csv = "filterstudio-bench.csv";
     std::vector<std::string> sweepModes;  // empty: all
+    std::vector<std::string> modes;       // 8K table's modes; empty: all
+    std::vector<std::string> only;        // "gaussian:31", "sobel-magnitude": 8K filters kept; empty: all
     LaunchConfig launch;                  // --block / --per-thread for every timed launch
     bool tune = false;
     std::string tuneCsv = "filterstudio-tune.csv";
@@ -40,9 +42,13 @@ struct Options {
 void usage() {
     std::puts(
         "filterstudio-bench [--quick] [--no-sweep] [--repeats N] [--csv PATH] [--sweep-modes a,b,...]\n"
-        "                   [--block WxH] [--per-thread AxB] [--tune [--tune-csv PATH]]\n"
+        "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--block WxH] [--per-thread AxB]\n"
+        "                   [--tune [--tune-csv PATH]]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
+        "  --modes LIST   the 8K table's modes (default: all seven)\n"
+        "  --only LIST    only these 8K filters, e.g. gaussian:31,sobel-magnitude (names: sobel-magnitude,\n"
+        "                 laplacian, gaussian, dense); implies --no-sweep\n"
         "  --repeats N    timed repeats per measurement after warm-up (default 20; long runs use 5)\n"
         "  --block WxH    launch every mode with this block shape (refusing modes are skipped with the reason)\n"
         "  --per-thread AxB  outputs per thread for every mode\n"
@@ -413,13 +419,15 @@ int main(int argc, char** argv) {
             if (a == "--block") opt.launch.blockX = x, opt.launch.blockY = y;
             else opt.launch.perThreadX = x, opt.launch.perThreadY = y;
         }
-        else if (a == "--sweep-modes" && i + 1 < argc) {
-            std::string list = argv[++i];
+        else if ((a == "--sweep-modes" || a == "--modes" || a == "--only") && i + 1 < argc) {
+            std::vector<std::string>& out = a == "--sweep-modes" ? opt.sweepModes : a == "--modes" ? opt.modes : opt.only;
+            const std::string list = argv[++i];
             for (std::size_t p = 0; p != std::string::npos;) {
                 const std::size_t q = list.find(',', p);
-                opt.sweepModes.push_back(list.substr(p, q == std::string::npos ? q : q - p));
+                out.push_back(list.substr(p, q == std::string::npos ? q : q - p));
                 p = q == std::string::npos ? q : q + 1;
             }
+            if (a == "--only") opt.sweep = false;
         } else {
             usage();
             return a == "--help" || a == "-h" ? 0 : 1;
@@ -452,9 +460,17 @@ int main(int argc, char** argv) {
     std::map<std::string, Transfers> transfers;
     // 8K: every mode, every mask, Sobel and Laplacian too; f32 gray and RGBA8.
     const ImageConfig eightK[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
+    const std::vector<std::string>& eightKModes = opt.modes.empty() ? allModes : opt.modes;
     for (const ImageConfig& ic : eightK) {
-        const auto rows = benchImage(ic, filtersFor(allMasks, true, rng), allModes, ceil, opt.repeats, stream, opt.launch);
-        printTable(ic, rows, allModes);
+        std::vector<NamedFilter> filters = filtersFor(allMasks, true, rng);
+        if (!opt.only.empty())
+            std::erase_if(filters, [&](const NamedFilter& f) {
+                return std::none_of(opt.only.begin(), opt.only.end(), [&](const std::string& o) {
+                    return o == f.name || o == f.name + ":" + std::to_string(f.mask);
+                });
+            });
+        const auto rows = benchImage(ic, filters, eightKModes, ceil, opt.repeats, stream, opt.launch);
+        printTable(ic, rows, eightKModes);
         all.insert(all.end(), rows.begin(), rows.end());
     }
     if (opt.sweep) {
