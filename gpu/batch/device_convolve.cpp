@@ -3,6 +3,7 @@
 // over the whole image at once instead of pipelined pieces.
 #include "device_image.hpp"
 #include "launch.hpp"
+#include "tuning.hpp"
 
 namespace fs::gpu::batch {
 
@@ -20,11 +21,11 @@ std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, cons
 
 std::string convolveInto(const FilterSpec& spec, const DeviceView& in, const std::string& modeId, unsigned char* dst,
                          std::size_t dstPitch, cudaStream_t s) {
-    PreparedFilter f;
-    if (std::string why = prepareFilter(spec, in.depth, in.channels, f); !why.empty()) return why;
-    const ModeImpl* mode = findModeImpl(modeId, f);
-    if (!mode) return "unknown CUDA mode '" + modeId + "'";
-    if (std::string why = mode->supports(f); !why.empty()) return std::string("mode ") + mode->id + ": " + why;
+    // The mode's default configuration, not the tuned one: batch runs stay as they were timed.
+    ResolvedLaunch resolved;
+    if (std::string why = resolveMode(spec, in.depth, in.channels, modeId, resolved); !why.empty()) return why;
+    PreparedFilter& f = resolved.filter;
+    const ModeImpl* mode = resolved.mode;
 
     // Global mode reads weights from device memory: one buffer of the largest
     // size, reused in stream order (callers hold deviceMutex()).

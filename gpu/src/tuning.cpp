@@ -72,13 +72,19 @@ LaunchConfig tunedConfig(const ModeImpl& mode, const PreparedFilter& f, int widt
 
 std::string resetCudaTuning() { return processCache().reset(); }
 
-std::string resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
-                          const LaunchConfig& launch, int width, int height, ResolvedLaunch& out) {
+std::string resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                        ResolvedLaunch& out) {
     if (std::string why = prepareFilter(spec, depth, channels, out.filter); !why.empty()) return why;
     out.mode = findModeImpl(modeId, out.filter);
     if (!out.mode) return "unknown CUDA mode '" + modeId + "'";
     if (!(out.reason = out.mode->supports(out.filter)).empty())
         return std::string("mode ") + out.mode->id + ": " + out.reason;
+    return {};
+}
+
+std::string resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                          const LaunchConfig& launch, int width, int height, ResolvedLaunch& out) {
+    if (std::string why = resolveMode(spec, depth, channels, modeId, out); !why.empty()) return why;
     out.config = modeId == "auto" && launch.isDefault() ? tunedConfig(*out.mode, out.filter, width, height) : launch;
     if (!(out.reason = out.mode->plan(out.filter, out.config, width, height, out.plan)).empty())
         return std::string("mode ") + out.mode->id + ", " + out.config.toString() + ": " + out.reason;

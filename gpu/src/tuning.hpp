@@ -16,7 +16,14 @@ struct ResolvedLaunch {
     std::string reason;  // why it cannot launch, without the "mode m, <config>: " prefix
 };
 
-// prepareFilter -> the mode ("auto" resolved) -> supports -> the configuration
+// prepareFilter -> the mode ("auto" resolved) -> supports: empty when the
+// mode can run the filter, else prepareFilter's message, "unknown CUDA mode
+// 'x'" or "mode m: why". The first half of resolveLaunch, for callers that
+// launch the mode's default configuration (the batch runner).
+std::string resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                        ResolvedLaunch& out);
+
+// resolveMode -> the configuration
 // (for "auto" with a default `launch`, tunedConfig's) -> plan. Empty when it
 // can launch, else why, worded alike for runs, launch reports and the tuner:
 // prepareFilter's message, "unknown CUDA mode 'x'", "mode m: why" (filter
