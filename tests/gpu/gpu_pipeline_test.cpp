@@ -262,8 +262,8 @@ TEST(CudaBackend, SeparableStripsMatchReference) {
     }
 }
 
-// The registers mode's RGBA8 3x3 path (two pixels per thread, 8-byte loads):
-// one and two kernels, odd and even widths (odd ones start rows off 8-byte
+// The registers mode's RGBA8 3x3 paths (floats, or integer lanes for the
+// Gaussian): one and two kernels, odd and even widths (odd ones start rows off
 // alignment in a pitched buffer), every border, whole and in 10-row pieces.
 TEST(CudaBackend, Rgba8ThreeByThreeMatchesReference) {
     FS_SKIP_WITHOUT_CUDA();
@@ -296,6 +296,39 @@ TEST(CudaBackend, Rgba8ThreeByThreeMatchesReference) {
                 ASSERT_TRUE(r.ok()) << r.error;
                 EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected));
             }
+        }
+    }
+}
+
+// A photograph as RGBA8 (alpha: the mean of red and green) through the
+// integer-lane kernel (Gaussian 3x3 is 1 2 1 / 16): bit-identical to the
+// reference, whole and in 10-row pieces.
+TEST(CudaBackend, Rgba8PhotographThroughIntegerLanesIsExact) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    auto backend = gpu::makeCudaBackend();
+    const Image rgb = loadPnm(std::string(FS_GPU_TEST_DATA_DIR) + "/coffee.ppm");
+    ASSERT_EQ(rgb.channels(), 3);
+    Image rgba(rgb.width(), rgb.height(), 4, Depth::U8);
+    for (int y = 0; y < rgb.height(); ++y) {
+        const std::uint8_t* in = rgb.cview().row<std::uint8_t>(y);
+        std::uint8_t* out = rgba.view().row<std::uint8_t>(y);
+        for (int x = 0; x < rgb.width(); ++x) {
+            for (int c = 0; c < 3; ++c) out[4 * x + c] = in[3 * x + c];
+            out[4 * x + 3] = static_cast<std::uint8_t>((in[3 * x] + in[3 * x + 1]) / 2);
+        }
+    }
+    for (BorderMode border : {BorderMode::Reflect101, BorderMode::Wrap}) {
+        const FilterSpec spec = gaussian(3, border);
+        const LaunchReport report = backend->describeLaunch(spec, rgba.width(), rgba.height(), Depth::U8, 4, "registers", {});
+        EXPECT_NE(report.kernel.find("integer lanes"), std::string::npos) << report.kernel;
+        const Image expected = cpu::referenceFilter(spec, rgba.cview());
+        for (int pieceRows : {0, 10}) {
+            gpu::setPipelineRows(pieceRows);
+            const RunResult r = backend->run(spec, rgba.cview(), "registers");
+            gpu::setPipelineRows(0);
+            ASSERT_TRUE(r.ok()) << r.error;
+            EXPECT_TRUE(imagesMatch(r.output, expected, exact())) << borderModeName(border) << ", pieces of " << pieceRows;
         }
     }
 }
