@@ -215,27 +215,48 @@ template <int C> __device__ __forceinline__ Px<C> unpackWord(unsigned w) {
     }
 }
 
-// 3x3 on 4-byte pixels (gray f32, RGBA8): each thread computes 4 adjacent
-// pixels of PY rows from one 16-byte load per input row plus its two 4-byte
-// neighbours (L1 hits: they are the next threads' vectors), 4x the bytes per
-// load instruction of the one-column kernel. Interior outputs are stored as
-// one 16-byte vector; threads near the edges or on unaligned rows take the
-// one-column path (fs::borderIndex) for each of their pixels.
+// The start every 4-adjacent-pixel 3x3 kernel shares: this thread's first
+// pixel x and first row yFirst; true when the 4 pixels, a neighbour each side
+// and the rows above and below lie inside the image and this launch, and
+// `alignBits` (the pitches and pointers the caller reads or writes as 16-byte
+// vectors) is 16-byte aligned. Otherwise its pixels are computed here through
+// the one-column path (fs::borderIndex) and the caller returns.
 template <class T, int C, int PY, int K>
-__global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, int) {
-    static_assert(sizeof(T) * C == 4, "4-byte pixels only");
-    const int x = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
-    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+__device__ __forceinline__ bool quadInterior(const KernelGeom& g, const KernelMath& m, std::uintptr_t alignBits, int& x,
+                                             int& yFirst) {
+    x = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
+    yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
     const int outEnd = g.outRow0 + g.outRows;
-    if (x >= g.width || yFirst >= outEnd) return;
-    const bool aligned = ((g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src)) & 15u) == 0;
-    const bool interior = aligned && x >= 1 && x + 4 < g.width && yFirst >= 1 && yFirst + PY + 1 <= g.imageHeight &&
-                          yFirst + PY <= outEnd;
+    if (x >= g.width || yFirst >= outEnd) return false;
+    const bool interior = (alignBits & 15u) == 0 && x >= 1 && x + 4 < g.width && yFirst >= 1 &&
+                          yFirst + PY + 1 <= g.imageHeight && yFirst + PY <= outEnd;
     if (!interior) {
 #pragma unroll 1
         for (int o = 0; o < 4 && x + o < g.width; ++o) registersColumn<T, C, 1, 1, PY, K>(g, m, x + o, yFirst);
-        return;
     }
+    return interior;
+}
+
+// One input row of a 4-pixel quad: the left neighbour, the 4 pixels (one
+// 16-byte load) and the right neighbour (L1 hits: the next threads' vectors).
+__device__ __forceinline__ void loadQuadRow(const unsigned char* row, unsigned (&w)[6]) {
+    const unsigned left = __ldg(reinterpret_cast<const unsigned*>(row - 4));
+    const uint4 mid = __ldg(reinterpret_cast<const uint4*>(row));
+    const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 16));
+    w[0] = left, w[1] = mid.x, w[2] = mid.y, w[3] = mid.z, w[4] = mid.w, w[5] = right;
+}
+
+// 3x3 on 4-byte pixels (gray f32, RGBA8): each thread computes 4 adjacent
+// pixels of PY rows from one 16-byte load per input row plus its two 4-byte
+// neighbours (loadQuadRow), 4x the bytes per load instruction of the
+// one-column kernel. Interior outputs are stored as one 16-byte vector;
+// threads near the edges or on unaligned rows take the one-column path
+// (quadInterior) for each of their pixels.
+template <class T, int C, int PY, int K>
+__global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, int) {
+    static_assert(sizeof(T) * C == 4, "4-byte pixels only");
+    int x, yFirst;
+    if (!quadInterior<T, C, PY, K>(g, m, g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src), x, yFirst)) return;
     Px<C> acc[K][4][PY];
 #pragma unroll
     for (int k = 0; k < K; ++k)
@@ -247,12 +268,10 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
     const unsigned char* base = sourceRow(g, yFirst - 1) + x * 4;
 #pragma unroll
     for (int i = 0; i < PY + 2; ++i) {
-        const unsigned char* row = base + i * g.srcPitch;
-        const unsigned left = __ldg(reinterpret_cast<const unsigned*>(row - 4));
-        const uint4 mid = __ldg(reinterpret_cast<const uint4*>(row));
-        const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 16));
-        const Px<C> p[6] = {unpackWord<C>(left),  unpackWord<C>(mid.x), unpackWord<C>(mid.y),
-                            unpackWord<C>(mid.z), unpackWord<C>(mid.w), unpackWord<C>(right)};
+        unsigned w[6];
+        loadQuadRow(base + i * g.srcPitch, w);
+        const Px<C> p[6] = {unpackWord<C>(w[0]), unpackWord<C>(w[1]), unpackWord<C>(w[2]),
+                            unpackWord<C>(w[3]), unpackWord<C>(w[4]), unpackWord<C>(w[5])};
         accumulate3x3Row<4, PY, K>(acc, p, i);
     }
     const bool dstAligned = ((g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst)) & 15u) == 0;
