@@ -114,6 +114,7 @@ constexpr int kStripThreads = 256;
 constexpr int kStepRows = 32;      // input rows loaded and row-filtered per step
 constexpr int kRingRows = 64;      // row-pass results kept: >= kStepRows + 2R, a power of two
 constexpr int kStripRowsPerThread = kStepRows * kStripW / kStripThreads;  // column-pass outputs per thread
+constexpr int kRowOutputs = 8;     // row-pass outputs per item, a multiple of 4 (H100: 8 0.1675 ms, 4 0.168-0.170)
 
 template <int R> constexpr int stripPad() { return (R + 3) / 4 * 4; }  // halo rounded to float4
 template <int R> constexpr int stripInW() { return kStripW + 2 * stripPad<R>(); }
@@ -179,13 +180,13 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
                 reinterpret_cast<float4*>(in)[item] = make_float4(pre[b][0], pre[b][1], pre[b][2], pre[b][3]);
         }
     };
-    // 4 neighbouring outputs per item from one register window read as float4s.
+    // kRowOutputs neighbouring outputs per item from one register window read as float4s.
     auto rowPass = [&](int step) {
-        constexpr int kSpan = (kPad + R + 4 + 3) / 4 * 4;
-        const int rel0 = firstRow(step), items = rowCount(step) * (kStripW / 4);
+        constexpr int kItemsPerRow = kStripW / kRowOutputs, kSpan = (kPad + R + kRowOutputs + 3) / 4 * 4;
+        const int rel0 = firstRow(step), items = rowCount(step) * kItemsPerRow;
 #pragma unroll 1
         for (int item = tid; item < items; item += kStripThreads) {
-            const int r = item / (kStripW / 4), gx = (item - r * (kStripW / 4)) * 4;
+            const int r = item / kItemsPerRow, gx = (item - r * kItemsPerRow) * kRowOutputs;
             const float* s = in + r * kInW + gx;
             float v[kSpan];
 #pragma unroll
@@ -193,25 +194,37 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
                 const float4 q = *reinterpret_cast<const float4*>(s + i);
                 v[i] = q.x, v[i + 1] = q.y, v[i + 2] = q.z, v[i + 3] = q.w;
             }
-            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            float acc[kRowOutputs] = {};
 #pragma unroll
             for (int k = 0; k <= 2 * R; ++k)
 #pragma unroll
-                for (int o = 0; o < 4; ++o) acc[o] = fmaf(c_rowWeights[k], v[o + kPad - R + k], acc[o]);
-            *reinterpret_cast<float4*>(ring + ((rel0 + r) & (kRingRows - 1)) * kStripW + gx) =
-                make_float4(acc[0], acc[1], acc[2], acc[3]);
+                for (int o = 0; o < kRowOutputs; ++o) acc[o] = fmaf(c_rowWeights[k], v[o + kPad - R + k], acc[o]);
+            float* out = ring + ((rel0 + r) & (kRingRows - 1)) * kStripW + gx;
+#pragma unroll
+            for (int o = 0; o < kRowOutputs; o += 4)
+                *reinterpret_cast<float4*>(out + o) = make_float4(acc[o], acc[o + 1], acc[o + 2], acc[o + 3]);
         }
     };
     // Each thread: one column, kStripRowsPerThread consecutive output rows.
+    // Its window crosses the ring's end at most once and only between chunks
+    // of kStripRowsPerThread rows (`first` is a multiple of it): one address
+    // per chunk, fixed offsets within it, no wrap arithmetic per load.
+    static_assert(kStepRows % kStripRowsPerThread == 0 && kRingRows % kStripRowsPerThread == 0,
+                  "a thread's window must wrap only between chunks");
+    constexpr int kChunks = (kStripRowsPerThread + 2 * R + kStripRowsPerThread - 1) / kStripRowsPerThread;
     auto columnPass = [&](int step) {
         const int col = tid % kStripW;
         const int first = (step - 1) * kStepRows + (tid / kStripW) * kStripRowsPerThread;  // ring row of its first tap
+        const float* chunk[kChunks];
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c)
+            chunk[c] = ring + ((first + c * kStripRowsPerThread) & (kRingRows - 1)) * kStripW + col;
         float acc[kStripRowsPerThread];
 #pragma unroll
         for (int j = 0; j < kStripRowsPerThread; ++j) acc[j] = 0.0f;
 #pragma unroll
         for (int i = 0; i < kStripRowsPerThread + 2 * R; ++i) {
-            const float v = ring[((first + i) & (kRingRows - 1)) * kStripW + col];
+            const float v = chunk[i / kStripRowsPerThread][(i % kStripRowsPerThread) * kStripW];
 #pragma unroll
             for (int j = 0; j < kStripRowsPerThread; ++j) {
                 const int ky = i - j;
@@ -219,16 +232,8 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
             }
         }
         const int x = x0 + col;
-        if (x >= g.width) return;
-#pragma unroll
-        for (int j = 0; j < kStripRowsPerThread; ++j) {
-            const int y = yStart + first + j;  // centre tap: input row yIn0 + first + j + R
-            if (y < yEnd) {
-                Px<1> p;
-                p.c[0] = acc[j];
-                storePixel<T, 1>(g, m, x, y, p, p);
-            }
-        }
+        const int y = yStart + first;  // centre tap: input row yIn0 + first + R
+        if (x < g.width) storeColumn<T>(g, m, x, y, yEnd - y, acc);
     };
 
     fetch(0);
