@@ -55,14 +55,17 @@ struct PreparedFilter {
     bool separable = false;  // every kernel is rank 1
     int sepW = 1, sepH = 1;  // separable factor lengths (== kw, kh)
     std::vector<float> sepRow, sepCol;  // kernelCount * kw, kernelCount * kh
-    // One kernel, u8 in and out, identity mapping, weights n / 2^laneShift
-    // that fs::lanes::fits: the sums fit two 16-bit lanes of a 32-bit word,
-    // never saturate, and integer arithmetic gives the float reference's
-    // result exactly (fs::dyadicForm). Gaussian 3x3 (1 2 1 / 16) and 5x5
-    // (/256) qualify; Sobel (negative weights) and a 1/9 box do not.
+    // u8 in and out, identity mapping, and integer arithmetic gives the float
+    // reference's result exactly (fs/lane_math.hpp): one kernel with weights
+    // n / 2^laneShift (fs::dyadicForm) that have a lanes::LaneForm (Gaussian
+    // 3x3 and 5x5, Laplacian, Sobel x, sharpen; not a 1/9 box), or the
+    // magnitude of two integer kernels that lanes::magnitudeFits (Sobel,
+    // Scharr, Prewitt).
     bool packedLanes = false;
     int laneShift = 0;
-    std::vector<int> laneWeights;  // kh * kw numerators
+    std::uint32_t laneBias = 0;    // lanes::LaneForm::bias (one kernel)
+    bool laneClamps = false;       // lanes::LaneForm::clamps (one kernel)
+    std::vector<int> laneWeights;  // kernelCount * kh * kw numerators
 };
 
 std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, PreparedFilter& out);

@@ -6,8 +6,8 @@
 // spend more on staging and barriers than on arithmetic. 3x3 on 4-byte pixels
 // has its own kernels: gray f32 4 adjacent pixels per thread from 16-byte
 // loads; RGBA8 2 adjacent pixels from 8-byte loads, or 4 from 16-byte loads,
-// in floats or, for non-negative dyadic weights (Gaussian 3x3), in exact
-// 16-bit integer lanes.
+// in floats or, for dyadic weights whose sums fit 16-bit lanes (Gaussian, Laplacian,
+// sharpen, Sobel magnitude), in exact integer lanes.
 #include <algorithm>
 #include <string>
 
@@ -49,11 +49,14 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
     const int radius = compilable && want.radius != RadiusPath::Runtime ? m.kw / 2 : -1;
     const bool rgba8 = f.inDepth == Depth::U8 && C == 4 && radius == 1;
     const bool grayF32 = f.inDepth == Depth::F32 && C == 1 && radius == 1;
+    // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (H100, 8K Sobel: 0.296 ms
+    // against 0.340 for 4, at 114 registers).
+    const int rgba8Columns = K == 1 || f.packedLanes ? 4 : 2;
     const int px =
-        pickCount(want.perThreadX, rgba8 ? (K == 1 ? 4 : 2) : grayF32 ? 4 : defaultRegisterColumns(C, K, radius), {1, 2, 4});
+        pickCount(want.perThreadX, rgba8 ? rgba8Columns : grayF32 ? 4 : defaultRegisterColumns(C, K, radius), {1, 2, 4});
     if (px < 0) return "the registers mode computes 1, 2 or 4 columns per thread";
     // Exact integer lanes where the weights allow (PreparedFilter::packedLanes), floats otherwise.
-    const bool lanes = rgba8 && K == 1 && f.packedLanes;
+    const bool lanes = rgba8 && f.packedLanes;
     const RegistersKernel kind = rgba8 && px == 2   ? RegistersKernel::Rgba8Pairs
                                  : lanes && px == 4 ? RegistersKernel::Rgba8Lanes
                                  : rgba8 && px == 4 ? RegistersKernel::Rgba8Quads
@@ -71,8 +74,11 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
                             "(4 rows need 128 sums: they spill)";
     } else if (kind == RegistersKernel::Rgba8Lanes) {
         // 2 rows: H100, 8K Gaussian 3x3, 0.111 ms against 0.117-0.118 ms for 4 (one run each).
-        py = pickCount(want.perThreadY, 2, {2, 4});
-        if (py < 0) return "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread";
+        py = K == 1 ? pickCount(want.perThreadY, 2, {2, 4}) : pickCount(want.perThreadY, 2, {2});
+        if (py < 0)
+            return K == 1 ? "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread"
+                          : "the RGBA8 3x3 integer-lane magnitude kernel computes 2 rows per thread (4 rows hold 64 "
+                            "sums)";
     } else if (kind == RegistersKernel::GrayF32Quads) {
         py = pickCount(want.perThreadY, 2, {2, 4, 8});
         if (py < 0) return "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread";
@@ -92,7 +98,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
         switch (kind) {
         case RegistersKernel::Rgba8Pairs: out.kernel = rgba8PairVariant(py, K); break;
         case RegistersKernel::Rgba8Quads: out.kernel = rgba8QuadVariant(py, K); break;
-        case RegistersKernel::Rgba8Lanes: out.kernel = rgba8LaneVariant(py); break;
+        case RegistersKernel::Rgba8Lanes: out.kernel = rgba8LaneVariant(py, K, f.laneClamps); break;
         case RegistersKernel::GrayF32Quads: out.kernel = grayF32QuadVariant(py, K); break;
         default: out.kernel = registersKernelFor<T>(CC, K, radius, py); break;
         }

@@ -84,13 +84,29 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
         f.sepCol.insert(f.sepCol.end(), column.begin(), column.end());
     }
     if (!f.separable) f.sepRow.clear(), f.sepCol.clear();
-    if (count == 1 && inDepth == Depth::U8 && !m.outFloat && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) {
-        const Kernel padded(m.kw, m.kh, f.weights);
-        const std::optional<DyadicKernel> d = dyadicForm(padded, 8);
-        if (d && lanes::fits(d->numerators, d->shift)) {
+    if (inDepth == Depth::U8 && !m.outFloat && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) {
+        std::vector<int> numerators;
+        bool exact = true;
+        int shift = 0;
+        for (int k = 0; k < count && exact; ++k) {
+            const Kernel padded(m.kw, m.kh,
+                                std::vector<float>(f.weights.begin() + static_cast<std::ptrdiff_t>(k) * m.kw * m.kh,
+                                                   f.weights.begin() + static_cast<std::ptrdiff_t>(k + 1) * m.kw * m.kh));
+            const std::optional<DyadicKernel> d = dyadicForm(padded, 8);
+            exact = d && (count == 1 ? lanes::fits(d->numerators, d->shift) : lanes::magnitudeFits(d->numerators, d->shift));
+            if (!exact) break;
+            shift = d->shift;
+            numerators.insert(numerators.end(), d->numerators.begin(), d->numerators.end());
+        }
+        if (exact) {
             f.packedLanes = true;
-            f.laneShift = d->shift;
-            f.laneWeights = d->numerators;
+            f.laneShift = shift;
+            f.laneWeights = std::move(numerators);
+            if (count == 1) {
+                const lanes::LaneForm form = *lanes::laneForm(f.laneWeights, shift);
+                f.laneBias = form.bias;
+                f.laneClamps = form.clamps;
+            }
         }
     }
     out = std::move(f);

@@ -19,8 +19,8 @@ const void* rgba8PairVariant(int rows, int kernels);
 const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
-// adjacent pixels per thread, 2 or 4 rows (registers_u8.cu).
-const void* rgba8LaneVariant(int rows);
+// adjacent pixels per thread (registers_u8.cu); nullptr when not built.
+const void* rgba8LaneVariant(int rows, int kernels, bool clamps);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {

@@ -27,29 +27,36 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 // ---- RGBA8 3x3 in exact integer lanes (PreparedFilter::packedLanes) -------
 namespace {
 
-__constant__ int c_laneWeights[9];
+__constant__ int c_laneWeights[2 * 9];
 __constant__ int c_laneShift;
+__constant__ unsigned c_laneBias;
 
-// Like quadKernel<u8, 4, PY, 1> (4 adjacent pixels, one 16-byte load per
+// Like quadKernel<u8, 4, PY, K> (4 adjacent pixels, one 16-byte load per
 // input row and two 4-byte neighbours), but each pixel is two words of two
 // 16-bit lanes (fs/lane_math.hpp) and every tap is one integer multiply-add
-// per word: 18 per pixel instead of 36 FMAs, no byte-to-float conversion, no
-// clamps (the sums cannot exceed 255 * 2^shift). Edge threads and unaligned
-// rows take the float column path, which is exact for these weights too.
-// H100, 8K: 0.111 ms (2 rows) against 0.144 ms for the float kernel.
-template <int PY>
+// per word and kernel: 18 per pixel and kernel instead of 36 FMAs, no
+// byte-to-float conversion. One kernel: lanes start at the bias, are rounded
+// half to even and, where results can leave [0, 255], clamped (kClamp). Two
+// (a gradient magnitude): unbiased signed lanes, the root through
+// lanes::magnitudeByte. Edge threads and unaligned rows take the float column
+// path, which is exact for these weights too.
+// H100, 8K Gaussian 3x3: 0.111 ms (2 rows) against 0.144 ms for the float kernel.
+template <int PY, int K, bool kClamp>
 __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath m, int) {
     int x, yFirst;
-    if (!quadInterior<std::uint8_t, 4, PY, 1>(g, m,
+    if (!quadInterior<std::uint8_t, 4, PY, K>(g, m,
                                               g.srcPitch | g.dstPitch | reinterpret_cast<std::uintptr_t>(g.src) |
                                                   reinterpret_cast<std::uintptr_t>(g.dst),
                                               x, yFirst))
         return;
-    unsigned even[4][PY], odd[4][PY];
+    const unsigned start = K == 1 ? c_laneBias * 0x00010001u : 0u;
+    unsigned even[K][4][PY], odd[K][4][PY];
 #pragma unroll
-    for (int o = 0; o < 4; ++o)
+    for (int k = 0; k < K; ++k)
 #pragma unroll
-        for (int j = 0; j < PY; ++j) even[o][j] = odd[o][j] = 0u;
+        for (int o = 0; o < 4; ++o)
+#pragma unroll
+            for (int j = 0; j < PY; ++j) even[k][o][j] = odd[k][o][j] = start;
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
     const unsigned char* base = sourceRow(g, yFirst - 1) + x * 4;
 #pragma unroll
@@ -64,20 +71,35 @@ __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath 
             const int ky = i - j;
             if (ky < 0 || ky >= 3) continue;
 #pragma unroll
-            for (int kx = 0; kx < 3; ++kx) {
-                const unsigned w = static_cast<unsigned>(c_laneWeights[ky * 3 + kx]);
+            for (int k = 0; k < K; ++k)
 #pragma unroll
-                for (int o = 0; o < 4; ++o) even[o][j] += w * pe[o + kx], odd[o][j] += w * po[o + kx];
-            }
+                for (int kx = 0; kx < 3; ++kx) {
+                    const unsigned w = static_cast<unsigned>(c_laneWeights[k * 9 + ky * 3 + kx]);
+#pragma unroll
+                    for (int o = 0; o < 4; ++o) even[k][o][j] += w * pe[o + kx], odd[k][o][j] += w * po[o + kx];
+                }
         }
     }
-    const lanes::Rounding rounding = lanes::rounding(c_laneShift);
+    const int shift = c_laneShift;
+    const lanes::Rounding rounding = lanes::rounding(shift);
+    const lanes::Clamp clamp = lanes::clamp(lanes::LaneForm{shift, c_laneBias, kClamp});
 #pragma unroll
     for (int j = 0; j < PY; ++j) {
         unsigned word[4];
 #pragma unroll
-        for (int o = 0; o < 4; ++o)
-            word[o] = lanes::pack(lanes::roundLanes(even[o][j], rounding), lanes::roundLanes(odd[o][j], rounding));
+        for (int o = 0; o < 4; ++o) {
+            if constexpr (K == 1) {
+                unsigned e = lanes::roundLanes(even[0][o][j], rounding), d = lanes::roundLanes(odd[0][o][j], rounding);
+                if constexpr (kClamp) e = lanes::clampLanes(e, clamp), d = lanes::clampLanes(d, clamp);
+                word[o] = lanes::pack(e, d);
+            } else {
+                const unsigned ex = even[0][o][j], ey = even[K - 1][o][j], ox = odd[0][o][j], oy = odd[K - 1][o][j];
+                word[o] = lanes::packChannels(lanes::magnitudeByte(lanes::lowLane(ex), lanes::lowLane(ey)),
+                                              lanes::magnitudeByte(lanes::lowLane(ox), lanes::lowLane(oy)),
+                                              lanes::magnitudeByte(lanes::highLane(ex), lanes::highLane(ey)),
+                                              lanes::magnitudeByte(lanes::highLane(ox), lanes::highLane(oy)));
+            }
+        }
         unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * 4;
         *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
     }
@@ -85,20 +107,29 @@ __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath 
 
 }  // namespace
 
-const void* rgba8LaneVariant(int rows) {
+// One kernel: 2 or 4 rows, clamped or not; a magnitude: 2 rows (4 would hold
+// 64 sums).
+const void* rgba8LaneVariant(int rows, int kernels, bool clamps) {
+    if (kernels > 1) return rows == 2 ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 2, false>) : nullptr;
     switch (rows) {
-    case 2: return reinterpret_cast<const void*>(rgba8LaneKernel<2>);
-    case 4: return reinterpret_cast<const void*>(rgba8LaneKernel<4>);
+    case 2: return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, true>)
+                          : reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, false>);
+    case 4: return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<4, 1, true>)
+                          : reinterpret_cast<const void*>(rgba8LaneKernel<4, 1, false>);
     default: return nullptr;
     }
 }
 
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream) {
-    if (!f.packedLanes || f.laneWeights.size() != 9) return cudaSuccess;  // only the 3x3 kernel reads them
-    cudaError_t err = cudaMemcpyToSymbolAsync(c_laneWeights, f.laneWeights.data(), 9 * sizeof(int), 0,
-                                              cudaMemcpyHostToDevice, stream);
+    // Only the 3x3 kernels read them.
+    const std::size_t count = f.laneWeights.size();
+    if (!f.packedLanes || count != 9u * f.math.kernelCount || count > 18) return cudaSuccess;
+    cudaError_t err = cudaMemcpyToSymbolAsync(c_laneWeights, f.laneWeights.data(), count * sizeof(int),
+                                              0, cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
         err = cudaMemcpyToSymbolAsync(c_laneShift, &f.laneShift, sizeof(int), 0, cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess)
+        err = cudaMemcpyToSymbolAsync(c_laneBias, &f.laneBias, sizeof(unsigned), 0, cudaMemcpyHostToDevice, stream);
     return err;
 }
 

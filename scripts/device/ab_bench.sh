@@ -8,8 +8,8 @@
 # $LAST_ROUND_BY seconds), interleaved, with $BENCH_ARGS, so clock drift hits
 # all alike. $GTEST_FILTER, if set, first runs that slice of fs_gpu_tests
 # (build it: TARGETS=fs_gpu_tests); CTEST=1 runs every GPU test after the
-# benchmarks, and $MEMCHECK_FILTER a slice of fs_gpu_tests under
-# compute-sanitizer last. Carry .deps and ab (and .gl for the interop test).
+# benchmarks, and $MEMCHECK_FILTER / $RACECHECK_FILTER slices of fs_gpu_tests
+# under compute-sanitizer last. Carry .deps and ab (and .gl for the interop test).
 # Measured: the whole call takes about 60 s to start + 245-300 s to build
 # (bench + fs_gpu_tests) + 15 s per benchmark run of the default arguments.
 cd "$(dirname "$0")/../.."
@@ -44,6 +44,7 @@ if [ -n "${GTEST_FILTER:-}" ]; then
   say "fs_gpu_tests ($GTEST_FILTER): exit $? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/gtest.txt" | tr '\n' ' ')"
   grep -E "^\[  FAILED|Failure|expected" "$OUT/gtest.txt" | head -20 | tee -a "$S"
 fi
+unset GTEST_FILTER  # GoogleTest reads it from the environment: the ctest below must run every test
 
 args=${BENCH_ARGS:---no-sweep --only sobel-magnitude,laplacian,gaussian:3,gaussian:31,dense:15}
 for round in $(seq 1 "${ROUNDS:-2}"); do
@@ -63,5 +64,10 @@ if [ -n "${MEMCHECK_FILTER:-}" ]; then
   timeout 150 compute-sanitizer --tool memcheck --error-exitcode 99 $B/tests/gpu/fs_gpu_tests \
     --gtest_filter="$MEMCHECK_FILTER" >"$OUT/sanitizer.log" 2>&1
   say "memcheck fs_gpu_tests ($MEMCHECK_FILTER): exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+fi
+if [ -n "${RACECHECK_FILTER:-}" ]; then
+  timeout 150 compute-sanitizer --tool racecheck --error-exitcode 99 $B/tests/gpu/fs_gpu_tests \
+    --gtest_filter="$RACECHECK_FILTER" >>"$OUT/sanitizer.log" 2>&1
+  say "racecheck fs_gpu_tests ($RACECHECK_FILTER): exit $? $(grep -E 'RACECHECK SUMMARY' "$OUT/sanitizer.log" | tail -1)"
 fi
 

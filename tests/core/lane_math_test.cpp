@@ -1,7 +1,9 @@
-// The integer-lane arithmetic of the CUDA RGBA8 3x3 kernel (fs/lane_math.hpp),
+// The integer-lane arithmetic of the CUDA RGBA8 3x3 kernels (fs/lane_math.hpp),
 // run on the host: lane rounding against round-half-even over every sum a
-// qualifying filter can produce, the packing, and whole pixels against the
-// reference's float sum, including the largest sums a lane may hold.
+// qualifying filter can produce, the packing, the bias and clamp of signed or
+// saturating weights, whole pixels against the reference's float sum
+// (including the largest sums a lane may hold), and the gradient magnitude's
+// rounding margin for an approximate square root.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,28 +46,71 @@ TEST(LaneMath, RoundingIsHalfToEvenForEverySumInEitherLane) {
     }
 }
 
-TEST(LaneMath, FitsOnlyNonNegativeSumsThatCannotOverflowOrSaturate) {
-    const auto fits = [](const Kernel& k, int maxShift = 8) {
-        const std::optional<DyadicKernel> d = dyadicForm(k, maxShift);
-        return d && lanes::fits(d->numerators, d->shift);
-    };
-    EXPECT_TRUE(fits(gaussianKernel(3, 0.0)));
-    EXPECT_TRUE(fits(gaussianKernel(5, 0.0)));  // sums of 256 / 2^8: 255 * 256 + 128 < 2^16
-    EXPECT_FALSE(fits(gaussianKernel(7, 0.0)));  // 2^12: too wide for a lane
-    EXPECT_FALSE(fits(sobelKernel(3, true)));    // negative weights
-    EXPECT_FALSE(fits(boxKernel(3)));            // 1/9 is not dyadic
-    EXPECT_FALSE(fits(Kernel(3, 1, {0.5f, 0.5f, 0.25f})));  // sum above 1 would saturate
-    EXPECT_TRUE(lanes::fits({255}, 8));
-    EXPECT_FALSE(lanes::fits({256}, 9));  // 255 * 256 + 256 = 2^16
+std::optional<lanes::LaneForm> formOf(const Kernel& k, int maxShift = 8) {
+    const std::optional<DyadicKernel> d = dyadicForm(k, maxShift);
+    return d ? lanes::laneForm(d->numerators, d->shift) : std::nullopt;
 }
 
-// Whole pixels: the kernel's per-word multiply-adds, rounding and packing
-// against the reference's float sum in row-major order, then saturateU8.
+TEST(LaneMath, LaneFormsBiasNegativeWeightsAndClampWhatCanLeaveTheByteRange) {
+    ASSERT_TRUE(formOf(gaussianKernel(3, 0.0)));
+    EXPECT_EQ(formOf(gaussianKernel(3, 0.0))->bias, 0u);
+    EXPECT_FALSE(formOf(gaussianKernel(3, 0.0))->clamps);
+    EXPECT_TRUE(formOf(gaussianKernel(5, 0.0)));   // sums of 256 / 2^8: 255 * 256 + 128 < 2^16
+    EXPECT_FALSE(formOf(gaussianKernel(7, 0.0)));  // 2^12: too wide for a lane
+    EXPECT_FALSE(formOf(boxKernel(3)));            // 1/9 is not dyadic
+    const std::optional<lanes::LaneForm> sobel = formOf(sobelKernel(3, true));
+    ASSERT_TRUE(sobel);
+    EXPECT_EQ(sobel->bias, 255u * 4u);  // 4 = the negative weights' |n| added up; even already
+    EXPECT_TRUE(sobel->clamps);
+    ASSERT_TRUE(formOf(laplacian8Kernel()));
+    EXPECT_EQ(formOf(laplacian8Kernel())->bias, 255u * 8u);
+    ASSERT_TRUE(formOf(Kernel(3, 1, {0.5f, 0.5f, 0.25f})));  // sums above 1 saturate: clamped
+    EXPECT_TRUE(formOf(Kernel(3, 1, {0.5f, 0.5f, 0.25f}))->clamps);
+    // The bias is a multiple of 2^(shift+1) so the quotient keeps its parity: 255 * 3 = 765 -> 768.
+    const std::optional<lanes::LaneForm> odd = lanes::laneForm({-3, 8}, 2);
+    ASSERT_TRUE(odd);
+    EXPECT_EQ(odd->bias, 768u);
+    EXPECT_TRUE(lanes::fits({255}, 8));
+    EXPECT_FALSE(lanes::fits({256}, 9));        // 255 * 256 + 256 = 2^16
+    EXPECT_FALSE(lanes::fits({-129, 128}, 0));  // bias 255 * 129 + 255 * 128 >= 2^16
+    EXPECT_TRUE(lanes::fits({-128, 128}, 0));
+}
+
+TEST(LaneMath, MagnitudeTakesIntegerKernelsWhoseSumsFitASignedLane) {
+    const auto fits = [](const Kernel& k) {
+        const std::optional<DyadicKernel> d = dyadicForm(k, 8);
+        return d && lanes::magnitudeFits(d->numerators, d->shift);
+    };
+    EXPECT_TRUE(fits(sobelKernel(3, true)));
+    EXPECT_TRUE(fits(scharrKernel(false)));
+    EXPECT_TRUE(fits(prewittKernel(true)));
+    EXPECT_FALSE(fits(gaussianKernel(3, 0.0)));  // 1/16: roots of half-integers could tie
+    EXPECT_TRUE(lanes::magnitudeFits({128, -128}, 0));
+    EXPECT_FALSE(lanes::magnitudeFits({129}, 0));  // 255 * 129 > 32767
+}
+
+TEST(LaneMath, SignedLanesReadBackThroughTheBorrow) {
+    for (int hi : {-32768, -1020, -1, 0, 1, 1020, 32767})
+        for (int lo : {-32768, -1020, -1, 0, 1, 1020, 32767}) {
+            const std::uint32_t w = (static_cast<std::uint32_t>(hi) << 16) + static_cast<std::uint32_t>(lo);
+            EXPECT_EQ(lanes::lowLane(w), lo) << hi << " " << lo;
+            EXPECT_EQ(lanes::highLane(w), hi) << hi << " " << lo;
+        }
+}
+
+// Whole pixels: the kernel's per-word multiply-adds (from the bias), rounding,
+// clamp and packing against the reference's float sum in row-major order,
+// then saturateU8.
 TEST(LaneMath, PixelsEqualTheReferenceFloatSum) {
     std::mt19937 rng(11);
     std::vector<Kernel> kernels{gaussianKernel(3, 0.0), gaussianKernel(5, 0.0),
                                 Kernel(3, 3, std::vector<float>(9, 1.0f / 16.0f)),
-                                Kernel(3, 3, {0, 0, 0, 0, 1, 0, 0, 0, 0})};
+                                Kernel(3, 3, {0, 0, 0, 0, 1, 0, 0, 0, 0}),
+                                laplacian4Kernel(), laplacian8Kernel(), sharpenKernel(), embossKernel(),
+                                sobelKernel(3, true), scharrKernel(false),
+                                Kernel(3, 3, {-1 / 16.f, -2 / 16.f, -1 / 16.f, -2 / 16.f, 28 / 16.f, -2 / 16.f,
+                                              -1 / 16.f, -2 / 16.f, -1 / 16.f}),  // signed, shift 4
+                                Kernel(3, 1, {0.5f, 0.5f, 0.25f})};                 // saturates, shift 2
     std::vector<float> full(9);  // numerators adding to exactly 256
     int left = 256;
     for (int i = 0; i < 8; ++i) {
@@ -76,25 +121,94 @@ TEST(LaneMath, PixelsEqualTheReferenceFloatSum) {
     kernels.emplace_back(3, 3, full);
     for (const Kernel& k : kernels) {
         const std::optional<DyadicKernel> d = dyadicForm(k, 8);
-        ASSERT_TRUE(d && lanes::fits(d->numerators, d->shift));
+        ASSERT_TRUE(d);
+        const std::optional<lanes::LaneForm> form = lanes::laneForm(d->numerators, d->shift);
+        ASSERT_TRUE(form) << "kernel " << k.width << "x" << k.height;
         const lanes::Rounding r = lanes::rounding(d->shift);
+        const lanes::Clamp c = lanes::clamp(*form);
         const std::size_t taps = k.weights.size();
         for (int trial = 0; trial < 20000; ++trial) {
             std::vector<std::uint32_t> px(taps);
             for (auto& p : px) p = trial < 2 ? (trial ? 0xFFFFFFFFu : 0u) : static_cast<std::uint32_t>(rng());
-            std::uint32_t even = 0, odd = 0;
+            if (trial == 2)  // largest positive and negative sums in every lane
+                for (std::size_t t = 0; t < taps; ++t) px[t] = d->numerators[t] > 0 ? 0xFFFFFFFFu : 0u;
+            if (trial == 3)
+                for (std::size_t t = 0; t < taps; ++t) px[t] = d->numerators[t] < 0 ? 0xFFFFFFFFu : 0u;
+            std::uint32_t even = form->bias * 0x00010001u, odd = even;
             for (std::size_t t = 0; t < taps; ++t) {
                 const auto w = static_cast<std::uint32_t>(d->numerators[t]);
                 even += w * lanes::evenChannels(px[t]), odd += w * lanes::oddChannels(px[t]);
             }
-            const std::uint32_t got = lanes::pack(lanes::roundLanes(even, r), lanes::roundLanes(odd, r));
-            for (int c = 0; c < 4; ++c) {
+            std::uint32_t e = lanes::roundLanes(even, r), o = lanes::roundLanes(odd, r);
+            if (form->clamps) e = lanes::clampLanes(e, c), o = lanes::clampLanes(o, c);
+            const std::uint32_t got = lanes::pack(e, o);
+            for (int ch = 0; ch < 4; ++ch) {
                 float acc = 0.0f;
-                for (std::size_t t = 0; t < taps; ++t) acc += k.weights[t] * static_cast<float>((px[t] >> (8 * c)) & 0xFFu);
-                ASSERT_EQ((got >> (8 * c)) & 0xFFu, saturateU8(acc)) << "kernel " << k.width << "x" << k.height << " channel " << c;
+                for (std::size_t t = 0; t < taps; ++t) acc += k.weights[t] * static_cast<float>((px[t] >> (8 * ch)) & 0xFFu);
+                ASSERT_EQ((got >> (8 * ch)) & 0xFFu, saturateU8(acc))
+                    << "kernel " << k.width << "x" << k.height << " shift " << d->shift << " channel " << ch;
             }
         }
     }
+}
+
+// The magnitude kernel's arithmetic: unbiased signed lanes of both kernels,
+// magnitudeByte of each channel, packChannels, against the reference's
+// sqrt(gx * gx + gy * gy) in float, then saturateU8.
+TEST(LaneMath, MagnitudePixelsEqualTheReference) {
+    std::mt19937 rng(13);
+    const std::pair<Kernel, Kernel> pairs[] = {{sobelKernel(3, true), sobelKernel(3, false)},
+                                               {scharrKernel(true), scharrKernel(false)},
+                                               {prewittKernel(true), prewittKernel(false)},
+                                               {laplacian8Kernel(), sharpenKernel()}};
+    for (const auto& [kx, ky] : pairs) {
+        const std::optional<DyadicKernel> dx = dyadicForm(kx, 8), dy = dyadicForm(ky, 8);
+        ASSERT_TRUE(dx && dy && lanes::magnitudeFits(dx->numerators, 0) && lanes::magnitudeFits(dy->numerators, 0));
+        for (int trial = 0; trial < 50000; ++trial) {
+            std::uint32_t px[9];
+            for (auto& p : px) p = static_cast<std::uint32_t>(rng());
+            if (trial < 2)
+                for (int t = 0; t < 9; ++t) px[t] = (dx->numerators[t] > 0) == (trial == 0) ? 0xFFFFFFFFu : 0u;
+            std::uint32_t ex = 0, ox = 0, ey = 0, oy = 0;
+            for (int t = 0; t < 9; ++t) {
+                const auto wx = static_cast<std::uint32_t>(dx->numerators[t]), wy = static_cast<std::uint32_t>(dy->numerators[t]);
+                ex += wx * lanes::evenChannels(px[t]), ox += wx * lanes::oddChannels(px[t]);
+                ey += wy * lanes::evenChannels(px[t]), oy += wy * lanes::oddChannels(px[t]);
+            }
+            const std::uint32_t got = lanes::packChannels(lanes::magnitudeByte(lanes::lowLane(ex), lanes::lowLane(ey)),
+                                                          lanes::magnitudeByte(lanes::lowLane(ox), lanes::lowLane(oy)),
+                                                          lanes::magnitudeByte(lanes::highLane(ex), lanes::highLane(ey)),
+                                                          lanes::magnitudeByte(lanes::highLane(ox), lanes::highLane(oy)));
+            for (int ch = 0; ch < 4; ++ch) {
+                float gx = 0.0f, gy = 0.0f;
+                for (int t = 0; t < 9; ++t) {
+                    const float v = static_cast<float>((px[t] >> (8 * ch)) & 0xFFu);
+                    gx += kx.weights[t] * v, gy += ky.weights[t] * v;
+                }
+                ASSERT_EQ((got >> (8 * ch)) & 0xFFu, saturateU8(combineMagnitude(gx, gy))) << "channel " << ch;
+            }
+        }
+    }
+}
+
+// Why an approximate root is exact here: for every sum gx^2 + gy^2 below
+// 255.5^2, a root up to 16 ulps off (sqrt.approx is within a few) still
+// rounds, through 2^23 as magnitudeByte does, to the correctly rounded
+// root's nearest integer; sums from 255.5^2 up give 255.
+TEST(LaneMath, MagnitudeRootsRoundTheSameWithinSixteenUlps) {
+    for (std::uint32_t n = 0; n <= 65280u; ++n) {
+        const float root = std::sqrt(static_cast<float>(n));
+        const auto expected = static_cast<std::uint32_t>(std::nearbyint(root));
+        float lo = root, hi = root;
+        for (int ulp = 0; ulp < 16; ++ulp) lo = std::nextafter(lo, -1.0f), hi = std::nextafter(hi, 1e9f);
+        for (float r : {lo, root, hi})
+            ASSERT_EQ(lanes::floatToBits(r + 8388608.0f) & 0xFFu, expected) << "sum " << n << " root " << r;
+    }
+    EXPECT_EQ(lanes::magnitudeByte(180, 181) & 0xFFu, 255u);  // 255.2: rounds to 255
+    EXPECT_EQ(lanes::magnitudeByte(181, 181) & 0xFFu, 255u);  // 255.97: saturates
+    EXPECT_EQ(lanes::magnitudeByte(-32768, -32768) & 0xFFu, 255u);
+    EXPECT_EQ(lanes::magnitudeByte(3, -4) & 0xFFu, 5u);
+    EXPECT_EQ(lanes::magnitudeByte(0, 0) & 0xFFu, 0u);
 }
 
 }  // namespace

@@ -262,8 +262,8 @@ TEST(CudaBackend, SeparableStripsMatchReference) {
     }
 }
 
-// The registers mode's RGBA8 3x3 paths (floats, or integer lanes for the
-// Gaussian): one and two kernels, odd and even widths (odd ones start rows off
+// The registers mode's RGBA8 3x3 paths (floats for the |mapped| integer
+// kernel, integer lanes for the Gaussian and Sobel magnitude): one and two kernels, odd and even widths (odd ones start rows off
 // alignment in a pitched buffer), every border, whole and in 10-row pieces.
 TEST(CudaBackend, Rgba8ThreeByThreeMatchesReference) {
     FS_SKIP_WITHOUT_CUDA();
@@ -301,7 +301,8 @@ TEST(CudaBackend, Rgba8ThreeByThreeMatchesReference) {
 }
 
 // A photograph as RGBA8 (alpha: the mean of red and green) through the
-// integer-lane kernel (Gaussian 3x3 is 1 2 1 / 16): bit-identical to the
+// integer-lane kernels (Gaussian 3x3 is 1 2 1 / 16; the Laplacian's lanes are
+// biased and clamped; Sobel magnitude takes roots): bit-identical to the
 // reference, whole and in 10-row pieces.
 TEST(CudaBackend, Rgba8PhotographThroughIntegerLanesIsExact) {
     FS_SKIP_WITHOUT_CUDA();
@@ -318,17 +319,25 @@ TEST(CudaBackend, Rgba8PhotographThroughIntegerLanesIsExact) {
             out[4 * x + 3] = static_cast<std::uint8_t>((in[3 * x] + in[3 * x + 1]) / 2);
         }
     }
+    FilterSpec laplacian, sobelMagnitude;
+    laplacian.kernels = {laplacian4Kernel()};
+    sobelMagnitude.kernels = {sobelKernel(3, true), sobelKernel(3, false)};
+    sobelMagnitude.combine = Combine::Magnitude;
     for (BorderMode border : {BorderMode::Reflect101, BorderMode::Wrap}) {
-        const FilterSpec spec = gaussian(3, border);
-        const LaunchReport report = backend->describeLaunch(spec, rgba.width(), rgba.height(), Depth::U8, 4, "registers", {});
-        EXPECT_NE(report.kernel.find("integer lanes"), std::string::npos) << report.kernel;
-        const Image expected = cpu::referenceFilter(spec, rgba.cview());
-        for (int pieceRows : {0, 10}) {
-            gpu::setPipelineRows(pieceRows);
-            const RunResult r = backend->run(spec, rgba.cview(), "registers");
-            gpu::setPipelineRows(0);
-            ASSERT_TRUE(r.ok()) << r.error;
-            EXPECT_TRUE(imagesMatch(r.output, expected, exact())) << borderModeName(border) << ", pieces of " << pieceRows;
+        for (FilterSpec spec : {gaussian(3, border), laplacian, sobelMagnitude}) {
+            spec.border.mode = border;
+            const LaunchReport report =
+                backend->describeLaunch(spec, rgba.width(), rgba.height(), Depth::U8, 4, "registers", {});
+            EXPECT_NE(report.kernel.find("integer lanes"), std::string::npos) << report.kernel;
+            const Image expected = cpu::referenceFilter(spec, rgba.cview());
+            for (int pieceRows : {0, 10}) {
+                gpu::setPipelineRows(pieceRows);
+                const RunResult r = backend->run(spec, rgba.cview(), "registers");
+                gpu::setPipelineRows(0);
+                ASSERT_TRUE(r.ok()) << r.error;
+                EXPECT_TRUE(imagesMatch(r.output, expected, exact()))
+                    << borderModeName(border) << ", " << spec.kernels.size() << " kernel(s), pieces of " << pieceRows;
+            }
         }
     }
 }

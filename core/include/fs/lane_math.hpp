@@ -1,11 +1,15 @@
 #pragma once
 // Exact integer arithmetic on RGBA8 pixels held as two words of two 16-bit
 // lanes (channels 0 and 2, channels 1 and 3), shared by the CUDA registers
-// mode's RGBA8 3x3 kernel and the tests that check it on the host. A filter
-// qualifies when fs::dyadicForm gives it weights n / 2^shift with every n >= 0
-// and sum n <= 2^shift: each tap is then one 32-bit multiply-add per word,
-// no lane can carry into the next, and no sum can exceed 255 after the shift.
+// mode's RGBA8 3x3 kernels and the tests that check them on the host. Each
+// tap is one 32-bit multiply-add per word. A single kernel qualifies when
+// fs::dyadicForm gives it weights n / 2^shift whose sums fit a lane
+// (laneForm); a gradient magnitude when both kernels have integer weights
+// whose sums fit a signed lane (magnitudeFits).
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <vector>
 
 #include "fs/host_device.hpp"
@@ -47,16 +51,125 @@ FS_HD std::uint32_t pack(std::uint32_t evenRounded, std::uint32_t oddRounded) {
     return bytePerm(evenRounded, oddRounded, 0x6240u);
 }
 
-// Whether weights numerators / 2^shift qualify (see the top of this file);
-// the largest lane value, 255 * sum + 2^(shift-1), stays below 2^16.
-inline bool fits(const std::vector<int>& numerators, int shift) {
-    if (shift < 0 || shift > 15) return false;
-    long long sum = 0;
+// How weights numerators / 2^shift run in lanes. Each lane starts at `bias`,
+// 255 x (the negative numerators' |n| added up) rounded up to a multiple of
+// 2^(shift+1), so no lane ends below 0 (the words wrap while they add up,
+// but only the final lanes are read) and bias / 2^shift is even, which keeps
+// the quotient's parity that rounding half to even reads. The largest lane,
+// bias + 255 x (the positive numerators added up) + 2^(shift-1), must stay
+// below 2^16. Results that can leave [0, 255] are clamped (clampLanes).
+struct LaneForm {
+    int shift = 0;
+    std::uint32_t bias = 0;
+    bool clamps = false;
+};
+struct NumeratorSums {
+    long long positive = 0, negative = 0;  // negative: the |n| of the negative ones
+};
+inline NumeratorSums numeratorSums(const std::vector<int>& numerators) {
+    NumeratorSums s;
     for (int n : numerators) {
-        if (n < 0) return false;
-        sum += n;
+        if (n >= 0) s.positive += n;
+        else s.negative -= static_cast<long long>(n);
     }
-    return sum <= (1ll << shift) && 255 * sum + (shift > 0 ? 1ll << (shift - 1) : 0) < 65536;
+    return s;
+}
+inline std::optional<LaneForm> laneForm(const std::vector<int>& numerators, int shift) {
+    if (shift < 0 || shift > 15) return std::nullopt;
+    const NumeratorSums sums = numeratorSums(numerators);
+    const long long step = 1ll << (shift + 1);
+    const long long bias = (255 * sums.negative + step - 1) / step * step;
+    if (bias + 255 * sums.positive + (shift > 0 ? 1ll << (shift - 1) : 0) >= 65536) return std::nullopt;
+    return LaneForm{shift, static_cast<std::uint32_t>(bias), sums.negative > 0 || sums.positive > (1ll << shift)};
+}
+inline bool fits(const std::vector<int>& numerators, int shift) { return laneForm(numerators, shift).has_value(); }
+
+// Rounded lanes back to [0, 255]: lane - bias / 2^shift, clamped. The shift
+// left the other lane's low bits above bit 15 - shift of each lane; the mask
+// clears them.
+struct Clamp {
+    std::uint32_t mask, low, minusLow;
+};
+FS_HD Clamp clamp(const LaneForm& f) {
+    const std::uint32_t low = f.bias >> f.shift;
+    return Clamp{(0xFFFFu >> f.shift) * 0x00010001u, low * 0x00010001u, ((0x10000u - low) & 0xFFFFu) * 0x00010001u};
+}
+FS_HD std::uint32_t clampLanes(std::uint32_t rounded, const Clamp& c) {
+    const std::uint32_t v = rounded & c.mask;
+#if defined(__CUDA_ARCH__)
+    return __viaddmin_u16x2(__vmaxu2(v, c.low), c.minusLow, 0x00FF00FFu);  // two SIMD instructions on sm_90
+#else
+    std::uint32_t out = 0;
+    for (int lane = 0; lane < 2; ++lane) {
+        const std::uint32_t x = (v >> (16 * lane)) & 0xFFFFu, lo = c.low & 0xFFFFu;
+        const std::uint32_t y = x < lo ? 0u : x - lo;
+        out |= (y > 255u ? 255u : y) << (16 * lane);
+    }
+    return out;
+#endif
+}
+
+// ---- Gradient magnitude of two integer kernels -----------------------------
+// Unbiased sums read as signed 16-bit lanes: the words wrap while they add
+// up, and a lane's borrow from the next is undone by reading the low lane
+// first and taking it off.
+FS_HD int lowLane(std::uint32_t w) { return static_cast<std::int16_t>(w & 0xFFFFu); }
+FS_HD int highLane(std::uint32_t w) {
+    return static_cast<std::int32_t>(w - static_cast<std::uint32_t>(lowLane(w))) >> 16;  // arithmetic shift
+}
+
+// Both kernels integer (shift 0) with every sum inside a signed lane.
+inline bool magnitudeFits(const std::vector<int>& numerators, int shift) {
+    if (shift != 0) return false;  // half-integer roots would be possible: ties the approximate root could break
+    const NumeratorSums sums = numeratorSums(numerators);
+    return 255 * sums.positive <= 32767 && 255 * sums.negative <= 32768;
+}
+
+// round(sqrt(gx^2 + gy^2)) saturated to 255, as the reference's float
+// arithmetic gives it for integer gradients. Below 255.5^2 the sum is exact in
+// float, and its root lies at least 4.9e-4 from every half-integer
+// ((r + 0.5)^2 = r^2 + r + 0.25 is never an integer; the nearest integer is
+// 0.25 away), against a relative error of 2^-22 for the approximate root:
+// the root rounds as the correctly rounded one does. The float conversions go
+// through 2^23 (exact for these ranges) instead of the conversion unit.
+FS_HD float sqrtApprox(float v) {
+#if defined(__CUDA_ARCH__)
+    float r;
+    asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+#else
+    return std::sqrt(v);
+#endif
+}
+FS_HD float bitsToFloat(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+#endif
+}
+FS_HD std::uint32_t floatToBits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+#endif
+}
+// The result in the low byte; the bytes above are not cleared (packChannels reads byte 0).
+FS_HD std::uint32_t magnitudeByte(int gx, int gy) {
+    std::uint32_t n = static_cast<std::uint32_t>(gx * gx) + static_cast<std::uint32_t>(gy * gy);  // |g| <= 2^15
+    n = n < 65280u ? n : 65280u;            // roots from 255.5 up saturate
+    const float root = sqrtApprox(bitsToFloat(0x4B000000u | n) - 8388608.0f);
+    return floatToBits(root + 8388608.0f);  // 2^23 + r: r (<= 255) in the low byte, rounded half to even
+}
+
+// Byte 0 of each of four words as the channels of one RGBA8 word.
+FS_HD std::uint32_t packChannels(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3) {
+    return bytePerm(bytePerm(c0, c1, 0x0040u), bytePerm(c2, c3, 0x0040u), 0x5410u);
 }
 
 }  // namespace fs::lanes
