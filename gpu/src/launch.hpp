@@ -65,6 +65,9 @@ struct PreparedFilter {
     int laneShift = 0;
     std::uint32_t laneBias = 0;    // lanes::LaneForm::bias (one kernel)
     bool laneClamps = false;       // lanes::LaneForm::clamps (one kernel)
+    // A magnitude whose first kernel has a zero centre column and second a
+    // zero centre row (Sobel, Scharr, Prewitt): those 6 of 18 taps are skipped.
+    bool laneGradientZeros = false;
     std::vector<int> laneWeights;  // kernelCount * kh * kw numerators
 };
 

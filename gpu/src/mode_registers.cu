@@ -98,7 +98,9 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
         switch (kind) {
         case RegistersKernel::Rgba8Pairs: out.kernel = rgba8PairVariant(py, K); break;
         case RegistersKernel::Rgba8Quads: out.kernel = rgba8QuadVariant(py, K); break;
-        case RegistersKernel::Rgba8Lanes: out.kernel = rgba8LaneVariant(py, K, f.laneClamps); break;
+        case RegistersKernel::Rgba8Lanes:
+            out.kernel = rgba8LaneVariant(py, K, f.laneClamps, f.laneGradientZeros);
+            break;
         case RegistersKernel::GrayF32Quads: out.kernel = grayF32QuadVariant(py, K); break;
         default: out.kernel = registersKernelFor<T>(CC, K, radius, py); break;
         }
@@ -114,7 +116,8 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
                   (kind == RegistersKernel::Rgba8Pairs     ? " (adjacent RGBA8 pairs, 8-byte loads)"
                    : kind == RegistersKernel::Rgba8Quads   ? " (4 adjacent RGBA8 pixels, 16-byte loads and stores)"
                    : kind == RegistersKernel::Rgba8Lanes
-                       ? " (4 adjacent RGBA8 pixels in exact 16-bit integer lanes, 16-byte loads and stores)"
+                       ? std::string(" (4 adjacent RGBA8 pixels in exact 16-bit integer lanes") +
+                             (f.laneGradientZeros ? ", gradient zeros skipped" : "") + ", 16-byte loads and stores)"
                    : kind == RegistersKernel::GrayF32Quads ? " (4 adjacent f32 pixels, 16-byte loads and stores)"
                                                            : "");
     return checkPlan(out);

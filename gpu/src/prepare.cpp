@@ -106,6 +106,9 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
                 const lanes::LaneForm form = *lanes::laneForm(f.laneWeights, shift);
                 f.laneBias = form.bias;
                 f.laneClamps = form.clamps;
+            } else if (m.kw == 3 && m.kh == 3) {
+                const std::vector<int>& n = f.laneWeights;
+                f.laneGradientZeros = n[1] == 0 && n[4] == 0 && n[7] == 0 && n[12] == 0 && n[13] == 0 && n[14] == 0;
             }
         }
     }

@@ -20,7 +20,7 @@ const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
 // adjacent pixels per thread (registers_u8.cu); nullptr when not built.
-const void* rgba8LaneVariant(int rows, int kernels, bool clamps);
+const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {

@@ -121,7 +121,8 @@ INSTANTIATE_TEST_SUITE_P(Cuda, ModeMatrix,
 // reference, not merely within the tie tolerance, on every border, block rows
 // 2 and 4, sums up to the lane limit (numerators adding to 2^8) and below it
 // (a dimming blur), negative weights (biased lanes, clamped), sums that
-// saturate, and gradient magnitudes of two integer kernels (2 rows).
+// saturate, and magnitudes of two integer kernels (2 rows), with the zero
+// taps of gradient pairs skipped and without.
 TEST(Rgba8IntegerLanes, DyadicKernelsMatchTheReferenceBitForBit) {
     FS_SKIP_WITHOUT_CUDA();
     std::mt19937 rng = testRng();
@@ -148,6 +149,7 @@ TEST(Rgba8IntegerLanes, DyadicKernelsMatchTheReferenceBitForBit) {
     const struct {
         const char* name;
         FilterSpec spec;
+        bool gradientZeros = false;  // a magnitude whose zero taps the kernel skips
     } filters[] = {{"gaussian3", one(gaussianKernel(3, 0.0))},
                    {"sum-256", one(Kernel(3, 3, full))},
                    {"dim 9/16", one(Kernel(3, 3, std::vector<float>(9, 1.0f / 16.0f)))},
@@ -158,8 +160,10 @@ TEST(Rgba8IntegerLanes, DyadicKernelsMatchTheReferenceBitForBit) {
                    {"signed /16", one(Kernel(3, 3, {-1 / 16.f, -2 / 16.f, -1 / 16.f, -2 / 16.f, 28 / 16.f, -2 / 16.f,
                                                     -1 / 16.f, -2 / 16.f, -1 / 16.f}))},
                    {"saturating", one(Kernel(3, 3, {0, 0.5f, 0, 0.5f, 0.25f, 0.5f, 0, 0.5f, 0}))},
-                   {"sobel magnitude", magnitude(sobelKernel(3, true), sobelKernel(3, false))},
-                   {"scharr magnitude", magnitude(scharrKernel(true), scharrKernel(false))}};
+                   {"sobel magnitude", magnitude(sobelKernel(3, true), sobelKernel(3, false)), true},
+                   {"scharr magnitude", magnitude(scharrKernel(true), scharrKernel(false)), true},
+                   {"prewitt magnitude", magnitude(prewittKernel(true), prewittKernel(false)), true},
+                   {"laplacian-sharpen magnitude", magnitude(laplacian8Kernel(), sharpenKernel()), false}};
     const auto backend = gpu::makeCudaBackend();
     const struct {
         int w, h;
@@ -180,6 +184,8 @@ TEST(Rgba8IntegerLanes, DyadicKernelsMatchTheReferenceBitForBit) {
                         backend->describeLaunch(spec, size.w, size.h, Depth::U8, 4, "registers", config);
                     ASSERT_TRUE(report.ok()) << report.error;
                     EXPECT_NE(report.kernel.find("integer lanes"), std::string::npos) << report.kernel;
+                    EXPECT_EQ(report.kernel.find("gradient zeros skipped") != std::string::npos, f.gradientZeros)
+                        << report.kernel;
                     Image actual;
                     ASSERT_TRUE(runPoisoned(spec, input.cview(), "registers", actual, 0x5A, config));
                     EXPECT_TRUE(imagesMatch(actual, cpu::referenceFilter(spec, input.cview()), exact()));
