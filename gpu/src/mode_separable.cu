@@ -18,6 +18,32 @@ namespace {
 __constant__ float c_rowWeights[kMaxKernels * kMaxKernelSize];
 __constant__ float c_columnWeights[kMaxKernels * kMaxKernelSize];
 
+// The gray row passes of both paths filter O neighbouring pixels from one
+// register window read from shared memory as float4s: a fraction of the
+// shared-memory loads of one pixel per thread.
+template <int N> __device__ __forceinline__ void loadWindow(const float* s, float (&v)[N]) {
+    static_assert(N % 4 == 0, "whole float4s");
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+        const float4 q = *reinterpret_cast<const float4*>(s + i);
+        v[i] = q.x, v[i + 1] = q.y, v[i + 2] = q.z, v[i + 3] = q.w;
+    }
+}
+// acc[o] = sum over k of weights[k] * v[o + kFirst + k], k = 0 .. 2R.
+template <int R, int kFirst, int O, int N>
+__device__ __forceinline__ void filterWindow(const float (&v)[N], const float* weights, float (&acc)[O]) {
+#pragma unroll
+    for (int o = 0; o < O; ++o) acc[o] = 0.0f;
+#pragma unroll
+    for (int k = 0; k <= 2 * R; ++k)
+#pragma unroll
+        for (int o = 0; o < O; ++o) acc[o] = fmaf(weights[k], v[o + kFirst + k], acc[o]);
+}
+template <int O> __device__ __forceinline__ void storeWindow(float* s, const float (&acc)[O]) {
+#pragma unroll
+    for (int o = 0; o < O; o += 4) *reinterpret_cast<float4*>(s + o) = make_float4(acc[o], acc[o + 1], acc[o + 2], acc[o + 3]);
+}
+
 template <int C, int RX, int RY, int PY, int K>
 __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath m, int perThreadHalo) {
     extern __shared__ float4 sharedRaw[];
@@ -39,28 +65,20 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
     const int rows = windowRows(g, yTile, tileH, ry);
     if constexpr (C == 1 && RX >= 0) {
         // Gray, fixed radius: each thread filters 4 neighbouring pixels of a
-        // row from one register window read as float4s, a quarter of the
-        // shared-memory traffic of one pixel per thread.
+        // row (loadWindow, filterWindow), a quarter of the shared-memory
+        // traffic of one pixel per thread.
         constexpr int kSpan = (4 + 2 * RX + 3) / 4 * 4;
         const int tid = threadIdx.y * blockDim.x + threadIdx.x, threads = blockDim.x * blockDim.y;
         const int groups = tileW / 4;
         for (int item = tid; item < rows * groups; item += threads) {
             const int r = item / groups, gx = (item - r * groups) * 4;
-            const float* srow = in + r * inStride + gx;
             float v[kSpan];
-#pragma unroll
-            for (int i = 0; i < kSpan; i += 4) {
-                const float4 q = *reinterpret_cast<const float4*>(srow + i);
-                v[i] = q.x, v[i + 1] = q.y, v[i + 2] = q.z, v[i + 3] = q.w;
-            }
+            loadWindow(in + r * inStride + gx, v);
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-                for (int kx = 0; kx < 2 * RX + 1; ++kx)
-#pragma unroll
-                    for (int o = 0; o < 4; ++o) acc[o] = fmaf(c_rowWeights[k * kMaxKernelSize + kx], v[o + kx], acc[o]);
-                *reinterpret_cast<float4*>(mid + (k * winH + r) * midStride + gx) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+                float acc[4];
+                filterWindow<RX, 0>(v, c_rowWeights + k * kMaxKernelSize, acc);
+                storeWindow(mid + (k * winH + r) * midStride + gx, acc);
             }
         }
     } else {
@@ -180,29 +198,18 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
                 reinterpret_cast<float4*>(in)[item] = make_float4(pre[b][0], pre[b][1], pre[b][2], pre[b][3]);
         }
     };
-    // kRowOutputs neighbouring outputs per item from one register window read as float4s.
+    // kRowOutputs neighbouring outputs per item (loadWindow, filterWindow).
     auto rowPass = [&](int step) {
         constexpr int kItemsPerRow = kStripW / kRowOutputs, kSpan = (kPad + R + kRowOutputs + 3) / 4 * 4;
         const int rel0 = firstRow(step), items = rowCount(step) * kItemsPerRow;
 #pragma unroll 1
         for (int item = tid; item < items; item += kStripThreads) {
             const int r = item / kItemsPerRow, gx = (item - r * kItemsPerRow) * kRowOutputs;
-            const float* s = in + r * kInW + gx;
             float v[kSpan];
-#pragma unroll
-            for (int i = 0; i < kSpan; i += 4) {
-                const float4 q = *reinterpret_cast<const float4*>(s + i);
-                v[i] = q.x, v[i + 1] = q.y, v[i + 2] = q.z, v[i + 3] = q.w;
-            }
-            float acc[kRowOutputs] = {};
-#pragma unroll
-            for (int k = 0; k <= 2 * R; ++k)
-#pragma unroll
-                for (int o = 0; o < kRowOutputs; ++o) acc[o] = fmaf(c_rowWeights[k], v[o + kPad - R + k], acc[o]);
-            float* out = ring + ((rel0 + r) & (kRingRows - 1)) * kStripW + gx;
-#pragma unroll
-            for (int o = 0; o < kRowOutputs; o += 4)
-                *reinterpret_cast<float4*>(out + o) = make_float4(acc[o], acc[o + 1], acc[o + 2], acc[o + 3]);
+            loadWindow(in + r * kInW + gx, v);
+            float acc[kRowOutputs];
+            filterWindow<R, kPad - R>(v, c_rowWeights, acc);
+            storeWindow(ring + ((rel0 + r) & (kRingRows - 1)) * kStripW + gx, acc);
         }
     };
     // Each thread: one column, kStripRowsPerThread consecutive output rows.
