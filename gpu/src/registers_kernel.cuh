@@ -25,12 +25,25 @@ cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {
 
+// Adds window pixel v (input row i of a column's window, tap column kx) to
+// each of the column's PY output rows that it feeds, for every kernel.
+template <int PY, int K, int C>
+__device__ __forceinline__ void accumulateTap(Px<C> (&acc)[K][PY], const Px<C>& v, int i, int kx, int kw, int kh) {
+#pragma unroll
+    for (int j = 0; j < PY; ++j) {
+        const int ky = i - j;
+        if (ky < 0 || ky >= kh) continue;
+#pragma unroll
+        for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * (kw * kh) + ky * kw + kx], v);
+    }
+}
+
 // One column of PY outputs (see the kernel below).
 template <class T, int C, int RX, int RY, int PY, int K>
 __device__ __forceinline__ void registersColumn(const KernelGeom& g, const KernelMath& m, int x, int yFirst) {
     const int rx = RX >= 0 ? RX : m.kw / 2;
     const int ry = RY >= 0 ? RY : m.kh / 2;
-    const int kw = 2 * rx + 1, kh = 2 * ry + 1, taps = kw * kh;
+    const int kw = 2 * rx + 1, kh = 2 * ry + 1;
     const int outEnd = g.outRow0 + g.outRows;
     const int rowsNeeded = min(PY, outEnd - yFirst) + 2 * ry;  // never read past this launch's rows + halo
     const bool interior = x >= rx && x + rx < g.width && yFirst >= ry && yFirst + rowsNeeded - ry <= g.imageHeight;
@@ -50,16 +63,7 @@ __device__ __forceinline__ void registersColumn(const KernelGeom& g, const Kerne
         for (int i = 0; i < PY + kh - 1; ++i) {
             const T* row = reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(base) + i * g.srcPitch);
 #pragma unroll
-            for (int kx = 0; kx < kw; ++kx) {
-                const Px<C> v = loadChannels<T, C, true>(row + kx * C);
-#pragma unroll
-                for (int j = 0; j < PY; ++j) {
-                    const int ky = i - j;
-                    if (ky < 0 || ky >= kh) continue;
-#pragma unroll
-                    for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * taps + ky * kw + kx], v);
-                }
-            }
+            for (int kx = 0; kx < kw; ++kx) accumulateTap(acc, loadChannels<T, C, true>(row + kx * C), i, kx, kw, kh);
         }
 #pragma unroll
         for (int j = 0; j < PY; ++j) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
@@ -73,13 +77,7 @@ __device__ __forceinline__ void registersColumn(const KernelGeom& g, const Kerne
 #pragma unroll
         for (int kx = 0; kx < kw; ++kx) {
             const Px<C> v = interior ? loadChannels<T, C, true>(row + kx * C) : loadPixel<T, C>(g, x + kx - rx, y);
-#pragma unroll
-            for (int j = 0; j < PY; ++j) {
-                const int ky = i - j;
-                if (ky < 0 || ky >= kh) continue;
-#pragma unroll
-                for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * taps + ky * kw + kx], v);
-            }
+            accumulateTap(acc, v, i, kx, kw, kh);
         }
     }
 #pragma unroll
@@ -187,16 +185,7 @@ __global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath 
         for (int i = 0; i < PY + 2; ++i) {
             if (i >= rowsNeeded) break;
 #pragma unroll
-            for (int kx = 0; kx < 3; ++kx) {
-                const Px<4> v = loadPixel<T, 4>(g, x + o + kx - 1, yFirst - 1 + i);
-#pragma unroll
-                for (int j = 0; j < PY; ++j) {
-                    const int ky = i - j;
-                    if (ky < 0 || ky >= 3) continue;
-#pragma unroll
-                    for (int k = 0; k < K; ++k) madd(acc[k][j], c_weights[k * 9 + ky * 3 + kx], v);
-                }
-            }
+            for (int kx = 0; kx < 3; ++kx) accumulateTap(acc, loadPixel<T, 4>(g, x + o + kx - 1, yFirst - 1 + i), i, kx, 3, 3);
         }
 #pragma unroll
         for (int j = 0; j < PY; ++j)
