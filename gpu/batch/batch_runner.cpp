@@ -69,15 +69,6 @@ struct Slot {
     Clock::time_point began;
 };
 
-bool isPinned(const void* p) {
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeHost;
-}
-
 // Which specs one pass over the images runs: fused ones share constant memory
 // (at most kFusedWeightCapacity floats per pass), the rest take their mode.
 struct Pass {

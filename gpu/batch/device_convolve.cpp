@@ -46,16 +46,9 @@ std::string convolveInto(const FilterSpec& spec, const DeviceView& in, const std
     LaunchArgs args;
     args.filter = &f;
     KernelGeom& g = args.geom;
-    g.src = in.data;
-    g.srcPitch = in.pitch;
+    g = wholeImageGeom(in.data, in.pitch, in.width, in.height);
     g.dst = dst;
     g.dstPitch = dstPitch;
-    g.width = in.width;
-    g.imageHeight = in.height;
-    g.rowBase = 0;
-    g.srcRows = in.height;
-    g.outRow0 = 0;
-    g.outRows = in.height;
     g.border = spec.border.mode;
     g.borderValue = spec.border.value;
     if ((err = mode->launch(args, s)) != cudaSuccess) return cudaProblem(std::string("mode ") + mode->id, err);

@@ -84,15 +84,7 @@ cudaError_t uploadFusedWeights(const std::vector<float>& weights, cudaStream_t s
 
 cudaError_t launchFused(const DeviceView& in, unsigned char* outBase, const FusedLaunch& launch, cudaStream_t s) {
     if (launch.count <= 0) return cudaSuccess;
-    KernelGeom g;
-    g.src = in.data;
-    g.srcPitch = in.pitch;
-    g.width = in.width;
-    g.imageHeight = in.height;
-    g.rowBase = 0;
-    g.srcRows = in.height;
-    g.outRow0 = 0;
-    g.outRows = in.height;
+    const KernelGeom g = wholeImageGeom(in.data, in.pitch, in.width, in.height);
     const std::size_t sharedBytes = sizeof(float) * static_cast<std::size_t>(in.channels) *
                                     (kTileW + 2 * launch.rx) * static_cast<std::size_t>(kTileH + 2 * launch.ry);
     const dim3 block(kTileW, kThreadsY);

@@ -16,6 +16,17 @@ bool deviceAllocationFailureForced();
 
 enum class Memory { Device, Pinned };
 
+// Whether host memory p is page-locked (cudaHostAlloc or registered): copies
+// then go straight from or into it, without a pinned staging buffer.
+inline bool isPinned(const void* p) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();  // pageable memory may report an error: not sticky, clear it
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
 template <Memory kWhere> class Buffer {
 public:
     Buffer() = default;

@@ -34,6 +34,18 @@ struct KernelGeom {
     float borderValue = 0.0f;
 };
 
+// A whole image in one launch: no strip, no wrap offset; dst and the border are the caller's.
+inline KernelGeom wholeImageGeom(const unsigned char* src, std::size_t srcPitch, int width, int height) {
+    KernelGeom g;
+    g.src = src;
+    g.srcPitch = srcPitch;
+    g.width = width;
+    g.imageHeight = height;
+    g.srcRows = height;
+    g.outRows = height;
+    return g;
+}
+
 // How the responses become output values. Kernels of different sizes are
 // zero-padded to one size (kw x kh) so every mode loops over one shape.
 struct KernelMath {

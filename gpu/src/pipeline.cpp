@@ -105,15 +105,6 @@ Context& context() {
     return c;
 }
 
-bool isPinned(const void* p) {
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeHost;
-}
-
 double elapsedMs(cudaEvent_t a, cudaEvent_t b) {
     float ms = 0.0f;
     return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.0;
