@@ -10,6 +10,7 @@
 
 #include "fs/filter_spec.hpp"
 #include "fs/image.hpp"
+#include "fs/lane_math.hpp"
 #include "fs/launch.hpp"
 
 namespace fs::gpu {
@@ -69,14 +70,12 @@ struct PreparedFilter {
     std::vector<float> sepRow, sepCol;  // kernelCount * kw, kernelCount * kh
     // u8 in and out, identity mapping, and integer arithmetic gives the float
     // reference's result exactly (fs/lane_math.hpp): one kernel with weights
-    // n / 2^laneShift (fs::dyadicForm) that have a lanes::LaneForm (Gaussian
-    // 3x3 and 5x5, Laplacian, Sobel x, sharpen; not a 1/9 box), or the
-    // magnitude of two integer kernels that lanes::magnitudeFits (Sobel,
-    // Scharr, Prewitt).
+    // n / 2^shift (fs::dyadicForm) that have a lanes::LaneForm (Gaussian 3x3
+    // and 5x5, Laplacian, Sobel x, sharpen; not a 1/9 box), or the magnitude
+    // of two integer kernels that lanes::magnitudeFits (Sobel, Scharr,
+    // Prewitt; its laneForm is the default: shift 0, no bias).
     bool packedLanes = false;
-    int laneShift = 0;
-    std::uint32_t laneBias = 0;    // lanes::LaneForm::bias (one kernel)
-    bool laneClamps = false;       // lanes::LaneForm::clamps (one kernel)
+    lanes::LaneForm laneForm;
     // A magnitude whose first kernel has a zero centre column and second a
     // zero centre row (Sobel, Scharr, Prewitt): those 6 of 18 taps are skipped.
     bool laneGradientZeros = false;

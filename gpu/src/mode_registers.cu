@@ -99,7 +99,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
         case RegistersKernel::Rgba8Pairs: out.kernel = rgba8PairVariant(py, K); break;
         case RegistersKernel::Rgba8Quads: out.kernel = rgba8QuadVariant(py, K); break;
         case RegistersKernel::Rgba8Lanes:
-            out.kernel = rgba8LaneVariant(py, K, f.laneClamps, f.laneGradientZeros);
+            out.kernel = rgba8LaneVariant(py, K, f.laneForm.clamps, f.laneGradientZeros);
             break;
         case RegistersKernel::GrayF32Quads: out.kernel = grayF32QuadVariant(py, K); break;
         default: out.kernel = registersKernelFor<T>(CC, K, radius, py); break;

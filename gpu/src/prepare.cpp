@@ -86,30 +86,25 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
     if (!f.separable) f.sepRow.clear(), f.sepCol.clear();
     if (inDepth == Depth::U8 && !m.outFloat && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) {
         std::vector<int> numerators;
-        bool exact = true;
-        int shift = 0;
-        for (int k = 0; k < count && exact; ++k) {
+        std::optional<lanes::LaneForm> form = lanes::LaneForm{};  // a magnitude keeps the default
+        for (int k = 0; k < count && form; ++k) {
             const Kernel padded(m.kw, m.kh,
                                 std::vector<float>(f.weights.begin() + static_cast<std::ptrdiff_t>(k) * m.kw * m.kh,
                                                    f.weights.begin() + static_cast<std::ptrdiff_t>(k + 1) * m.kw * m.kh));
             const std::optional<DyadicKernel> d = dyadicForm(padded, 8);
-            exact = d && (count == 1 ? lanes::fits(d->numerators, d->shift) : lanes::magnitudeFits(d->numerators, d->shift));
-            if (!exact) break;
-            shift = d->shift;
-            numerators.insert(numerators.end(), d->numerators.begin(), d->numerators.end());
+            if (!d) form.reset();
+            else if (count == 1) form = lanes::laneForm(d->numerators, d->shift);
+            else if (!lanes::magnitudeFits(d->numerators, d->shift)) form.reset();
+            if (form) numerators.insert(numerators.end(), d->numerators.begin(), d->numerators.end());
         }
-        if (exact) {
+        if (form) {
             f.packedLanes = true;
-            f.laneShift = shift;
+            f.laneForm = *form;
             f.laneWeights = std::move(numerators);
-            if (count == 1) {
-                const lanes::LaneForm form = *lanes::laneForm(f.laneWeights, shift);
-                f.laneBias = form.bias;
-                f.laneClamps = form.clamps;
-            } else if (m.kw == 3 && m.kh == 3) {
-                const std::vector<int>& n = f.laneWeights;
-                f.laneGradientZeros = n[1] == 0 && n[4] == 0 && n[7] == 0 && n[12] == 0 && n[13] == 0 && n[14] == 0;
-            }
+            // Gradient pairs: kernel 0's centre column and kernel 1's centre row are zero.
+            const std::vector<int>& n = f.laneWeights;
+            f.laneGradientZeros = count == 2 && m.kw == 3 && m.kh == 3 && n[1] == 0 && n[4] == 0 && n[7] == 0 &&
+                                  n[9 + 3] == 0 && n[9 + 4] == 0 && n[9 + 5] == 0;
         }
     }
     out = std::move(f);

@@ -134,9 +134,10 @@ cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream) {
     cudaError_t err = cudaMemcpyToSymbolAsync(c_laneWeights, f.laneWeights.data(), count * sizeof(int),
                                               0, cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
-        err = cudaMemcpyToSymbolAsync(c_laneShift, &f.laneShift, sizeof(int), 0, cudaMemcpyHostToDevice, stream);
+        err = cudaMemcpyToSymbolAsync(c_laneShift, &f.laneForm.shift, sizeof(int), 0, cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
-        err = cudaMemcpyToSymbolAsync(c_laneBias, &f.laneBias, sizeof(unsigned), 0, cudaMemcpyHostToDevice, stream);
+        err = cudaMemcpyToSymbolAsync(c_laneBias, &f.laneForm.bias, sizeof(unsigned), 0, cudaMemcpyHostToDevice,
+                                      stream);
     return err;
 }
 
