@@ -79,6 +79,9 @@ struct PreparedFilter {
     // A magnitude whose first kernel has a zero centre column and second a
     // zero centre row (Sobel, Scharr, Prewitt): those 6 of 18 taps are skipped.
     bool laneGradientZeros = false;
+    // A magnitude of [1 b 1] x [-1 0 1] and its transpose (Sobel, Prewitt):
+    // b, and the lanes run it separably (lanes::gradientPairCentre).
+    std::optional<int> laneGradientCentre;
     std::vector<int> laneWeights;  // kernelCount * kh * kw numerators
 };
 

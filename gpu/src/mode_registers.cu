@@ -57,6 +57,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
     if (px < 0) return "the registers mode computes 1, 2 or 4 columns per thread";
     // Exact integer lanes where the weights allow (PreparedFilter::packedLanes), floats otherwise.
     const bool lanes = rgba8 && f.packedLanes;
+    const bool separableGradient = lanes && K == 2 && f.laneGradientCentre.has_value();
     const RegistersKernel kind = rgba8 && px == 2   ? RegistersKernel::Rgba8Pairs
                                  : lanes && px == 4 ? RegistersKernel::Rgba8Lanes
                                  : rgba8 && px == 4 ? RegistersKernel::Rgba8Quads
@@ -73,12 +74,18 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
                           : "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread for two kernels "
                             "(4 rows need 128 sums: they spill)";
     } else if (kind == RegistersKernel::Rgba8Lanes) {
-        // 2 rows: H100, 8K Gaussian 3x3, 0.111 ms against 0.117-0.118 ms for 4 (one run each).
-        py = K == 1 ? pickCount(want.perThreadY, 2, {2, 4}) : pickCount(want.perThreadY, 2, {2});
+        // 2 rows: H100, 8K Gaussian 3x3, 0.111 ms against 0.117-0.118 ms for 4 (one run each);
+        // separable Sobel magnitude, 0.137-0.140 ms against 0.157-0.160 (122 registers) and
+        // 0.246-0.248 for 8 rows (198 registers), two runs each.
+        py = K == 1                  ? pickCount(want.perThreadY, 2, {2, 4})
+             : separableGradient ? pickCount(want.perThreadY, 2, {2, 4})
+                                 : pickCount(want.perThreadY, 2, {2});
         if (py < 0)
             return K == 1 ? "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread"
-                          : "the RGBA8 3x3 integer-lane magnitude kernel computes 2 rows per thread (4 rows hold 64 "
-                            "sums)";
+                   : separableGradient
+                       ? "the RGBA8 3x3 separable integer-lane gradient kernel computes 2 or 4 rows per thread"
+                       : "the RGBA8 3x3 integer-lane magnitude kernel computes 2 rows per thread (4 rows hold 64 "
+                         "sums)";
     } else if (kind == RegistersKernel::GrayF32Quads) {
         py = pickCount(want.perThreadY, 2, {2, 4, 8});
         if (py < 0) return "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread";
@@ -99,7 +106,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
         case RegistersKernel::Rgba8Pairs: out.kernel = rgba8PairVariant(py, K); break;
         case RegistersKernel::Rgba8Quads: out.kernel = rgba8QuadVariant(py, K); break;
         case RegistersKernel::Rgba8Lanes:
-            out.kernel = rgba8LaneVariant(py, K, f.laneForm.clamps, f.laneGradientZeros);
+            out.kernel = rgba8LaneVariant(py, K, f.laneForm.clamps, f.laneGradientZeros, separableGradient);
             break;
         case RegistersKernel::GrayF32Quads: out.kernel = grayF32QuadVariant(py, K); break;
         default: out.kernel = registersKernelFor<T>(CC, K, radius, py); break;
@@ -117,7 +124,11 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
                    : kind == RegistersKernel::Rgba8Quads   ? " (4 adjacent RGBA8 pixels, 16-byte loads and stores)"
                    : kind == RegistersKernel::Rgba8Lanes
                        ? std::string(" (4 adjacent RGBA8 pixels in exact 16-bit integer lanes") +
-                             (f.laneGradientZeros ? ", gradient zeros skipped" : "") + ", 16-byte loads and stores)"
+                             (separableGradient       ? ", separable [1 " + std::to_string(*f.laneGradientCentre) +
+                                                      " 1] gradient pair"
+                              : f.laneGradientZeros ? ", gradient zeros skipped"
+                                                    : "") +
+                             ", 16-byte loads and stores)"
                    : kind == RegistersKernel::GrayF32Quads ? " (4 adjacent f32 pixels, 16-byte loads and stores)"
                                                            : "");
     return checkPlan(out);

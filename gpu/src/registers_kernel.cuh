@@ -20,7 +20,7 @@ const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
 // adjacent pixels per thread (registers_u8.cu); nullptr when not built.
-const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros);
+const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {
@@ -204,21 +204,39 @@ template <int C> __device__ __forceinline__ Px<C> unpackWord(unsigned w) {
     }
 }
 
+// Where a quad's left and right neighbour columns are, in bytes from its
+// first pixel: -4 and 16 inside the image; at its left or right edge, the
+// columns fs::borderIndexNear maps them to.
+struct QuadNeighbours {
+    int left = -4, right = 16;
+};
+
 // The start every 4-adjacent-pixel 3x3 kernel shares: this thread's first
 // pixel x and first row yFirst; true when the 4 pixels, a neighbour each side
 // and the rows above and below lie inside the image and this launch, and
 // `alignBits` (the pitches and pointers the caller reads or writes as 16-byte
 // vectors) is 16-byte aligned. Otherwise its pixels are computed here through
-// the one-column path (fs::borderIndex) and the caller returns.
-template <class T, int C, int PY, int K>
+// the one-column path (fs::borderIndex) and the caller returns. With
+// kEdgeColumns, a quad at the left or right edge that is otherwise inside
+// also returns true, its outside neighbour mapped in `neighbours` (not for a
+// constant border, whose value is no column): it runs as fast as the rest
+// instead of holding its warp in the one-column path (H100, 8K RGBA8 Sobel
+// magnitude: about 15% of the instructions executed came from those quads).
+template <class T, int C, int PY, int K, bool kEdgeColumns = false>
 __device__ __forceinline__ bool quadInterior(const KernelGeom& g, const KernelMath& m, std::uintptr_t alignBits, int& x,
-                                             int& yFirst) {
+                                             int& yFirst, QuadNeighbours& neighbours) {
     x = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
     yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
     const int outEnd = g.outRow0 + g.outRows;
     if (x >= g.width || yFirst >= outEnd) return false;
-    const bool interior = (alignBits & 15u) == 0 && x >= 1 && x + 4 < g.width && yFirst >= 1 &&
-                          yFirst + PY + 1 <= g.imageHeight && yFirst + PY <= outEnd;
+    const bool rowsInside = (alignBits & 15u) == 0 && yFirst >= 1 && yFirst + PY + 1 <= g.imageHeight &&
+                            yFirst + PY <= outEnd;
+    bool interior = rowsInside && x >= 1 && x + 4 < g.width;
+    if (kEdgeColumns && rowsInside && !interior && x + 4 <= g.width && g.border != BorderMode::Constant) {
+        neighbours.left = 4 * (borderIndexNear(x - 1, g.width, g.border) - x);
+        neighbours.right = 4 * (borderIndexNear(x + 4, g.width, g.border) - x);
+        interior = true;
+    }
     if (!interior) {
 #pragma unroll 1
         for (int o = 0; o < 4 && x + o < g.width; ++o) registersColumn<T, C, 1, 1, PY, K>(g, m, x + o, yFirst);
@@ -228,10 +246,11 @@ __device__ __forceinline__ bool quadInterior(const KernelGeom& g, const KernelMa
 
 // One input row of a 4-pixel quad: the left neighbour, the 4 pixels (one
 // 16-byte load) and the right neighbour (L1 hits: the next threads' vectors).
-__device__ __forceinline__ void loadQuadRow(const unsigned char* row, unsigned (&w)[6]) {
-    const unsigned left = __ldg(reinterpret_cast<const unsigned*>(row - 4));
+__device__ __forceinline__ void loadQuadRow(const unsigned char* row, unsigned (&w)[6],
+                                            QuadNeighbours at = QuadNeighbours{}) {
+    const unsigned left = __ldg(reinterpret_cast<const unsigned*>(row + at.left));
     const uint4 mid = __ldg(reinterpret_cast<const uint4*>(row));
-    const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 16));
+    const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + at.right));
     w[0] = left, w[1] = mid.x, w[2] = mid.y, w[3] = mid.z, w[4] = mid.w, w[5] = right;
 }
 
@@ -245,7 +264,8 @@ template <class T, int C, int PY, int K>
 __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, int) {
     static_assert(sizeof(T) * C == 4, "4-byte pixels only");
     int x, yFirst;
-    if (!quadInterior<T, C, PY, K>(g, m, g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src), x, yFirst)) return;
+    QuadNeighbours inside;
+    if (!quadInterior<T, C, PY, K>(g, m, g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src), x, yFirst, inside)) return;
     Px<C> acc[K][4][PY];
 #pragma unroll
     for (int k = 0; k < K; ++k)

@@ -46,6 +46,14 @@ TEST(BorderIndex, ConstantAsksForTheBorderValue) {
     EXPECT_EQ(borderIndex(5, 5, BorderMode::Constant), -1);
 }
 
+TEST(BorderIndex, NearMatchesBorderIndexUpToOneWidthOutside) {
+    for (BorderMode mode : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Constant, BorderMode::Wrap})
+        for (int n = 1; n <= 9; ++n)
+            for (int p = -n; p < 2 * n; ++p)
+                EXPECT_EQ(borderIndexNear(p, n, mode), borderIndex(p, n, mode))
+                    << borderModeName(mode) << " n " << n << " p " << p;
+}
+
 TEST(ParseBorder, AcceptsEveryDocumentedSpelling) {
     Border b;
     ASSERT_TRUE(parseBorder("replicate", b));

@@ -89,13 +89,39 @@ TEST(LaneMath, MagnitudeTakesIntegerKernelsWhoseSumsFitASignedLane) {
     EXPECT_FALSE(lanes::magnitudeFits({129}, 0));  // 255 * 129 > 32767
 }
 
-TEST(LaneMath, SignedLanesReadBackThroughTheBorrow) {
+// A gradient word hi * 2^16 + lo + kGradientBias, summed up with wrapping
+// 32-bit arithmetic, reads back both signed lanes and their squares.
+TEST(LaneMath, GradientLanesReadBackSigned) {
     for (int hi : {-32768, -1020, -1, 0, 1, 1020, 32767})
         for (int lo : {-32768, -1020, -1, 0, 1, 1020, 32767}) {
-            const std::uint32_t w = (static_cast<std::uint32_t>(hi) << 16) + static_cast<std::uint32_t>(lo);
-            EXPECT_EQ(lanes::lowLane(w), lo) << hi << " " << lo;
+            const std::uint32_t w = (static_cast<std::uint32_t>(hi) << 16) + static_cast<std::uint32_t>(lo) +
+                                    lanes::kGradientBias;
             EXPECT_EQ(lanes::highLane(w), hi) << hi << " " << lo;
+            EXPECT_EQ(lanes::lowLaneTimes65536(w), lo * 65536) << hi << " " << lo;
+            const std::uint32_t zero = lanes::kGradientBias;  // both lanes 0
+            EXPECT_EQ(lanes::lowSquares(w, zero) - lanes::kSquaresBase, static_cast<std::uint32_t>(lo * lo));
+            EXPECT_EQ(lanes::highSquares(zero, w) - lanes::kSquaresBase, static_cast<std::uint32_t>(hi * hi));
         }
+}
+
+TEST(LaneMath, GradientPairCentreFindsSeparableGradientPairs) {
+    const auto centre = [](const Kernel& a, const Kernel& b) {
+        const std::optional<DyadicKernel> da = dyadicForm(a, 8), db = dyadicForm(b, 8);
+        std::vector<int> n = da->numerators;
+        n.insert(n.end(), db->numerators.begin(), db->numerators.end());
+        return lanes::gradientPairCentre(n);
+    };
+    EXPECT_EQ(centre(sobelKernel(3, true), sobelKernel(3, false)), 2);
+    EXPECT_EQ(centre(sobelKernel(3, false), sobelKernel(3, true)), 2);  // either order
+    EXPECT_EQ(centre(prewittKernel(true), prewittKernel(false)), 1);
+    Kernel negated = sobelKernel(3, false);
+    for (float& w : negated.weights) w = -w;
+    EXPECT_EQ(centre(sobelKernel(3, true), negated), 2);  // either sign
+    EXPECT_FALSE(centre(scharrKernel(true), scharrKernel(false)));  // [3 10 3]: outer weights not 1
+    EXPECT_FALSE(centre(sobelKernel(3, true), sobelKernel(3, true)));  // both horizontal
+    EXPECT_FALSE(centre(sobelKernel(3, true), prewittKernel(false)));  // different centres
+    EXPECT_FALSE(centre(laplacian8Kernel(), sharpenKernel()));
+    EXPECT_FALSE(lanes::gradientPairCentre({1, 0, -1}));
 }
 
 // Whole pixels: the kernel's per-word multiply-adds (from the bias), rounding,
@@ -152,9 +178,11 @@ TEST(LaneMath, PixelsEqualTheReferenceFloatSum) {
     }
 }
 
-// The magnitude kernel's arithmetic: unbiased signed lanes of both kernels,
-// magnitudeByte of each channel, packChannels, against the reference's
-// sqrt(gx * gx + gy * gy) in float, then saturateU8.
+// The magnitude kernels' arithmetic: gradient words of both kernels from
+// kGradientBias, summed as the 2D kernel sums them and as the separable one
+// does (differences and [1 b 1] sums per row) where the pair allows, then
+// magnitudeWord, against the reference's sqrt(gx * gx + gy * gy) in float,
+// then saturateU8.
 TEST(LaneMath, MagnitudePixelsEqualTheReference) {
     std::mt19937 rng(13);
     const std::pair<Kernel, Kernel> pairs[] = {{sobelKernel(3, true), sobelKernel(3, false)},
@@ -164,21 +192,37 @@ TEST(LaneMath, MagnitudePixelsEqualTheReference) {
     for (const auto& [kx, ky] : pairs) {
         const std::optional<DyadicKernel> dx = dyadicForm(kx, 8), dy = dyadicForm(ky, 8);
         ASSERT_TRUE(dx && dy && lanes::magnitudeFits(dx->numerators, 0) && lanes::magnitudeFits(dy->numerators, 0));
+        std::vector<int> both = dx->numerators;
+        both.insert(both.end(), dy->numerators.begin(), dy->numerators.end());
+        const std::optional<int> centre = lanes::gradientPairCentre(both);
+        const std::uint32_t b = centre ? static_cast<std::uint32_t>(*centre) : 0u;
         for (int trial = 0; trial < 50000; ++trial) {
             std::uint32_t px[9];
             for (auto& p : px) p = static_cast<std::uint32_t>(rng());
             if (trial < 2)
                 for (int t = 0; t < 9; ++t) px[t] = (dx->numerators[t] > 0) == (trial == 0) ? 0xFFFFFFFFu : 0u;
-            std::uint32_t ex = 0, ox = 0, ey = 0, oy = 0;
+            std::uint32_t ex = lanes::kGradientBias, ox = ex, ey = ex, oy = ex;
             for (int t = 0; t < 9; ++t) {
                 const auto wx = static_cast<std::uint32_t>(dx->numerators[t]), wy = static_cast<std::uint32_t>(dy->numerators[t]);
                 ex += wx * lanes::evenChannels(px[t]), ox += wx * lanes::oddChannels(px[t]);
                 ey += wy * lanes::evenChannels(px[t]), oy += wy * lanes::oddChannels(px[t]);
             }
-            const std::uint32_t got = lanes::packChannels(lanes::magnitudeByte(lanes::lowLane(ex), lanes::lowLane(ey)),
-                                                          lanes::magnitudeByte(lanes::lowLane(ox), lanes::lowLane(oy)),
-                                                          lanes::magnitudeByte(lanes::highLane(ex), lanes::highLane(ey)),
-                                                          lanes::magnitudeByte(lanes::highLane(ox), lanes::highLane(oy)));
+            const std::uint32_t got = lanes::magnitudeWord(ex, ey, ox, oy);
+            if (centre) {
+                // rgba8GradientLaneKernel's sums; x and y may be swapped: the magnitude is symmetric.
+                std::uint32_t words[2][2] = {{lanes::kGradientBias, lanes::kGradientBias},
+                                             {lanes::kGradientBias, lanes::kGradientBias}};  // [even, odd][x, y]
+                for (int h = 0; h < 2; ++h)
+                    for (int row = 0; row < 3; ++row) {
+                        std::uint32_t p[3];
+                        for (int c = 0; c < 3; ++c)
+                            p[c] = h ? lanes::oddChannels(px[3 * row + c]) : lanes::evenChannels(px[3 * row + c]);
+                        const std::uint32_t d = p[2] - p[0], s = b * p[1] + (p[0] + p[2]);
+                        words[h][0] += row == 1 ? b * d : d;
+                        if (row != 1) words[h][1] += row == 2 ? s : 0u - s;
+                    }
+                ASSERT_EQ(lanes::magnitudeWord(words[0][0], words[0][1], words[1][0], words[1][1]), got);
+            }
             for (int ch = 0; ch < 4; ++ch) {
                 float gx = 0.0f, gy = 0.0f;
                 for (int t = 0; t < 9; ++t) {
@@ -193,7 +237,7 @@ TEST(LaneMath, MagnitudePixelsEqualTheReference) {
 
 // Why an approximate root is exact here: for every sum gx^2 + gy^2 below
 // 255.5^2, a root up to 16 ulps off (sqrt.approx is within a few) still
-// rounds, through 2^23 as magnitudeByte does, to the correctly rounded
+// rounds, through 2^23 as rootByte does, to the correctly rounded
 // root's nearest integer; sums from 255.5^2 up give 255.
 TEST(LaneMath, MagnitudeRootsRoundTheSameWithinSixteenUlps) {
     for (std::uint32_t n = 0; n <= 65280u; ++n) {
@@ -204,11 +248,16 @@ TEST(LaneMath, MagnitudeRootsRoundTheSameWithinSixteenUlps) {
         for (float r : {lo, root, hi})
             ASSERT_EQ(lanes::floatToBits(r + 8388608.0f) & 0xFFu, expected) << "sum " << n << " root " << r;
     }
-    EXPECT_EQ(lanes::magnitudeByte(180, 181) & 0xFFu, 255u);  // 255.2: rounds to 255
-    EXPECT_EQ(lanes::magnitudeByte(181, 181) & 0xFFu, 255u);  // 255.97: saturates
-    EXPECT_EQ(lanes::magnitudeByte(-32768, -32768) & 0xFFu, 255u);
-    EXPECT_EQ(lanes::magnitudeByte(3, -4) & 0xFFu, 5u);
-    EXPECT_EQ(lanes::magnitudeByte(0, 0) & 0xFFu, 0u);
+    const auto magnitude = [](int gx, int gy) {
+        const auto word = [](int g) { return static_cast<std::uint32_t>(g) + lanes::kGradientBias; };
+        return lanes::rootByte(lanes::lowSquares(word(gx), word(gy))) & 0xFFu;
+    };
+    EXPECT_EQ(magnitude(180, 181), 255u);  // 255.2: rounds to 255
+    EXPECT_EQ(magnitude(181, 181), 255u);  // 255.97: saturates
+    EXPECT_EQ(magnitude(-32768, -32768), 255u);  // the largest sum, 2^31, does not wrap
+    EXPECT_EQ(magnitude(32767, -32768), 255u);
+    EXPECT_EQ(magnitude(3, -4), 5u);
+    EXPECT_EQ(magnitude(0, 0), 0u);
 }
 
 }  // namespace

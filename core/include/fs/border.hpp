@@ -42,4 +42,13 @@ FS_HD int borderIndex(int p, int n, BorderMode mode) {
     }
 }
 
+// borderIndex for an index less than n outside [0, n) (-n <= p < 2n), with
+// no division: for kernels that read at most a pixel or two past the edge,
+// where wrap's modulo would bring in a division routine and the registers
+// its call needs. The same mapping (a test compares every index).
+FS_HD int borderIndexNear(int p, int n, BorderMode mode) {
+    if (mode == BorderMode::Wrap) return p < 0 ? p + n : p >= n ? p - n : p;
+    return borderIndex(p, n, mode);
+}
+
 }  // namespace fs

@@ -110,13 +110,11 @@ FS_HD std::uint32_t clampLanes(std::uint32_t rounded, const Clamp& c) {
 }
 
 // ---- Gradient magnitude of two integer kernels -----------------------------
-// Unbiased sums read as signed 16-bit lanes: the words wrap while they add
-// up, and a lane's borrow from the next is undone by reading the low lane
-// first and taking it off.
-FS_HD int lowLane(std::uint32_t w) { return static_cast<std::int16_t>(w & 0xFFFFu); }
-FS_HD int highLane(std::uint32_t w) {
-    return static_cast<std::int32_t>(w - static_cast<std::uint32_t>(lowLane(w))) >> 16;  // arithmetic shift
-}
+// Each kernel's sums are carried as a word hi * 2^16 + lo + 2^15: the lanes
+// start at kGradientBias, so the low lane (|lo| < 2^15) never borrows from
+// the high one and each reads back in one operation (the words still wrap
+// while they add up; only the final word is read).
+constexpr std::uint32_t kGradientBias = 0x8000u;
 
 // Both kernels integer (shift 0) with every sum inside a signed lane.
 inline bool magnitudeFits(const std::vector<int>& numerators, int shift) {
@@ -125,18 +123,81 @@ inline bool magnitudeFits(const std::vector<int>& numerators, int shift) {
     return 255 * sums.positive <= 32767 && 255 * sums.negative <= 32768;
 }
 
+// A pair of 3x3 integer kernels (18 numerators) that are, in either order
+// and up to sign, [1 b 1]^T x [-1 0 1] and its transpose (Sobel: b = 2,
+// Prewitt: b = 1): b, which lets the magnitude run separably (a difference
+// and a [1 b 1] sum per input row, shared by the output rows above and below).
+inline std::optional<int> gradientPairCentre(const std::vector<int>& n) {
+    if (n.size() != 18) return std::nullopt;
+    // Kernel at `k`, read with (row, column) swapped when `transposed`.
+    const auto at = [&](int k, bool transposed, int row, int column) {
+        return n[static_cast<std::size_t>(9 * k + (transposed ? column * 3 + row : row * 3 + column))];
+    };
+    // [1 b 1]^T x [-1 0 1] times +-1: b, or nothing.
+    const auto centre = [&](int k, bool transposed) -> std::optional<int> {
+        const int s = at(k, transposed, 0, 2);
+        if (s != 1 && s != -1) return std::nullopt;
+        const int b = s * at(k, transposed, 1, 2);
+        for (int row = 0; row < 3; ++row) {
+            const int weight = row == 1 ? b * s : s;
+            if (at(k, transposed, row, 0) != -weight || at(k, transposed, row, 1) != 0 ||
+                at(k, transposed, row, 2) != weight)
+                return std::nullopt;
+        }
+        return b;
+    };
+    for (const bool firstTransposed : {false, true}) {
+        const std::optional<int> b0 = centre(0, firstTransposed), b1 = centre(1, !firstTransposed);
+        if (b0 && b1 && *b0 == *b1) return b0;
+    }
+    return std::nullopt;
+}
+
+// Sums of squares travel as the float bits of 2^23 + sum (kSquaresBase + sum,
+// at most 0xCB000000: no wrap), so no conversion is needed before the root.
+constexpr std::uint32_t kSquaresBase = 0x4B000000u;
+
+// lo_x^2 + lo_y^2 of two gradient words, on kSquaresBase. lo * 2^16 is one
+// shift-add away ((w << 16) - 2^31), and its square's high word is lo^2.
+FS_HD std::int32_t lowLaneTimes65536(std::uint32_t w) {
+#if defined(__CUDA_ARCH__)
+    std::uint32_t v;  // one multiply-add (written as C++, it compiles to a shift and an xor)
+    asm("mad.lo.u32 %0, %1, 65536, 0x80000000;" : "=r"(v) : "r"(w));
+    return static_cast<std::int32_t>(v);
+#else
+    return static_cast<std::int32_t>((w << 16) + 0x80000000u);
+#endif
+}
+FS_HD std::uint32_t squareHigh32(std::int32_t v) {
+#if defined(__CUDA_ARCH__)
+    return static_cast<std::uint32_t>(__mulhi(v, v));
+#else
+    return static_cast<std::uint32_t>((static_cast<std::int64_t>(v) * v) >> 32);
+#endif
+}
+FS_HD std::uint32_t lowSquares(std::uint32_t x, std::uint32_t y) {
+    return squareHigh32(lowLaneTimes65536(x)) + squareHigh32(lowLaneTimes65536(y)) + kSquaresBase;
+}
+// hi_x^2 + hi_y^2, on kSquaresBase: the high lane is the word's top half (arithmetic shift).
+FS_HD std::int32_t highLane(std::uint32_t w) { return static_cast<std::int32_t>(w) >> 16; }
+FS_HD std::uint32_t highSquares(std::uint32_t x, std::uint32_t y) {
+    const std::int32_t hx = highLane(x), hy = highLane(y);
+    return static_cast<std::uint32_t>(hx * hx) + static_cast<std::uint32_t>(hy * hy) + kSquaresBase;
+}
+
 // round(sqrt(gx^2 + gy^2)) saturated to 255, as the reference's float
 // arithmetic gives it for integer gradients. Below 255.5^2 the sum is exact in
 // float, and its root lies at least 4.9e-4 (32 ulps at 255) from every
 // half-integer ((r + 0.5)^2 = r^2 + r + 0.25 is never an integer; the nearest
 // integer is 0.25 away), while sqrt.approx is within a few ulps: the root
 // rounds as the correctly rounded one does (a host test checks every sum at
-// 16 ulps). The float conversions go through 2^23 (exact for these ranges)
-// instead of the quarter-rate conversion unit.
+// 16 ulps). Sums are integers, never denormal: the flush-to-zero root skips
+// the denormal scaling. The root goes back through 2^23 (exact for these
+// ranges) instead of the quarter-rate conversion unit.
 FS_HD float sqrtApprox(float v) {
 #if defined(__CUDA_ARCH__)
     float r;
-    asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
     return r;
 #else
     return std::sqrt(v);
@@ -161,16 +222,23 @@ FS_HD std::uint32_t floatToBits(float f) {
 #endif
 }
 // The result in the low byte; the bytes above are not cleared (packChannels reads byte 0).
-FS_HD std::uint32_t magnitudeByte(int gx, int gy) {
-    std::uint32_t n = static_cast<std::uint32_t>(gx * gx) + static_cast<std::uint32_t>(gy * gy);  // |g| <= 2^15
-    n = n < 65280u ? n : 65280u;            // roots from 255.5 up saturate
-    const float root = sqrtApprox(bitsToFloat(0x4B000000u | n) - 8388608.0f);
+FS_HD std::uint32_t rootByte(std::uint32_t squaresOnBase) {
+    const std::uint32_t top = kSquaresBase + 65280u;  // roots from 255.5 up saturate
+    const std::uint32_t n = squaresOnBase < top ? squaresOnBase : top;
+    const float root = sqrtApprox(bitsToFloat(n) - 8388608.0f);
     return floatToBits(root + 8388608.0f);  // 2^23 + r: r (<= 255) in the low byte, rounded half to even
 }
 
 // Byte 0 of each of four words as the channels of one RGBA8 word.
 FS_HD std::uint32_t packChannels(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3) {
     return bytePerm(bytePerm(c0, c1, 0x0040u), bytePerm(c2, c3, 0x0040u), 0x5410u);
+}
+
+// The magnitude's RGBA8 word from the gradient words of the even channels
+// (0 and 2) and the odd ones (1 and 3).
+FS_HD std::uint32_t magnitudeWord(std::uint32_t evenX, std::uint32_t evenY, std::uint32_t oddX, std::uint32_t oddY) {
+    return packChannels(rootByte(lowSquares(evenX, evenY)), rootByte(lowSquares(oddX, oddY)),
+                        rootByte(highSquares(evenX, evenY)), rootByte(highSquares(oddX, oddY)));
 }
 
 }  // namespace fs::lanes
