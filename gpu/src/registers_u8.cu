@@ -41,7 +41,7 @@ __constant__ unsigned c_laneBias;
 // through lanes::magnitudeWord; kGradientZeros skips the first kernel's centre column
 // and the second's centre row (zero in Sobel, Scharr, Prewitt; H100, 8K Sobel
 // magnitude: 0.155 ms against 0.173). Quads at the left and right edges read
-// their outside neighbours through fs::borderIndex (quadInterior); those at
+// their outside neighbours through fs::borderIndexNear (quadInterior); those at
 // the top and bottom rows, at a constant border's left and right edges, or
 // on unaligned rows take the float column path, which is exact for these
 // weights too.
@@ -107,7 +107,6 @@ __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath 
         *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
     }
 }
-
 
 __constant__ int c_laneGradientCentre;  // b of lanes::gradientPairCentre
 
