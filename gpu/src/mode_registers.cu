@@ -77,9 +77,7 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
         // 2 rows: H100, 8K Gaussian 3x3, 0.111 ms against 0.117-0.118 ms for 4 (one run each);
         // separable Sobel magnitude, 0.137-0.140 ms against 0.157-0.160 (122 registers) and
         // 0.246-0.248 for 8 rows (198 registers), two runs each.
-        py = K == 1                  ? pickCount(want.perThreadY, 2, {2, 4})
-             : separableGradient ? pickCount(want.perThreadY, 2, {2, 4})
-                                 : pickCount(want.perThreadY, 2, {2});
+        py = K == 1 || separableGradient ? pickCount(want.perThreadY, 2, {2, 4}) : pickCount(want.perThreadY, 2, {2});
         if (py < 0)
             return K == 1 ? "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread"
                    : separableGradient

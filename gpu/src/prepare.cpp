@@ -101,11 +101,13 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
             f.packedLanes = true;
             f.laneForm = *form;
             f.laneWeights = std::move(numerators);
-            // Gradient pairs: kernel 0's centre column and kernel 1's centre row are zero.
-            const std::vector<int>& n = f.laneWeights;
-            f.laneGradientZeros = count == 2 && m.kw == 3 && m.kh == 3 && n[1] == 0 && n[4] == 0 && n[7] == 0 &&
-                                  n[9 + 3] == 0 && n[9 + 4] == 0 && n[9 + 5] == 0;
-            if (count == 2 && m.kw == 3 && m.kh == 3) f.laneGradientCentre = lanes::gradientPairCentre(n);
+            if (count == 2 && m.kw == 3 && m.kh == 3) {
+                // Gradient pairs: kernel 0's centre column and kernel 1's centre row are zero.
+                const std::vector<int>& n = f.laneWeights;
+                f.laneGradientZeros = n[1] == 0 && n[4] == 0 && n[7] == 0 && n[9 + 3] == 0 && n[9 + 4] == 0 &&
+                                      n[9 + 5] == 0;
+                f.laneGradientCentre = lanes::gradientPairCentre(n);
+            }
         }
     }
     out = std::move(f);

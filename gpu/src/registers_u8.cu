@@ -31,6 +31,22 @@ __constant__ int c_laneWeights[2 * 9];
 __constant__ int c_laneShift;
 __constant__ unsigned c_laneBias;
 
+// quadInterior for the lane kernels: they read the source and write the
+// destination as 16-byte vectors, and quads at the left and right edges stay.
+template <int PY, int K>
+__device__ __forceinline__ bool laneQuadStart(const KernelGeom& g, const KernelMath& m, int& x, int& yFirst,
+                                              QuadNeighbours& neighbours) {
+    return quadInterior<std::uint8_t, 4, PY, K, true>(
+        g, m, g.srcPitch | g.dstPitch | reinterpret_cast<std::uintptr_t>(g.src) | reinterpret_cast<std::uintptr_t>(g.dst),
+        x, yFirst, neighbours);
+}
+
+// 4 packed RGBA8 pixels at (x, y) as one 16-byte store.
+__device__ __forceinline__ void storeLaneQuad(const KernelGeom& g, int x, int y, const unsigned (&word)[4]) {
+    unsigned char* out = g.dst + static_cast<std::size_t>(y - g.outRow0) * g.dstPitch + x * 4;
+    *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+}
+
 // Like quadKernel<u8, 4, PY, K> (4 adjacent pixels, one 16-byte load per
 // input row and two 4-byte neighbours), but each pixel is two words of two
 // 16-bit lanes (fs/lane_math.hpp) and every tap is one integer multiply-add
@@ -50,11 +66,7 @@ template <int PY, int K, bool kClamp, bool kGradientZeros>
 __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath m, int) {
     int x, yFirst;
     QuadNeighbours neighbours;
-    if (!quadInterior<std::uint8_t, 4, PY, K, true>(g, m,
-                                                    g.srcPitch | g.dstPitch | reinterpret_cast<std::uintptr_t>(g.src) |
-                                                        reinterpret_cast<std::uintptr_t>(g.dst),
-                                                    x, yFirst, neighbours))
-        return;
+    if (!laneQuadStart<PY, K>(g, m, x, yFirst, neighbours)) return;
     const unsigned start = K == 1 ? c_laneBias * 0x00010001u : lanes::kGradientBias;
     unsigned even[K][4][PY], odd[K][4][PY];
 #pragma unroll
@@ -103,8 +115,7 @@ __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath 
                 word[o] = lanes::magnitudeWord(even[0][o][j], even[K - 1][o][j], odd[0][o][j], odd[K - 1][o][j]);
             }
         }
-        unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * 4;
-        *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+        storeLaneQuad(g, x, yFirst + j, word);
     }
 }
 
@@ -125,11 +136,7 @@ template <int PY>
 __global__ void __launch_bounds__(256) rgba8GradientLaneKernel(KernelGeom g, KernelMath m, int) {
     int x, yFirst;
     QuadNeighbours neighbours;
-    if (!quadInterior<std::uint8_t, 4, PY, 2, true>(g, m,
-                                                    g.srcPitch | g.dstPitch | reinterpret_cast<std::uintptr_t>(g.src) |
-                                                        reinterpret_cast<std::uintptr_t>(g.dst),
-                                                    x, yFirst, neighbours))
-        return;
+    if (!laneQuadStart<PY, 2>(g, m, x, yFirst, neighbours)) return;
     const unsigned b = static_cast<unsigned>(c_laneGradientCentre);
     // Words 0-3: the even channels of the 4 pixels, 4-7: the odd ones.
     unsigned gx[PY][8], sums[PY][8];
@@ -160,8 +167,7 @@ __global__ void __launch_bounds__(256) rgba8GradientLaneKernel(KernelGeom g, Ker
             unsigned word[4];
 #pragma unroll
             for (int o = 0; o < 4; ++o) word[o] = lanes::magnitudeWord(gx[j][o], gy[o], gx[j][4 + o], gy[4 + o]);
-            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * 4;
-            *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+            storeLaneQuad(g, x, yFirst + j, word);
         }
     }
 }
