@@ -488,6 +488,7 @@ int main(int argc, char** argv) {
     std::printf("\ntransfers through the pipeline (pinned host memory, one piece, median of 5):\n");
     double pipelineSerial = 0, pipelineOverlapped = 0, pipelinePageable = 0;
     int pipelineDefaultPieces = 0;
+    std::pair<double, double> pipelineOverlappedRange;  // min, max of the overlapped runs
     std::vector<std::pair<int, double>> pieceSweep;  // pieces, overlapped ms (pinned)
     for (const ImageConfig& ic : eightK) {
         const std::size_t bytes = depthBytes(ic.depth) * ic.channels * static_cast<std::size_t>(ic.width) * ic.height;
@@ -513,10 +514,13 @@ int main(int argc, char** argv) {
             ConstImageView view(in, ic.width, ic.height, ic.channels, ic.depth, bytes / ic.height);
             gpu::PipelineTarget target;
             target.host = ImageView{out, ic.width, ic.height, ic.channels, ic.depth, bytes / ic.height};
+            // Serial and overlapped runs alternate (2 warm-ups, then 11 each), so
+            // a slow spell of the PCIe link hits both (one run had 1.41x: 3 of
+            // 5 overlapped runs slow, the sweep after it at 0.62x).
             std::vector<double> serial, overlapped;
-            for (int pieces : {1, 0}) {
-                gpu::setPipelineRows(pieces == 1 ? ic.height : 0);
-                for (int i = 0; i < 7; ++i) {
+            for (int i = 0; i < 13; ++i)
+                for (int pieces : {1, 0}) {
+                    gpu::setPipelineRows(pieces == 1 ? ic.height : 0);
                     TimingRecord t;
                     const std::string err = gpu::runPipeline(spec, view, "auto", target, t);
                     if (!err.empty()) std::fprintf(stderr, "pipeline: %s\n", err.c_str()), std::exit(2);
@@ -524,16 +528,17 @@ int main(int argc, char** argv) {
                     if (pieces == 1) serial.push_back(*t.uploadMs + *t.kernelMs + *t.downloadMs);
                     else overlapped.push_back(*t.totalMs);
                 }
-            }
             gpu::setPipelineRows(0);
             pipelineSerial = median(serial);
             pipelineOverlapped = median(overlapped);
+            pipelineOverlappedRange = {*std::min_element(overlapped.begin(), overlapped.end()),
+                                       *std::max_element(overlapped.begin(), overlapped.end())};
             pipelineDefaultPieces = gpu::automaticPieceCount(bytes);
             // The same overlapped run at fixed piece counts, to set automaticPieceCount from.
             for (int pieces : {4, 8, 12, 24, 32, 48}) {
                 gpu::setPipelineRows((ic.height + pieces - 1) / pieces);
                 std::vector<double> wall;
-                for (int i = 0; i < 7; ++i) {
+                for (int i = 0; i < 11; ++i) {
                     TimingRecord t;
                     const std::string err = gpu::runPipeline(spec, view, "auto", target, t);
                     if (!err.empty()) std::fprintf(stderr, "pipeline: %s\n", err.c_str()), std::exit(2);
@@ -558,9 +563,10 @@ int main(int argc, char** argv) {
         cudaFreeHost(in);
         cudaFreeHost(out);
     }
-    std::printf("  8K RGBA8 gaussian 3x3 pipeline: serial sum %.3f ms, overlapped (pinned) %.3f ms = %.2fx serial; "
-                "from pageable memory (host staging copies included) %.3f ms\n",
-                pipelineSerial, pipelineOverlapped, pipelineOverlapped / pipelineSerial, pipelinePageable);
+    std::printf("  8K RGBA8 gaussian 3x3 pipeline: serial sum %.3f ms, overlapped (pinned) %.3f ms = %.2fx serial "
+                "(runs %.3f-%.3f ms); from pageable memory (host staging copies included) %.3f ms\n",
+                pipelineSerial, pipelineOverlapped, pipelineOverlapped / pipelineSerial, pipelineOverlappedRange.first,
+                pipelineOverlappedRange.second, pipelinePageable);
     std::printf("  pipeline pieces sweep (overlapped / serial sum, pinned):");
     for (const auto& [pieces, ms] : pieceSweep) std::printf("  %d: %.3f", pieces, ms / pipelineSerial);
     std::printf("  (default %d pieces: %.3f)\n", pipelineDefaultPieces, pipelineOverlapped / pipelineSerial);
