@@ -126,8 +126,9 @@ __constant__ int c_laneGradientCentre;  // b of lanes::gradientPairCentre
 // gives per word a difference d = p[o+2] - p[o] and a sum s = p[o] + b p[o+1]
 // + p[o+2]; output row j is gx = d[j] + b d[j+1] + d[j+2] and gy = s[j+2] -
 // s[j]: 9 integer operations per word and output row at 2 rows (the 2D kernel:
-// 12 multiply-adds), fewer with more rows, which share the loads (but ptxas
-// hoists every row's loads: 122 registers at 4 rows, slower). Rows
+// 12 multiply-adds), fewer with more rows, which share the loads (but not
+// faster on the H100: 4 rows, 0.136 ms against 0.128 even at 64 registers;
+// bench/results/h100-s7-NOTES.md). Rows
 // stream: row j is finished and stored once input row j+2 is in, so only
 // three rows of sums are live whatever PY is. Quads at the top and bottom
 // rows, at a constant border's left and right edges, or on unaligned rows
