@@ -33,19 +33,20 @@ tail -1 "$OUT/peers.txt" | tee -a "$S"
 TUNE=${TUNE:-1} bench_targets $B
 say "== side by side: this run's best mode / peers measured during the build (ours/peer < 1: we are faster)"
 python3 bench/peers/peers.py "$OUT/bench.csv" --compare /tmp/peers.csv --out "$OUT/peers.csv" 2>&1 | tee -a "$S"
-[ "${SANITIZE:-1}" = 1 ] || { tail -16 "$OUT/opencl.txt" | tee -a "$S"; exit 0; }
 # Sanitizers last: if the call runs out of time, the numbers above are kept.
-for t in fs_gpu_tests fs_gpu_launch_tests; do
-  filter='*'
-  [ $t = fs_gpu_tests ] && filter=${MEMCHECK_GPU_TESTS:-'*Fault*:*NanInf*:*Allocation*'}
-  [ "$filter" = none ] && continue
-  [ $t = fs_gpu_launch_tests ] && filter='*shared_f32_c3*:*registers_u8_c4*:*separable_u16_c1*:*global_u8_c1*:*Refusals*:*LaunchReport*'
-  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 $B/tests/gpu/$t --gtest_filter="$filter" >>"$OUT/sanitizer.log" 2>&1
-  say "memcheck $t ($filter): exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
-done
+if [ "${SANITIZE:-1}" = 1 ]; then
+  for t in fs_gpu_tests fs_gpu_launch_tests; do
+    filter='*'
+    [ $t = fs_gpu_tests ] && filter=${MEMCHECK_GPU_TESTS:-'*Fault*:*NanInf*:*Allocation*'}
+    [ "$filter" = none ] && continue
+    [ $t = fs_gpu_launch_tests ] && filter='*shared_f32_c3*:*registers_u8_c4*:*separable_u16_c1*:*global_u8_c1*:*Refusals*:*LaunchReport*'
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 $B/tests/gpu/$t --gtest_filter="$filter" >>"$OUT/sanitizer.log" 2>&1
+    say "memcheck $t ($filter): exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+  done
 
-timeout 150 compute-sanitizer --tool racecheck --error-exitcode 99 $B/tests/gpu/fs_gpu_launch_tests \
-  --gtest_filter="${RACECHECK:-*separable_f32_c1*:*shared_u8_c1*}" >>"$OUT/sanitizer.log" 2>&1
-say "racecheck separable/shared slice: exit $? $(grep -E 'RACECHECK SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+  timeout 150 compute-sanitizer --tool racecheck --error-exitcode 99 $B/tests/gpu/fs_gpu_launch_tests \
+    --gtest_filter="${RACECHECK:-*separable_f32_c1*:*shared_u8_c1*}" >>"$OUT/sanitizer.log" 2>&1
+  say "racecheck separable/shared slice: exit $? $(grep -E 'RACECHECK SUMMARY' "$OUT/sanitizer.log" | tail -1)"
+fi
 
 tail -16 "$OUT/opencl.txt" | tee -a "$S"

@@ -524,13 +524,17 @@ int main(int argc, char** argv) {
             // Serial and overlapped runs alternate (2 warm-ups, then 11 each), so
             // a slow spell of the PCIe link hits both (one run had 1.41x: 3 of
             // 5 overlapped runs slow, the sweep after it at 0.62x).
+            const auto runPinned = [&] {
+                TimingRecord t;
+                const std::string err = gpu::runPipeline(spec, view, "auto", target, t);
+                if (!err.empty()) std::fprintf(stderr, "pipeline: %s\n", err.c_str()), std::exit(2);
+                return t;
+            };
             std::vector<double> serial, overlapped;
             for (int i = 0; i < 13; ++i)
                 for (int pieces : {1, 0}) {
                     gpu::setPipelineRows(pieces == 1 ? ic.height : 0);
-                    TimingRecord t;
-                    const std::string err = gpu::runPipeline(spec, view, "auto", target, t);
-                    if (!err.empty()) std::fprintf(stderr, "pipeline: %s\n", err.c_str()), std::exit(2);
+                    const TimingRecord t = runPinned();
                     if (i < 2) continue;
                     if (pieces == 1) serial.push_back(*t.uploadMs + *t.kernelMs + *t.downloadMs);
                     else overlapped.push_back(*t.totalMs);
@@ -538,8 +542,8 @@ int main(int argc, char** argv) {
             gpu::setPipelineRows(0);
             pipelineSerial = median(serial);
             pipelineOverlapped = median(overlapped);
-            pipelineOverlappedRange = {*std::min_element(overlapped.begin(), overlapped.end()),
-                                       *std::max_element(overlapped.begin(), overlapped.end())};
+            const auto [fastest, slowest] = std::minmax_element(overlapped.begin(), overlapped.end());
+            pipelineOverlappedRange = {*fastest, *slowest};
             pipelineDefaultPieces = gpu::automaticPieceCount(bytes);
             pipelineFrameBytes = bytes;
             // The same overlapped run at fixed piece counts, to set automaticPieceCount from.
@@ -547,9 +551,7 @@ int main(int argc, char** argv) {
                 gpu::setPipelineRows((ic.height + pieces - 1) / pieces);
                 std::vector<double> wall;
                 for (int i = 0; i < 11; ++i) {
-                    TimingRecord t;
-                    const std::string err = gpu::runPipeline(spec, view, "auto", target, t);
-                    if (!err.empty()) std::fprintf(stderr, "pipeline: %s\n", err.c_str()), std::exit(2);
+                    const TimingRecord t = runPinned();
                     if (i >= 2) wall.push_back(*t.totalMs);
                 }
                 pieceSweep.emplace_back(pieces, median(wall));
