@@ -8,6 +8,13 @@ std::optional<ModeInfo> Backend::findMode(const std::string& mode) const {
     return std::nullopt;
 }
 
+std::string Backend::defaultMode() const {
+    const std::vector<ModeInfo> all = modes();
+    for (const ModeInfo& m : all)
+        if (m.isDefault) return m.id;
+    return all.empty() ? std::string() : all.front().id;
+}
+
 RunResult Backend::runWithLaunch(const FilterSpec& spec, ConstImageView input, const std::string& mode,
                                  const LaunchConfig& launch) {
     if (launch.isDefault()) return run(spec, input, mode);

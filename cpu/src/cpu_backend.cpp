@@ -77,12 +77,12 @@ private:
 std::vector<CpuMode> builtinModes() {
     return {
         {{"reference", "Plain loops on one thread, summed in kernel order: the result every other mode is checked against.",
-          true, {}},
+          true, {}, /*isReference=*/true},
          &runReference},
         {{"parallel",
           "Row tiles on every CPU core with loops the compiler vectorises; kernels that split into a row and a "
           "column (rank 1) run as two 1-D passes.",
-          true, {}},
+          true, {}, /*isReference=*/false, /*isDefault=*/true},
          &runParallel},
     };
 }

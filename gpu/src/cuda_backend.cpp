@@ -28,7 +28,7 @@ public:
         for (const ModeImpl* m :
              {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode(), &registersMode()})
             out.push_back({m->id, m->description, reason.empty(), reason});
-        out.push_back({"auto", autoDescription, reason.empty(), reason});
+        out.push_back({"auto", autoDescription, reason.empty(), reason, /*isReference=*/false, /*isDefault=*/true});
         return out;
     }
     std::string unavailableReason() const override { return cudaUnavailableReason(); }

@@ -45,7 +45,7 @@ std::vector<OclMode> openClModes() {
           "Like filter2d, but a kernel that splits into a row and a column (rank 1, e.g. Gaussian, Sobel) runs as "
           "cv::sepFilter2D: a row pass then a column pass on the OpenCL device, k+k reads a pixel instead of k*k. "
           "Compare with the CUDA modes: one general library kernel against ones written for this program.",
-          true, {}},
+          true, {}, /*isReference=*/false, /*isDefault=*/true},
          cpu::cvfilter::Separation::WhenRank1},
     };
 }

@@ -16,6 +16,9 @@ struct ModeInfo {
     std::string description;  // one or two sentences for the classroom
     bool available = true;
     std::string unavailableReason;  // set when !available
+    // Roles, so callers never pick a mode by its name:
+    bool isReference = false;  // the single-thread truth every other mode is checked against
+    bool isDefault = false;    // the backend's fastest mode that matches the reference; run when none is named
 };
 
 struct RunResult {
@@ -56,6 +59,8 @@ public:
     virtual std::string resetTuning();
 
     std::optional<ModeInfo> findMode(const std::string& mode) const;
+    // The id of the mode marked isDefault, else the first mode's; empty when there are none.
+    std::string defaultMode() const;
 };
 
 // Checks shared by every backend before it runs anything.
