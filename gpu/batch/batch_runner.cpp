@@ -6,10 +6,11 @@
 // their own stream, device buffers and pinned staging, all reused across
 // images and calls, so while the host copies image i's outputs into the
 // result Images, the GPU already transfers and filters images i+1..i+3.
-// That copy is the bottleneck (H100 machine, bench/results/batch-h100-*):
+// That copy is the bottleneck (docs/performance.md, "Batches of images"):
 // the results are fresh fs::Image allocations whose pages fault on first
-// write (0.6-0.8 ms per MB on one thread there, the PCIe download 0.02 ms), so
-// it runs on several threads; runGridInto skips it for the caller's images.
+// write, which costs one thread far longer than the PCIe download of the
+// same bytes, so it runs on several threads; runGridInto skips it for the
+// caller's images.
 #include <algorithm>
 #include <chrono>
 #include <cstring>

@@ -40,9 +40,9 @@ public:
     void run(const std::vector<RowCopy>& copies);
     int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
-    // The default thread count: the cores there are, at most 8 (on the 16-core
-    // H100 machine 16 were the slowest of 4/8/16 in one run and the fastest in
-    // another; 8 was steady: bench/results/batch-NOTES.md).
+    // The default thread count: the cores there are, at most 8 (more contend
+    // with the driver's threads: 16 swung from slowest to fastest between
+    // runs where 8 was steady; docs/performance.md).
     static int defaultThreads();
 
 private:

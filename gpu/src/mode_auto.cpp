@@ -1,7 +1,7 @@
 // Mode "auto" and the mode registry. Auto runs the registers mode for kernels
 // up to 7x7, the separable mode for larger rank-1 kernels (kw + kh work
 // instead of kw * kh), otherwise the shared-memory mode: the fastest correct
-// choice in filterstudio-bench on an H100 (bench/results/h100-bench.txt).
+// choice in filterstudio-bench's table of every mode (bench/results/).
 #include <algorithm>
 
 #include "launch.hpp"

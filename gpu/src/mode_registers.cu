@@ -18,13 +18,10 @@ namespace {
 
 // Rows per thread: the compiled-radius kernels are built for 2, 4, 8 and 16
 // (16 only when C x K <= 2: more accumulators would spill), the run-time
-// radius kernel for 4. 3x3 default 2 columns x 4 rows where the sums are few:
-// the autotuner's table on an H100 (8K f32 gray Sobel 3x3: 0.119 ms against
-// 0.257 ms for 1 x 16, whose 176 registers per thread leave one block per SM).
-// 5x5 and 7x7: one column, 32x4 blocks; rows from the autotuner's table
-// (H100, 8K, one run): gray Gaussian 5x5 1x4 0.157 ms against 0.353 for 1x16,
-// 7x7 1x2 0.248 against 0.441 for 1x8; RGBA8 5x5 1x8 0.324, 7x7 1x4 0.576
-// against 0.827 for 1x8. Longer columns need more registers than they save.
+// radius kernel for 4. 3x3 default 2 columns x 4 rows where the sums are few;
+// 5x5 and 7x7: one column, 32x4 blocks; rows from the autotuner's table.
+// Longer columns need more registers than they save (1 x 16 at 3x3: 176
+// registers per thread, one block per SM; docs/performance.md).
 int defaultRegisterColumns(int channels, int kernels, int radius) {
     return radius == 1 && channels * kernels <= 2 ? 2 : 1;
 }
@@ -49,8 +46,8 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
     const int radius = compilable && want.radius != RadiusPath::Runtime ? m.kw / 2 : -1;
     const bool rgba8 = f.inDepth == Depth::U8 && C == 4 && radius == 1;
     const bool grayF32 = f.inDepth == Depth::F32 && C == 1 && radius == 1;
-    // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (H100, 8K Sobel: 0.296 ms
-    // against 0.340 for 4, at 114 registers).
+    // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 pixels of two
+    // kernels take 114 registers and were slower).
     const int rgba8Columns = K == 1 || f.packedLanes ? 4 : 2;
     const int px =
         pickCount(want.perThreadX, rgba8 ? rgba8Columns : grayF32 ? 4 : defaultRegisterColumns(C, K, radius), {1, 2, 4});
@@ -74,9 +71,8 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
                           : "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread for two kernels "
                             "(4 rows need 128 sums: they spill)";
     } else if (kind == RegistersKernel::Rgba8Lanes) {
-        // 2 rows: H100, 8K Gaussian 3x3, 0.111 ms against 0.117-0.118 ms for 4 (one run each);
-        // separable Sobel magnitude, 0.137-0.140 ms against 0.157-0.160 (122 registers) and
-        // 0.246-0.248 for 8 rows (198 registers), two runs each.
+        // 2 rows: more were slower for every lane kernel (fewer threads, more
+        // registers; docs/performance.md).
         py = K == 1 || separableGradient ? pickCount(want.perThreadY, 2, {2, 4}) : pickCount(want.perThreadY, 2, {2});
         if (py < 0)
             return K == 1 ? "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread"

@@ -132,7 +132,7 @@ constexpr int kStripThreads = 256;
 constexpr int kStepRows = 32;      // input rows loaded and row-filtered per step
 constexpr int kRingRows = 64;      // row-pass results kept: >= kStepRows + 2R, a power of two
 constexpr int kStripRowsPerThread = kStepRows * kStripW / kStripThreads;  // column-pass outputs per thread
-constexpr int kRowOutputs = 8;     // row-pass outputs per item, a multiple of 4 (H100: 8 0.1675 ms, 4 0.168-0.170)
+constexpr int kRowOutputs = 8;     // row-pass outputs per item, a multiple of 4: 8 need fewer window loads per output
 
 template <int R> constexpr int stripPad() { return (R + 3) / 4 * 4; }  // halo rounded to float4
 template <int R> constexpr int stripInW() { return kStripW + 2 * stripPad<R>(); }
@@ -325,8 +325,8 @@ std::string planSeparable(const PreparedFilter& f, const LaunchConfig& want, int
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;
     if (want.perThreadX > 1)
         return "the separable mode computes 1 column per thread (its row pass spreads the tile over all threads)";
-    // Colour tiles: 4 rows (the autotuner on an H100, 8K RGBA8 Gaussian 15:
-    // 0.845 ms against 1.256 ms for 8 rows); gray: 8.
+    // Colour tiles: 4 rows, gray: 8, the autotuner's fastest at 8K (8 rows of
+    // 4-channel sums were much slower; docs/performance.md).
     const int py = pickCount(want.perThreadY, C == 1 ? 8 : 4, {2, 4, 8});
     if (py < 0) return "the separable mode computes 2, 4 or 8 rows per thread";
     const HaloScheme halo = want.halo == HaloScheme::Default ? HaloScheme::Cooperative : want.halo;

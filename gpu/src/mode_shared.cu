@@ -22,9 +22,9 @@ const void* sharedVariant(int rows, int channels, int radius, int kernels) {
 std::string planShared(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     const KernelMath& m = f.math;
     const int rx = m.kw / 2, ry = m.kh / 2, C = f.channels, K = m.kernelCount;
-    // Defaults from the autotuner's table on an H100: 2 columns x 8 rows for
-    // small 3x3 sums, else 2 x 4 (8K f32 gray dense 15x15: 0.543 ms against
-    // 0.619 ms for 1 x 4; Sobel 3x3 0.185 against 0.235 ms for 1 x 8).
+    // Defaults from the autotuner's table: 2 columns x 8 rows for small 3x3
+    // sums, else 2 x 4; a second column doubles the tile's width, so each
+    // block stages less halo per output (docs/performance.md).
     const int defaultRows = rx == 1 && ry == 1 && C * K <= 4 ? 8 : 4;
     const int px = pickCount(want.perThreadX, 2, {1, 2, 4}), py = pickCount(want.perThreadY, defaultRows, {1, 2, 4, 8});
     if (px < 0 || py < 0) return "the shared mode computes 1, 2 or 4 columns and 1, 2, 4 or 8 rows per thread";

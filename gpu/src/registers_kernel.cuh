@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath 
 
 // Bytes to floats without the conversion unit (I2F: 16 per clock per SM):
 // 0x4B0000bb is the float 2^23 + b exactly, so subtracting 2^23 leaves b.
-// Measured on the H100: RGBA8 Sobel 3% faster, the rest unchanged.
+// Exact, and no slower than I2F in the benchmark (docs/performance.md).
 __device__ __forceinline__ Px<4> unpackRgba8(unsigned w) {
     Px<4> p;
 #pragma unroll
@@ -220,8 +220,8 @@ struct QuadNeighbours {
 // kEdgeColumns, a quad at the left or right edge that is otherwise inside
 // also returns true, its outside neighbour mapped in `neighbours` (not for a
 // constant border, whose value is no column): it runs as fast as the rest
-// instead of holding its warp in the one-column path (H100, 8K RGBA8 Sobel
-// magnitude: about 15% of the instructions executed came from those quads).
+// instead of holding its warp in the one-column path, where one edge thread
+// per warp cost a large share of the RGBA8 magnitude's instructions.
 template <class T, int C, int PY, int K, bool kEdgeColumns = false>
 __device__ __forceinline__ bool quadInterior(const KernelGeom& g, const KernelMath& m, std::uintptr_t alignBits, int& x,
                                              int& yFirst, QuadNeighbours& neighbours) {

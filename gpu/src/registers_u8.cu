@@ -55,13 +55,12 @@ __device__ __forceinline__ void storeLaneQuad(const KernelGeom& g, int x, int y,
 // half to even and, where results can leave [0, 255], clamped (kClamp). Two
 // (a gradient magnitude): signed lanes from lanes::kGradientBias, the root
 // through lanes::magnitudeWord; kGradientZeros skips the first kernel's centre column
-// and the second's centre row (zero in Sobel, Scharr, Prewitt; H100, 8K Sobel
-// magnitude: 0.155 ms against 0.173). Quads at the left and right edges read
+// and the second's centre row (zero in Sobel, Scharr, Prewitt: 6 of the 18 taps
+// per word and output row). Quads at the left and right edges read
 // their outside neighbours through fs::borderIndexNear (quadInterior); those at
 // the top and bottom rows, at a constant border's left and right edges, or
 // on unaligned rows take the float column path, which is exact for these
 // weights too.
-// H100, 8K Gaussian 3x3: 0.111 ms (2 rows) against 0.144 ms for the float kernel.
 template <int PY, int K, bool kClamp, bool kGradientZeros>
 __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath m, int) {
     int x, yFirst;
@@ -127,8 +126,8 @@ __constant__ int c_laneGradientCentre;  // b of lanes::gradientPairCentre
 // + p[o+2]; output row j is gx = d[j] + b d[j+1] + d[j+2] and gy = s[j+2] -
 // s[j]: 9 integer operations per word and output row at 2 rows (the 2D kernel:
 // 12 multiply-adds), fewer with more rows, which share the loads (but not
-// faster on the H100: 4 rows, 0.136 ms against 0.128 even at 64 registers;
-// bench/results/h100-s7-NOTES.md). Rows
+// faster: more rows leave fewer threads, each with a longer dependent chain;
+// docs/performance.md). Rows
 // stream: row j is finished and stored once input row j+2 is in, so only
 // three rows of sums are live whatever PY is. Quads at the top and bottom
 // rows, at a constant border's left and right edges, or on unaligned rows

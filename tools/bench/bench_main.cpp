@@ -522,8 +522,7 @@ int main(int argc, char** argv) {
             gpu::PipelineTarget target;
             target.host = ImageView{out, ic.width, ic.height, ic.channels, ic.depth, bytes / ic.height};
             // Serial and overlapped runs alternate (2 warm-ups, then 11 each), so
-            // a slow spell of the PCIe link hits both (one run had 1.41x: 3 of
-            // 5 overlapped runs slow, the sweep after it at 0.62x).
+            // a slow spell of the PCIe link hits both alike.
             const auto runPinned = [&] {
                 TimingRecord t;
                 const std::string err = gpu::runPipeline(spec, view, "auto", target, t);

@@ -29,7 +29,7 @@ public:
     // As runGrid, into images the caller owns: outputs[i * specs.size() + j]
     // must have inputs[i]'s size and channels and specs[j]'s output depth
     // (any stride). Reusing them across calls saves the page faults of fresh
-    // result memory, which bound runGrid on the host (bench/results/batch-NOTES.md);
+    // result memory, which bound runGrid on the host (docs/performance.md);
     // outputs in pinned memory (cudaHostAlloc, cudaHostRegister) are written
     // by the download itself, with no host copy at all. The returned results
     // carry errors and timing; their `output` stays empty.
@@ -41,7 +41,7 @@ public:
 struct CudaBatchOptions {
     int hostThreads = 0;    // threads copying results out of pinned staging; 0: the cores there are, at most 8
     bool prefault = false;  // map fresh result pages in bulk (madvise MADV_POPULATE_WRITE) before writing them:
-                            // faster on one thread, slower on several on the H100 machine (contention)
+                            // faster on one thread, slower on several (the populate calls contend)
 };
 std::unique_ptr<CudaBatchRunner> makeCudaBatchRunner(Backend& cudaBackend, CudaBatchOptions options = {});
 
