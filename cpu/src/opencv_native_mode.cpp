@@ -10,6 +10,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -183,12 +184,15 @@ Source prepareSource(const FilterSpec& spec, const cv::Mat& input) {
     if (!smallerThanKernel && spec.border.mode != BorderMode::Wrap && !(constant && value != 0.0f)) return s;
     if (constant && input.depth() != CV_32F) {
         const double top = input.depth() == CV_8U ? 255.0 : 65535.0;
-        if (value != std::floor(value) || value < 0.0f || value > top)
-            throw std::invalid_argument("the constant border value " + std::to_string(value) +
+        if (value != std::floor(value) || value < 0.0f || value > top) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+            throw std::invalid_argument(std::string("the constant border value ") + text +
                                         " is not a sample of this image's type (whole numbers 0.." +
                                         std::to_string(static_cast<int>(top)) + "), and " + kOpenCvNativeMode +
                                         " pads in the image's own type; use mode " + kOpenCvExactMode +
                                         " for it");
+        }
     }
     cv::copyMakeBorder(input, s.image, ry, ry, rx, rx, s.border, cv::Scalar::all(value));
     s.interior = cv::Rect(rx, ry, input.cols, input.rows);
