@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fs/cpu/opencv_backend.hpp"
+#include "fs/cpu/opencv_filter.hpp"
 #include "fs/io/cv_image.hpp"
 #include "fs/presets.hpp"
 #include "opencv_modes.hpp"
@@ -155,16 +156,6 @@ void callOpenCv(const NativeCall& n, const cv::Mat& src, cv::Mat& dst, int ddept
     }
 }
 
-int cvBorderOf(BorderMode mode) {
-    switch (mode) {
-    case BorderMode::Replicate: return cv::BORDER_REPLICATE;
-    case BorderMode::Reflect101: return cv::BORDER_REFLECT_101;
-    case BorderMode::Constant: return cv::BORDER_CONSTANT;
-    case BorderMode::Wrap: break;
-    }
-    return cv::BORDER_WRAP;
-}
-
 // The image the calls read. OpenCV's filters have no wrap and pad constants
 // with 0 only, so those borders are padded with cv::copyMakeBorder in the
 // image's own type first (as a user would) and the padding is cut away after.
@@ -176,7 +167,7 @@ struct Source {
 };
 
 Source prepareSource(const FilterSpec& spec, const cv::Mat& input) {
-    Source s{input, cv::Rect(0, 0, input.cols, input.rows), cvBorderOf(spec.border.mode), false};
+    Source s{input, cv::Rect(0, 0, input.cols, input.rows), cvfilter::cvBorderOf(spec.border.mode), false};
     const int rx = spec.maxRadiusX(), ry = spec.maxRadiusY();
     const bool smallerThanKernel = input.cols < 2 * rx + 1 || input.rows < 2 * ry + 1;
     const float value = spec.border.value;

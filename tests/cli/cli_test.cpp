@@ -67,6 +67,8 @@ TEST_F(Cli, HelpVersionKernelsModes) {
     CliRun r = run("--help");
     EXPECT_EQ(r.exitCode, 0);
     EXPECT_NE(r.out.find("apply -i IN -o OUT -k KERNEL"), std::string::npos);
+    EXPECT_NE(r.out.find("bench -i IN -k KERNEL"), std::string::npos);
+    EXPECT_NE(r.out.find("random:WxH:CHANNELS:DEPTH"), std::string::npos);
     r = run("--version");
     EXPECT_EQ(r.exitCode, 0);
     EXPECT_NE(r.out.find("filterstudio-cli "), std::string::npos);
