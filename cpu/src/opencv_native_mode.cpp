@@ -55,16 +55,17 @@ bool sameWeights(const Kernel& a, const Kernel& b) {
     return true;
 }
 
-// The sigma of a Gaussian from its centre row, rounded to 5 significant digits
-// so a preset's "1.2" comes back as 1.2 and GaussianBlur builds the same kernel.
-std::optional<double> gaussianSigmaOf(const Kernel& k) {
+// Candidate sigmas of a Gaussian from its centre row: rounded to 5 significant
+// digits first, so a preset's "1.2" comes back as 1.2 and GaussianBlur builds
+// the very same kernel, then as estimated.
+std::vector<double> gaussianSigmasOf(const Kernel& k) {
     const int c = k.radiusX();
     const double centre = k.at(c, k.radiusY()), next = k.at(c + 1, k.radiusY());
-    if (!(centre > 0.0) || !(next > 0.0) || next >= centre) return std::nullopt;
+    if (!(centre > 0.0) || !(next > 0.0) || next >= centre) return {};
     const double sigma = std::sqrt(-1.0 / (2.0 * std::log(next / centre)));
-    if (!std::isfinite(sigma) || sigma <= 0.0) return std::nullopt;
+    if (!std::isfinite(sigma) || sigma <= 0.0) return {};
     const double unit = std::pow(10.0, std::floor(std::log10(sigma)) - 4);
-    return std::round(sigma / unit) * unit;
+    return {std::round(sigma / unit) * unit, sigma};
 }
 
 Kernel laplacianKernel(int ksize) {
@@ -95,11 +96,12 @@ NativeCall recognise(const Kernel& k) {
                 n.call = Call::GaussianBlur;
                 return n;
             }
-            if (const std::optional<double> sigma = gaussianSigmaOf(k); sigma && sameWeights(k, gaussianKernel(k.width, *sigma))) {
-                n.call = Call::GaussianBlur;
-                n.sigma = *sigma;
-                return n;
-            }
+            for (double sigma : gaussianSigmasOf(k))
+                if (sameWeights(k, gaussianKernel(k.width, sigma))) {
+                    n.call = Call::GaussianBlur;
+                    n.sigma = sigma;
+                    return n;
+                }
             for (int ksize : {3, 5, 7}) {
                 if (k.width != ksize) continue;
                 for (bool dx : {true, false})

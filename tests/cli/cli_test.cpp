@@ -414,7 +414,7 @@ protected:
     }
 };
 
-TEST_F(CliDefaults, ApplyAndBatchRunTheModeMarkedDefault) {
+TEST_F(CliDefaults, ApplyBatchPipelineAndBenchRunTheModeMarkedDefault) {
     const CpuModes modes = cpuModes();
     ASSERT_FALSE(modes.defaultMode.empty()) << "modes marks no cpu mode default";
     CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3");
@@ -423,6 +423,11 @@ TEST_F(CliDefaults, ApplyAndBatchRunTheModeMarkedDefault) {
     r = run("batch -i " + shellQuoted(photo()) + " -k box:3 -o " + shellQuoted(dir_.file("batch")));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("batch cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
+    const std::string pipeline = dir_.write("blur.json", R"({"format": "filterstudio-pipeline", "version": 1,
+      "name": "blur", "steps": [{"op": "convolve", "filter": "box:3"}]})");
+    r = run("pipeline -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("p.png")) + " -p " + shellQuoted(pipeline));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("(cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
     r = run("bench -i random:33x21:1:u8 -k box:3 --repeats 1 --warmup 0");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("  " + modes.defaultMode + " "), std::string::npos) << r.out;

@@ -219,7 +219,7 @@ TEST_F(OpenCvNative, RecognisesKernelsByTheirWeights) {
     const cv::Mat src = test::matOf(input);
     FilterSpec spec;
     spec.name = "from a file";
-    for (double sigma : {0.8, 1.2, 2.5, 3.7}) {
+    for (double sigma : {0.8, 1.2, 2.5, 3.7, 2.718281828}) {
         spec.kernels = {gaussianKernel(11, sigma)};
         cv::Mat want;
         cv::GaussianBlur(src, want, cv::Size(11, 11), sigma, sigma, cv::BORDER_REFLECT_101);
