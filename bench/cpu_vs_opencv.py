@@ -97,6 +97,11 @@ def run_case(cli, case, args, workdir, index):
     return rows, None
 
 
+def spread(row):
+    """The median with the range of the timed runs, which shows how noisy the machine was."""
+    return f"{float(row['median_ms']):.3f} ({float(row['min_ms']):.3f}-{float(row['max_ms']):.3f})"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cli", help="filterstudio-cli to run (default: $FILTERSTUDIO_CLI, else the newest build*/)")
@@ -121,12 +126,12 @@ def main():
     print(f"## cpu/{PARALLEL} vs OpenCV (cpu/{OPENCV})\n")
     print(f"- date: {started:%Y-%m-%d %H:%M} UTC")
     print(f"- CPU: {device}, {os.cpu_count()} logical cores")
-    print(f"- command: {' '.join(shlex.quote(a) for a in [sys.argv[0]] + sys.argv[1:])} (cli: {cli})")
+    print(f"- command: {' '.join(shlex.quote(a) for a in sys.argv)}; filterstudio-cli: {cli}")
     print(f"- per case: one `filterstudio-cli bench` call, {args.warmup} warm-up and {args.repeats} timed runs per "
           f"mode, the modes taking turns run by run; medians of the time the backend reports as kernel time "
           f"(the `timed` column of bench); random images, seed {args.seed}")
     print(f"- parallel / OpenCV above 1: cpu/{PARALLEL} is slower than OpenCV's own call\n")
-    print("| case | kernel | parallel ms | OpenCV ms | parallel / OpenCV |")
+    print("| case | kernel | parallel ms (min-max) | OpenCV ms (min-max) | parallel / OpenCV |")
     print("|---|---|---:|---:|---:|")
     failed = 0
     for (label, *_rest, kernel), rows, error in results:
@@ -137,7 +142,7 @@ def main():
         parallel = float(rows[PARALLEL]["median_ms"])
         opencv = float(rows[OPENCV]["median_ms"])
         ratio = f"{parallel / opencv:.2f}" if opencv > 0 else "-"
-        print(f"| {label} | `{kernel}` | {parallel:.3f} | {opencv:.3f} | {ratio} |")
+        print(f"| {label} | `{kernel}` | {spread(rows[PARALLEL])} | {spread(rows[OPENCV])} | {ratio} |")
     return 1 if failed else 0
 
 
