@@ -501,6 +501,8 @@ TEST_F(CliDefaults, BenchRefusesBadArgumentsAndWritesNothing) {
     expectRefused("bench -i " + shellQuoted(dir_.file("missing.png")) + " -k box:3" + csv, 3, {"missing.png"});
     expectRefused("bench -i random:64x48:1:u8 -k box:3 --csv " + shellQuoted(dir_.file("no/such/dir/b.csv")), 3,
                   {"does not exist"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --overwrite --csv " + shellQuoted(dir_.file("")), 2,
+                  {"--csv needs a file name"});
     // A run that fails (this border is not a sample of u8 for opencv-native) exits 4 and writes no CSV.
     expectRefused("bench -i random:64x48:1:u8 -k box:3 --border constant:0.5 --mode opencv-native" + csv, 4,
                   {"constant border value 0.5", "no CSV written"});

@@ -294,6 +294,7 @@ int runBench(const std::vector<std::string>& args) {
         std::error_code ec;
         if (!isRandom && samePath(o.input, o.csv))
             return usageError(o.csv + ": the CSV would overwrite the input; choose another file");
+        if (std::filesystem::is_directory(o.csv, ec)) return inputError(o.csv + ": is a folder; --csv needs a file");
         if (std::filesystem::exists(o.csv, ec) && !o.overwrite)
             return inputError(o.csv + ": the file exists; pass --overwrite to replace it");
         const std::filesystem::path parent = std::filesystem::path(o.csv).parent_path();
@@ -378,15 +379,17 @@ int runBench(const std::vector<std::string>& args) {
     if (!failures.empty()) return backendError(failures + cpuFallbackHint(backend->id()) + (o.csv.empty() ? "" : "; no CSV written"));
 
     if (!o.csv.empty()) {
+        std::error_code ec;
+        const bool existed = std::filesystem::exists(o.csv, ec);
         std::ofstream csv(o.csv, std::ios::binary | std::ios::trunc);
         if (csv) {
             csv << benchCsvHeader() << "\n";
             for (const BenchRow& r : rows) csv << benchCsvLine(r) << "\n";
+            csv.flush();
         }
         if (!csv.good()) {
             csv.close();
-            std::error_code ec;
-            std::filesystem::remove(o.csv, ec);
+            if (!existed) std::filesystem::remove(o.csv, ec);  // leave no half-written file behind
             return inputError(o.csv + ": could not write the CSV");
         }
         std::cout << "wrote " << o.csv << "\n";
