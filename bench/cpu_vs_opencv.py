@@ -10,6 +10,7 @@ model, core count and the command. Python standard library only.
   bench/cpu_vs_opencv.py                      the eight standard cases
   bench/cpu_vs_opencv.py --wide               u8 1/3/4 ch and f32 1 ch; Gaussian, box and dense
                                               3..31, Sobel, Laplacian; 512x512 and 8K
+  bench/cpu_vs_opencv.py --wide --match 512^2  only the cases whose label contains 512^2
   bench/cpu_vs_opencv.py --cli build-x/tools/cli/filterstudio-cli --repeats 10 --warmup 2
 """
 import argparse
@@ -109,12 +110,15 @@ def main():
     parser.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode and case (default 1)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random images (default 1)")
     parser.add_argument("--wide", action="store_true", help="the wider matrix instead of the eight standard cases")
+    parser.add_argument("--match", default="", help="only the cases whose label contains this text (e.g. 512^2)")
     args = parser.parse_args()
     if args.repeats < 1 or args.warmup < 0:
         parser.error("--repeats must be at least 1 and --warmup at least 0")
 
     cli = find_cli(args.cli)
-    cases = wide_cases() if args.wide else STANDARD_CASES
+    cases = [c for c in (wide_cases() if args.wide else STANDARD_CASES) if args.match in c[0]]
+    if not cases:
+        parser.error(f"no case label contains '{args.match}'")
     started = datetime.datetime.now(datetime.timezone.utc)
     results = []
     with tempfile.TemporaryDirectory(prefix="fs-cpu-vs-opencv-") as workdir:
