@@ -111,6 +111,8 @@ protected:
             expectNearReference(preset("gaussian:5:1.2", b, signedView), input);
             expectNearReference(preset("box:3", b, halfAbs), input);
             expectNearReference(preset("gaussian:9:2", b, asFloat), input);
+            expectNearReference(preset("box:5", b, asFloat), input);
+            expectNearReference(preset("laplacian-8", b, {-0.5f, 3.0f, true, true}), input);
             expectNearReference(preset("sobel-x", b, {1.0f, 0.0f, true, false}), input);
             expectNearReference(preset("sobel-y:5", b, signedView), input);
             expectNearReference(preset("sobel-mag", b, edges), input);
