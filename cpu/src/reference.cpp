@@ -1,5 +1,5 @@
 // Mode "reference": the plainest possible loops, one thread. Every other mode
-// (parallel, opencv, CUDA) is tested against this file, so it favours being
+// (parallel, opencv-exact, CUDA) is tested against this file, so it favours being
 // obviously right over being fast.
 #include <stdexcept>
 

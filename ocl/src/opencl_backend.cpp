@@ -1,5 +1,5 @@
 // Backend "opencl": uploads the input into a cv::UMat, runs the OpenCV filter
-// pipeline shared with the CPU "opencv" mode (fs/cpu/opencv_filter.hpp) on it,
+// pipeline shared with the CPU "opencv-exact" mode (fs/cpu/opencv_filter.hpp) on it,
 // so OpenCV's transparent API runs every step as an OpenCL kernel, and
 // downloads the result. The two modes differ only in whether rank-1 kernels
 // are split, so they are two rows of one table rather than two files.

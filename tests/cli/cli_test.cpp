@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -66,6 +67,8 @@ TEST_F(Cli, HelpVersionKernelsModes) {
     CliRun r = run("--help");
     EXPECT_EQ(r.exitCode, 0);
     EXPECT_NE(r.out.find("apply -i IN -o OUT -k KERNEL"), std::string::npos);
+    EXPECT_NE(r.out.find("bench -i IN -k KERNEL"), std::string::npos);
+    EXPECT_NE(r.out.find("random:WxH:CHANNELS:DEPTH"), std::string::npos);
     r = run("--version");
     EXPECT_EQ(r.exitCode, 0);
     EXPECT_NE(r.out.find("filterstudio-cli "), std::string::npos);
@@ -75,7 +78,7 @@ TEST_F(Cli, HelpVersionKernelsModes) {
         EXPECT_NE(r.out.find(name), std::string::npos) << name;
     r = run("modes");
     EXPECT_EQ(r.exitCode, 0);
-    for (const char* mode : {"cpu", "reference", "parallel", "opencv"})
+    for (const char* mode : {"cpu", "reference", "parallel", "opencv-exact", "opencv-native"})
         EXPECT_NE(r.out.find(mode), std::string::npos) << mode;
 }
 
@@ -83,7 +86,7 @@ TEST_F(Cli, SobelAsFloatTiffEqualsCvSobelInEveryCpuMode) {
     const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
     cv::Mat want;
     cv::Sobel(src, want, CV_32F, 1, 0, 3, 1.0, 0.0, cv::BORDER_REFLECT_101);
-    for (const char* mode : {"reference", "parallel", "opencv"}) {
+    for (const char* mode : {"reference", "parallel", "opencv-exact", "opencv-native"}) {
         const std::string out = dir_.file(std::string("sobel-") + mode + ".tif");
         const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k sobel-x --depth f32 --mode " + mode);
         ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -125,7 +128,7 @@ TEST_F(Cli, SignedResultWithOffsetAndAbs) {
     cv::convertScaleAbs(lap, want, 2.0, -10.0);  // |2v - 10| saturated: the same order as fs
     const std::string out = dir_.file("lap.png");
     const CliRun r = run("apply -i " + shellQuoted(test::testDataPath("moon.png")) + " -o " + shellQuoted(out) +
-                         " -k laplacian-4 --scale 2 --offset=-10 --abs --mode opencv");
+                         " -k laplacian-4 --scale 2 --offset=-10 --abs --mode opencv-exact");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_TRUE(matsMatch(readBack(out), want, 1.0, 0.0));
 }
@@ -289,7 +292,7 @@ TEST_F(Cli, CpuRefusesEveryLaunchFlagWithTheReason) {
     for (const char* flag : {"--block 32x8", "--per-thread 1x4", "--halo cooperative", "--radius runtime",
                              "--block 16x16 --per-thread 2x2 --halo per-thread --radius compiled"})
         expectRefused(common + flag, 4, {"cpu/", "refused the launch configuration", "has no launch configuration", "--block"});
-    expectRefused(common + "--mode opencv --block 32x8", 4, {"cpu/opencv", "no launch configuration"});
+    expectRefused(common + "--mode opencv-exact --block 32x8", 4, {"cpu/opencv-exact", "no launch configuration"});
 }
 
 TEST_F(Cli, DefaultLaunchPassesThroughAndVerboseSaysThereIsNone) {
@@ -354,6 +357,169 @@ TEST_F(Cli, HelpAndModesNameTheLaunchFlags) {
     const CliRun modes = run("modes");
     EXPECT_NE(modes.out.find("  launch: fixed (refuses --block, --per-thread, --halo, --radius and tune)"), std::string::npos)
         << modes.out;
+}
+
+// ---- default mode and bench ----------------------------------------------------
+
+std::vector<std::string> linesOf(const std::string& text) {
+    std::vector<std::string> lines;
+    std::stringstream ss(text);
+    for (std::string line; std::getline(ss, line);) lines.push_back(line);
+    return lines;
+}
+
+std::vector<std::string> fieldsOf(const std::string& csvLine) {
+    std::vector<std::string> fields;
+    std::stringstream ss(csvLine);
+    for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+    if (!csvLine.empty() && csvLine.back() == ',') fields.emplace_back();
+    return fields;
+}
+
+const char* const kCsvHeader = "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,"
+                               "std_ms,upload_ms,kernel_ms,download_ms,device";
+
+// The cpu backend's modes as `modes` lists them, and the one it marks default.
+struct CpuModes {
+    std::vector<std::string> all;
+    std::string defaultMode;
+};
+
+std::string cpuModelName() {
+    std::ifstream info("/proc/cpuinfo");
+    for (std::string line; std::getline(info, line);)
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find_first_not_of(" \t", line.find(':') + 1));
+    return {};
+}
+
+class CliDefaults : public Cli {
+protected:
+    CpuModes cpuModes() {
+        CpuModes m;
+        const CliRun r = run("modes");
+        bool inCpu = false;
+        for (const std::string& line : linesOf(r.out)) {
+            if (line.rfind("  ", 0) != 0) {
+                inCpu = line.rfind("cpu ", 0) == 0;
+                continue;
+            }
+            std::stringstream words(line);
+            std::string id, availability, role;
+            words >> id >> availability >> role;
+            if (!inCpu || id == "launch:") continue;
+            m.all.push_back(id);
+            if (role == "default") m.defaultMode = id;
+        }
+        return m;
+    }
+};
+
+TEST_F(CliDefaults, ApplyBatchPipelineAndBenchRunTheModeMarkedDefault) {
+    const CpuModes modes = cpuModes();
+    ASSERT_FALSE(modes.defaultMode.empty()) << "modes marks no cpu mode default";
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("timing cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
+    r = run("batch -i " + shellQuoted(photo()) + " -k box:3 -o " + shellQuoted(dir_.file("batch")));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("batch cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
+    const std::string pipeline = dir_.write("blur.json", R"({"format": "filterstudio-pipeline", "version": 1,
+      "name": "blur", "steps": [{"op": "convolve", "filter": "box:3"}]})");
+    r = run("pipeline -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("p.png")) + " -p " + shellQuoted(pipeline));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("(cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
+    r = run("bench -i random:33x21:1:u8 -k box:3 --repeats 1 --warmup 0");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("  " + modes.defaultMode + " "), std::string::npos) << r.out;
+}
+
+TEST_F(CliDefaults, BenchOnARandomImageWritesTheTableAndTheCsv) {
+    const std::string csv = dir_.file("bench.csv");
+    const CliRun r = run("bench -i random:67x41:3:u8 -k gaussian:5:1.2 --mode parallel --repeats 3 --warmup 1 --seed 7 --csv " +
+                         shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    for (const char* text : {"random:67x41:3:u8, seed 7", "median ms", "min ms", "max ms", "std ms", "upload ms",
+                             "kernel ms", "download ms", "timed", "parallel", "1 warm-up and 3 timed runs"})
+        EXPECT_NE(r.out.find(text), std::string::npos) << text << " in\n" << r.out;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0], kCsvHeader);
+    const std::vector<std::string> f = fieldsOf(lines[1]);
+    ASSERT_EQ(f.size(), 17u) << lines[1];
+    EXPECT_EQ(std::vector<std::string>(f.begin(), f.begin() + 9),
+              (std::vector<std::string>{"cpu", "parallel", "gaussian:5:1.2", "67", "41", "3", "u8", "reflect101", "3"}));
+    const double median = std::stod(f[9]), low = std::stod(f[10]), high = std::stod(f[11]), spread = std::stod(f[12]);
+    EXPECT_GT(low, 0.0);
+    EXPECT_LE(low, median);
+    EXPECT_LE(median, high);
+    EXPECT_GE(spread, 0.0);
+    EXPECT_EQ(f[13], "") << "the cpu backend has no upload";
+    EXPECT_EQ(std::stod(f[14]), median) << "timed by the kernel part, which the cpu backend reports";
+    EXPECT_EQ(f[15], "") << "no download";
+    EXPECT_EQ(f[16], cpuModelName().empty() ? "CPU (model unknown)" : cpuModelName());
+}
+
+TEST_F(CliDefaults, BenchAllModesTimesEveryCpuModeInTheSameRun) {
+    const CpuModes modes = cpuModes();
+    const std::string csv = dir_.file("all.csv");
+    const CliRun r = run("bench -i random:31x17:4:f32 -k sobel-mag --border wrap --all-modes --repeats 2 --warmup 0 --csv " +
+                         shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), modes.all.size() + 1);
+    for (std::size_t i = 0; i < modes.all.size(); ++i) {
+        const std::vector<std::string> f = fieldsOf(lines[i + 1]);
+        ASSERT_EQ(f.size(), 17u);
+        EXPECT_EQ(f[1], modes.all[i]);
+        EXPECT_EQ(f[6], "f32");
+        EXPECT_EQ(f[7], "wrap");
+        EXPECT_NE(r.out.find("  " + modes.all[i] + " "), std::string::npos) << r.out;
+    }
+}
+
+TEST_F(CliDefaults, BenchOnAnImageFile) {
+    const CliRun r = run("bench -i " + shellQuoted(photo()) + " -k sobel-x --abs --mode opencv-native --repeats 2");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("512x480, 3 ch, u8"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("opencv-native"), std::string::npos) << r.out;
+}
+
+TEST_F(CliDefaults, BenchRefusesBadArgumentsAndWritesNothing) {
+    const std::string csv = " --csv " + shellQuoted(dir_.file("b.csv"));
+    for (const char* spec : {"random:", "random:64x:1:u8", "random:64x48:2:u8", "random:64x48:1:u32", "random:0x48:1:u8",
+                             "random:64x48:1", "random:64x48:1:u8:9", "random:-4x48:1:u8", "random:64x48x2:1:u8"})
+        expectRefused("bench -i " + std::string(spec) + " -k box:3" + csv, 2, {spec, "random:WxH:CHANNELS:DEPTH"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --repeats 0" + csv, 2, {"--repeats", "1 to"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --repeats 2.5" + csv, 2, {"--repeats"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --warmup -1" + csv, 2, {"--warmup"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --mode fastest" + csv, 2, {"no mode 'fastest'"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --mode parallel --all-modes" + csv, 2, {"--all-modes"});
+    expectRefused("bench -i random:64x48:1:u8" + csv, 2, {"-k KERNEL"});
+    expectRefused("bench -k box:3" + csv, 2, {"-i IN"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --max-pixels 100" + csv, 2, {"--max-pixels"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --backend quantum" + csv, 4, {"quantum"});
+    expectRefused("bench -i " + shellQuoted(dir_.file("missing.png")) + " -k box:3" + csv, 3, {"missing.png"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --csv " + shellQuoted(dir_.file("no/such/dir/b.csv")), 3,
+                  {"does not exist"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --overwrite --csv " + shellQuoted(dir_.file("")), 2,
+                  {"--csv needs a file name"});
+    // A run that fails (this border is not a sample of u8 for opencv-native) exits 4 and writes no CSV.
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --border constant:0.5 --mode opencv-native" + csv, 4,
+                  {"constant border value 0.5", "no CSV written"});
+}
+
+TEST_F(CliDefaults, BenchRefusesAnExistingCsvUnlessOverwrite) {
+    const std::string csv = dir_.write("kept.csv", "precious\n");
+    const std::string args = "bench -i random:16x16:1:u8 -k box:3 --repeats 1 --warmup 0 --csv " + shellQuoted(csv);
+    CliRun r = run(args);
+    EXPECT_EQ(r.exitCode, 3) << r.err;
+    EXPECT_NE(r.err.find("exists; pass --overwrite"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("median"), std::string::npos) << "refused before running: " << r.out;
+    EXPECT_EQ(test::readBytes(csv), "precious\n");
+    EXPECT_EQ(dir_.entries(), 1u);
+    r = run(args + " --overwrite");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(linesOf(test::readBytes(csv)).at(0), kCsvHeader);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // the timing and launch lines it prints, and the tuning table. No device needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cli_common.hpp"
 
 namespace fs::cli {
@@ -131,6 +133,89 @@ TEST(CliOutput, TuneTableMarksBestDefaultAndRefused) {
     cached.best = r.best;
     EXPECT_EQ(tuneVerdict(cached), "best (from the tuning cache): block 16x16, 1x1 per thread, halo cooperative, radius "
                                    "compiled; --no-cache times every configuration again\n");
+}
+
+// ---- bench pieces -----------------------------------------------------------------
+
+TEST(CliBench, RandomImageSpecs) {
+    RandomImageSpec spec;
+    std::string why;
+    ASSERT_TRUE(parseRandomImageSpec("random:7680x4320:4:u8", spec, why)) << why;
+    EXPECT_EQ(spec.width, 7680);
+    EXPECT_EQ(spec.height, 4320);
+    EXPECT_EQ(spec.channels, 4);
+    EXPECT_EQ(spec.depth, Depth::U8);
+    ASSERT_TRUE(parseRandomImageSpec("random:1x1:1:f32", spec, why)) << why;
+    EXPECT_EQ(spec.depth, Depth::F32);
+    ASSERT_TRUE(parseRandomImageSpec("random:3x5:3:u16", spec, why)) << why;
+    EXPECT_EQ(spec.depth, Depth::U16);
+    for (const char* bad : {"random:", "random:x5:3:u8", "random:3x:3:u8", "random:3x5:2:u8", "random:3x5:5:u8",
+                            "random:3x5:3:u32", "random:3x5:3", "random:3x5:3:u8:", "random:3x5:3:u8:1", "random:0x5:1:u8",
+                            "random:65537x5:1:u8", "random:+3x5:1:u8", "random:3.5x5:1:u8"}) {
+        why.clear();
+        EXPECT_FALSE(parseRandomImageSpec(bad, spec, why)) << bad;
+        EXPECT_NE(why.find("random:WxH:CHANNELS:DEPTH"), std::string::npos) << bad << ": " << why;
+    }
+    EXPECT_TRUE(isRandomImageSpec("random:3x5:3:u8"));
+    EXPECT_FALSE(isRandomImageSpec("photos/random.png"));
+}
+
+TEST(CliBench, RandomImagesRepeatWithTheirSeed) {
+    for (Depth depth : {Depth::U8, Depth::U16, Depth::F32}) {
+        const RandomImageSpec spec{37, 5, 3, depth};
+        const Image a = makeRandomImage(spec, 11), b = makeRandomImage(spec, 11), c = makeRandomImage(spec, 12);
+        ASSERT_EQ(a.sizeBytes(), b.sizeBytes());
+        EXPECT_TRUE(std::equal(a.data(), a.data() + a.sizeBytes(), b.data())) << depthName(depth);
+        EXPECT_FALSE(std::equal(a.data(), a.data() + a.sizeBytes(), c.data())) << depthName(depth);
+    }
+    const Image f = makeRandomImage({64, 64, 1, Depth::F32}, 3);
+    float low = 1.0f, high = 0.0f;
+    for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 64; ++x) {
+            low = std::min(low, f.view().row<float>(y)[x]);
+            high = std::max(high, f.view().row<float>(y)[x]);
+        }
+    EXPECT_GE(low, 0.0f);
+    EXPECT_LT(high, 1.0f);
+    EXPECT_GT(high - low, 0.9f) << "spread over [0, 1)";
+}
+
+TEST(CliBench, StatisticsOfRuns) {
+    const RunStats odd = summarizeRuns({5.0, 1.0, 3.0});
+    EXPECT_EQ(odd.median, 3.0);
+    EXPECT_EQ(odd.min, 1.0);
+    EXPECT_EQ(odd.max, 5.0);
+    EXPECT_DOUBLE_EQ(odd.stddev, 2.0);  // sample standard deviation of 1, 3, 5
+    const RunStats even = summarizeRuns({4.0, 1.0, 2.0, 3.0});
+    EXPECT_EQ(even.median, 2.5);
+    EXPECT_EQ(summarizeRuns({7.0}).stddev, 0.0);
+}
+
+TEST(CliBench, CsvHeaderAndRows) {
+    EXPECT_EQ(benchCsvHeader(), "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,"
+                                "std_ms,upload_ms,kernel_ms,download_ms,device");
+    BenchRow row;
+    row.backend = "cuda";
+    row.mode = "shared";
+    row.kernel = "kernels/odd,name.json";
+    row.width = 640;
+    row.height = 480;
+    row.channels = 3;
+    row.depth = "u8";
+    row.border = "constant:7";
+    row.repeats = 10;
+    row.timedPart = "kernel";
+    row.time = {1.5, 1.25, 2.0, 0.125};
+    row.uploadMs = 0.5;
+    row.kernelMs = 1.5;
+    row.device = "CUDA (NVIDIA \"H100\")";
+    EXPECT_EQ(benchCsvLine(row), "cuda,shared,\"kernels/odd,name.json\",640,480,3,u8,constant:7,10,1.5000,1.2500,2.0000,"
+                                 "0.1250,0.5000,1.5000,,\"CUDA (NVIDIA \"\"H100\"\")\"");
+    const std::string table = benchTable({row}, {{"auto", "skipped: unavailable: no CUDA device"}});
+    EXPECT_NE(table.find("median ms"), std::string::npos) << table;
+    EXPECT_NE(table.find("  shared  kernel"), std::string::npos) << table;
+    EXPECT_NE(table.find("  auto    skipped: unavailable: no CUDA device"), std::string::npos) << table;
+    EXPECT_NE(table.find("1.500"), std::string::npos) << table;
 }
 
 }  // namespace

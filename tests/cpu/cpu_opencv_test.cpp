@@ -1,6 +1,7 @@
-// All three CPU modes (reference, parallel, opencv) against results built
-// independently in the test from cv::filter2D + cv::copyMakeBorder +
-// cv::magnitude + cv::convertTo, on real photographs and random images.
+// The CPU modes that match the reference (reference, parallel, opencv-exact)
+// against results built independently in the test from cv::filter2D +
+// cv::copyMakeBorder + cv::magnitude + cv::convertTo, on real photographs and
+// random images. opencv-native has its own file: it is allowed OpenCV's rounding.
 #include <gtest/gtest.h>
 
 #include <opencv2/imgproc.hpp>
@@ -122,12 +123,19 @@ TEST_P(CpuModeVsOpenCv, KernelLargerThanTheImage) {
         }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, CpuModeVsOpenCv, ::testing::Values("reference", "parallel", "opencv"));
+INSTANTIATE_TEST_SUITE_P(Modes, CpuModeVsOpenCv,
+                         ::testing::Values("reference", "parallel", std::string(cpu::kOpenCvExactMode)));
 
-TEST(CpuBackendWithOpenCv, AddsTheOpenCvMode) {
+TEST(CpuBackendWithOpenCv, AddsBothOpenCvModesAndKeepsTheRoles) {
     std::vector<std::string> ids;
-    for (const ModeInfo& m : cpu::makeCpuBackendWithOpenCV()->modes()) ids.push_back(m.id);
-    EXPECT_EQ(ids, (std::vector<std::string>{"reference", "parallel", "opencv"}));
+    const std::unique_ptr<Backend> backend = cpu::makeCpuBackendWithOpenCV();
+    for (const ModeInfo& m : backend->modes()) {
+        ids.push_back(m.id);
+        EXPECT_TRUE(m.available) << m.id;
+        EXPECT_EQ(m.isReference, m.id == "reference") << m.id;
+    }
+    EXPECT_EQ(ids, (std::vector<std::string>{"reference", "parallel", cpu::kOpenCvExactMode, cpu::kOpenCvNativeMode}));
+    EXPECT_EQ(backend->defaultMode(), "parallel");
 }
 
 }  // namespace

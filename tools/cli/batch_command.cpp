@@ -100,7 +100,7 @@ int runBatch(const std::vector<std::string>& args) {
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     Backend* backend = nullptr;
     std::string mode = o.mode;
-    if (const int rc = chooseBackend(backends, o.backend, mode, backend, true); rc != kExitOk) return rc;
+    if (const int rc = chooseBackend(backends, o.backend, mode, backend); rc != kExitOk) return rc;
 
     const bool interactive = ::isatty(STDERR_FILENO) != 0;
     const batch::Summary s =

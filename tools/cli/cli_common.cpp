@@ -102,7 +102,7 @@ int loadKernel(const std::string& text, FilterSpec& spec) {
 }
 
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
-                  Backend*& chosen, bool preferFast, bool suggestCpu) {
+                  Backend*& chosen, bool suggestCpu) {
     chosen = nullptr;
     Backend* backend = nullptr;
     for (const auto& b : backends)
@@ -117,13 +117,9 @@ int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
         return backendError(id + " is unavailable: " + backend->unavailableReason() +
                             (suggestCpu ? cpuFallbackHint(id) : std::string()));
     const std::vector<ModeInfo> modes = backend->modes();
-    if (mode.empty() && preferFast) {
-        for (const ModeInfo& m : modes)
-            if (m.available && (m.id == "auto" || m.id == "parallel")) {
-                mode = m.id;
-                break;
-            }
-    }
+    if (mode.empty())
+        if (const std::optional<ModeInfo> preferred = backend->findMode(backend->defaultMode()); preferred && preferred->available)
+            mode = preferred->id;
     if (mode.empty()) {
         for (const ModeInfo& m : modes)
             if (m.available) {

@@ -62,12 +62,12 @@ using batch::lowerExtension;
 // Returns an exit code (kExitOk on success) after printing any error.
 int loadKernel(const std::string& text, FilterSpec& spec);
 
-// Finds backend `id` and checks `mode` (empty: its first available mode, or
-// with `preferFast` its "auto" or "parallel" mode when it has one; written
-// back). Returns an exit code after printing any error.
+// Finds backend `id` and checks `mode` (empty: the backend's default mode,
+// Backend::defaultMode(), or its first available one when that one is not;
+// written back). Returns an exit code after printing any error.
 // `suggestCpu`: name --backend cpu as the way out when the backend is missing or unavailable.
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
-                  Backend*& chosen, bool preferFast = false, bool suggestCpu = true);
+                  Backend*& chosen, bool suggestCpu = true);
 
 // The per-filter options apply and batch share: --border, --depth, --scale, --offset, --abs.
 struct SpecOverrides {
@@ -97,6 +97,7 @@ std::string timingLine(const TimingRecord& timing);
 std::string launchReportLine(const std::string& backendId, const LaunchReport& report);
 
 // Commands with their own files; each returns the process exit code.
+int runBench(const std::vector<std::string>& args);     // bench_command.cpp
 int runBatch(const std::vector<std::string>& args);     // batch_command.cpp
 int runPipeline(const std::vector<std::string>& args);  // pipeline_command.cpp
 int runTune(const std::vector<std::string>& args);      // tune_command.cpp
@@ -106,5 +107,38 @@ int runTune(const std::vector<std::string>& args);      // tune_command.cpp
 // then the best against the default (or where a cached result came from).
 std::string tuneTable(const TuneResult& result);
 std::string tuneVerdict(const TuneResult& result);
+
+// bench (bench_command.cpp): -i random:WxH:CHANNELS:DEPTH generates a seeded image.
+struct RandomImageSpec {
+    int width = 0, height = 0, channels = 1;
+    Depth depth = Depth::U8;
+};
+bool isRandomImageSpec(const std::string& text);  // starts with "random:"
+// False with a message naming the expected form for anything malformed.
+bool parseRandomImageSpec(const std::string& text, RandomImageSpec& out, std::string& why);
+// u8 and u16 over their full range, f32 in [0, 1); the same seed gives the same image.
+Image makeRandomImage(const RandomImageSpec& spec, std::uint32_t seed);
+
+struct RunStats {
+    double median = 0, min = 0, max = 0, stddev = 0;  // stddev: sample (n - 1); 0 for one run
+};
+RunStats summarizeRuns(std::vector<double> ms);
+
+// One mode's result: `time` is of the kernel part where every run reported one
+// (timedPart "kernel"), else of the whole run ("total").
+struct BenchRow {
+    std::string backend, mode, kernel;
+    int width = 0, height = 0, channels = 0;
+    std::string depth, border;
+    int repeats = 0;
+    std::string timedPart;
+    RunStats time;
+    std::optional<double> uploadMs, kernelMs, downloadMs;  // medians; absent when the backend does not report them
+    std::string device;
+};
+std::string benchCsvHeader();
+std::string benchCsvLine(const BenchRow& row);
+// The printed table; `notRun` lists (mode, "skipped: why" or "failed: why") for modes without a row.
+std::string benchTable(const std::vector<BenchRow>& rows, const std::vector<std::pair<std::string, std::string>>& notRun);
 
 }  // namespace fs::cli

@@ -1,6 +1,6 @@
 // filterstudio-cli: apply a filter to an image file with any backend and mode,
 // run many filters over many files (batch) or a chain of steps (pipeline),
-// time a GPU mode's launch configurations (tune), list presets, list
+// time modes (bench) or a GPU mode's launch configurations (tune), list presets, list
 // backends. Exit codes: 0 ok, 2 usage, 3 input error, 4 backend unavailable or failed.
 #include <opencv2/core/version.hpp>
 
@@ -31,6 +31,8 @@ Usage:
   filterstudio-cli pipeline -i IN -o OUT -p PIPELINE.json [--backend ID] [--mode MODE]
   filterstudio-cli tune -i IN -k KERNEL [--backend cuda] [--mode MODE] [--repeats N] [--no-cache]
   filterstudio-cli tune --reset [--backend cuda]
+  filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes]
+                   [--repeats N] [--warmup W] [--csv FILE [--overwrite]] [options]
   filterstudio-cli kernels          list the preset kernels
   filterstudio-cli modes            list backends, their modes and availability
   filterstudio-cli --version | --help
@@ -44,7 +46,8 @@ apply options:
                        everything succeeded. The extension picks the format.
   -k, --kernel KERNEL  preset name or kernel JSON file
   --backend ID         cpu (default), cuda or opencl when built in (see `modes`)
-  --mode MODE          a mode of that backend (default: its first available one)
+  --mode MODE          a mode of that backend (default: the backend's default mode,
+                       marked "default" by `modes`)
   --border B           replicate | reflect101 | constant[:V] | wrap (default: the kernel's, reflect101)
   --depth same|f32     same: round and saturate to the input depth (default);
                        f32: the raw float result, written as a 32-bit float TIFF
@@ -74,7 +77,7 @@ batch options (also --backend, --mode, --border, --depth, --scale, --offset,
   --one-at-a-time      one backend run per image x kernel instead of the backend's
                        batch runner (cpu: jobs over cores; cuda: one upload per image,
                        all kernels in one launch in mode auto), for comparison
-  --mode defaults to the backend's fastest general mode (cpu: parallel, cuda: auto).
+  --mode defaults to the backend's default mode, as for apply.
   Progress goes to stderr; a file that fails is reported and the rest go on.
   Exit code 3 when any file failed.
 
@@ -92,6 +95,23 @@ which mode auto then uses. A result already cached is shown without timing unles
 --no-cache. --backend defaults to cuda, --mode to auto; --border, --depth,
 --scale, --offset, --abs, --max-pixels as for apply. tune --reset forgets every
 tuned configuration and deletes the cache file.
+
+bench: times modes of a backend on one image: --warmup runs (default 2), then
+--repeats timed runs (default 10) per mode, the modes taking turns run by run;
+prints the median, min, max and standard deviation of each mode's runs, and the
+upload, kernel and download parts where the backend reports them. A run's time
+is its kernel time where the backend reports one, else the whole run (the
+table's "timed" column says which).
+  -i, --input IN       an image file, or random:WxH:CHANNELS:DEPTH (CHANNELS 1, 3
+                       or 4; DEPTH u8, u16 or f32) for a generated image
+  --seed S             seed of the random image (default 1; printed)
+  --mode M[,M...]      one or more modes (default: the backend's default mode)
+  --all-modes          every mode of the backend; unavailable ones listed as skipped
+  --csv FILE           also write the rows as CSV (columns backend, mode, kernel,
+                       width, height, channels, depth, border, repeats, median_ms,
+                       min_ms, max_ms, std_ms, upload_ms, kernel_ms, download_ms,
+                       device); an existing FILE is refused unless --overwrite
+  --border, --depth, --scale, --offset, --abs, --max-pixels as for apply.
 
 Colour images are filtered per channel in the file's BGR(A) order.
 Exit codes: 0 ok, 2 usage error, 3 input error (image, kernel or output file),
@@ -200,9 +220,9 @@ int listModes() {
         std::printf("%s  %s  %s\n", b->id().c_str(), b->displayName().c_str(),
                     why.empty() ? "available" : ("unavailable: " + why).c_str());
         for (const fs::ModeInfo& m : b->modes())
-            std::printf("  %-12s %-12s %s\n", m.id.c_str(),
-                        m.available ? "available" : "unavailable", m.available ? m.description.c_str()
-                                                                               : m.unavailableReason.c_str());
+            std::printf("  %-14s %-12s %-10s %s\n", m.id.c_str(), m.available ? "available" : "unavailable",
+                        m.isDefault ? "default" : m.isReference ? "reference" : "",
+                        m.available ? m.description.c_str() : m.unavailableReason.c_str());
         std::printf("  launch: %s\n", b->hasLaunchConfig()
                                            ? "apply --block WxH --per-thread AxB --halo cooperative|per-thread "
                                              "--radius compiled|runtime; timed by `tune`"
@@ -229,6 +249,7 @@ int main(int argc, char** argv) {
         }
         if (command == "apply") return runApply(rest);
         if (command == "batch") return runBatch(rest);
+        if (command == "bench") return runBench(rest);
         if (command == "pipeline") return runPipeline(rest);
         if (command == "tune") return runTune(rest);
         if ((command == "kernels" || command == "modes") && !rest.empty())

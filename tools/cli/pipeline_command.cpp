@@ -43,7 +43,7 @@ int runPipeline(const std::vector<std::string>& args) {
 
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     Backend* backend = nullptr;
-    if (const int rc = chooseBackend(backends, backendId, mode, backend, true); rc != kExitOk) return rc;
+    if (const int rc = chooseBackend(backends, backendId, mode, backend); rc != kExitOk) return rc;
 
     io::LoadOptions loadOptions;
     loadOptions.maxPixels = maxPixels;

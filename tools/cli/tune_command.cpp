@@ -133,7 +133,7 @@ int runTune(const std::vector<std::string>& args) {
     Backend* backend = nullptr;
     std::string mode = o.mode;
     // No CPU hint here: tuning is for GPU launch configurations only.
-    if (const int rc = chooseBackend(backends, o.backend, mode, backend, true, false); rc != kExitOk) return rc;
+    if (const int rc = chooseBackend(backends, o.backend, mode, backend, false); rc != kExitOk) return rc;
 
     io::LoadOptions loadOptions;
     loadOptions.maxPixels = o.maxPixels;

@@ -1,5 +1,5 @@
 #pragma once
-// The OpenCV filter pipeline behind the CPU "opencv" mode (cv::Mat) and the
+// The OpenCV filter pipeline behind the CPU "opencv-exact" mode (cv::Mat) and the
 // "opencl" backend (cv::UMat, OpenCV's transparent API): one border policy,
 // one response, one output mapping, whichever array type runs it.
 //

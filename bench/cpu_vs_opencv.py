@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""cpu/parallel against OpenCV's own calls (cpu/opencv-native) with filterstudio-cli bench.
+
+Each case is one `filterstudio-cli bench` call timing both modes on the same
+seeded random image, the two modes taking turns run by run, so both see the
+same machine state. Prints a markdown table of the medians and
+parallel / OpenCV per case (above 1: parallel is slower), with the date, CPU
+model, core count and the command. Python standard library only.
+
+  bench/cpu_vs_opencv.py                      the eight standard cases
+  bench/cpu_vs_opencv.py --wide               u8 1/3/4 ch and f32 1 ch; Gaussian, box and dense
+                                              3..31, Sobel, Laplacian; 512x512 and 8K
+  bench/cpu_vs_opencv.py --wide --match 512^2  only the cases whose label contains 512^2
+  bench/cpu_vs_opencv.py --cli build-x/tools/cli/filterstudio-cli --repeats 10 --warmup 2
+"""
+import argparse
+import csv
+import datetime
+import glob
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import tempfile
+
+PARALLEL = "parallel"
+OPENCV = "opencv-native"
+
+EIGHT_K = (7680, 4320)
+UHD = (3840, 2160)
+
+# (label, width, height, channels, depth, kernel)
+STANDARD_CASES = [
+    ("8K RGBA8 Gaussian 3x3", *EIGHT_K, 4, "u8", "gaussian:3:0"),
+    ("3840x2160 BGR u8 Sobel x", *UHD, 3, "u8", "sobel-x"),
+    ("3840x2160 BGR u8 Gaussian 15", *UHD, 3, "u8", "gaussian:15:0"),
+    ("2048^2 gray u8 Gaussian 7", 2048, 2048, 1, "u8", "gaussian:7:0"),
+    ("2048^2 gray u8 box 3", 2048, 2048, 1, "u8", "box:3"),
+    ("8K f32 Sobel x", *EIGHT_K, 1, "f32", "sobel-x"),
+    ("8K f32 Gaussian 31", *EIGHT_K, 1, "f32", "gaussian:31:0"),
+    ("8K f32 box 15", *EIGHT_K, 1, "f32", "box:15"),
+]
+
+
+def wide_cases():
+    cases = []
+    for width, height, size_name in ((512, 512, "512^2"), (*EIGHT_K, "8K")):
+        for channels, depth in ((1, "u8"), (3, "u8"), (4, "u8"), (1, "f32")):
+            image = f"{size_name} {channels}ch {depth}"
+            kernels = []
+            for n in (3, 5, 7, 15, 31):
+                kernels += [(f"Gaussian {n}", f"gaussian:{n}:0"), (f"box {n}", f"box:{n}"),
+                            # Laplacian of Gaussian: not separable, so both sides run a dense 2-D kernel.
+                            (f"dense (LoG) {n}", f"log:{n}:{max(0.5, n / 6):.2f}")]
+            kernels += [("Sobel x", "sobel-x"), ("Laplacian", "laplacian-4")]
+            cases += [(f"{image} {label}", width, height, channels, depth, kernel) for label, kernel in kernels]
+    return cases
+
+
+def find_cli(given):
+    chosen = given or os.environ.get("FILTERSTUDIO_CLI")
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            sys.exit(f"{chosen}: not an executable filterstudio-cli")
+        return chosen
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    built = glob.glob(os.path.join(root, "build*", "tools", "cli", "filterstudio-cli"))
+    if not built:
+        sys.exit("filterstudio-cli not found: build it (cmake --build BUILD --target filterstudio-cli) "
+                 "or pass --cli PATH")
+    return max(built, key=os.path.getmtime)  # the most recently built
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def run_case(cli, case, args, workdir, index):
+    label, width, height, channels, depth, kernel = case
+    csv_path = os.path.join(workdir, f"case{index}.csv")
+    command = [cli, "bench", "-i", f"random:{width}x{height}:{channels}:{depth}", "-k", kernel,
+               "--backend", "cpu", "--mode", f"{PARALLEL},{OPENCV}", "--repeats", str(args.repeats),
+               "--warmup", str(args.warmup), "--seed", str(args.seed), "--csv", csv_path]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        return None, f"exit {done.returncode}: {lines[-1] if lines else 'no message'}"
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        rows = {row["mode"]: row for row in csv.DictReader(f)}
+    return rows, None
+
+
+def spread(row):
+    """The median with the range of the timed runs, which shows how noisy the machine was."""
+    return f"{float(row['median_ms']):.3f} ({float(row['min_ms']):.3f}-{float(row['max_ms']):.3f})"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cli", help="filterstudio-cli to run (default: $FILTERSTUDIO_CLI, else the newest build*/)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per mode and case (default 5)")
+    parser.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode and case (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random images (default 1)")
+    parser.add_argument("--wide", action="store_true", help="the wider matrix instead of the eight standard cases")
+    parser.add_argument("--match", default="", help="only the cases whose label contains this text (e.g. 512^2)")
+    args = parser.parse_args()
+    if args.repeats < 1 or args.warmup < 0:
+        parser.error("--repeats must be at least 1 and --warmup at least 0")
+
+    cli = find_cli(args.cli)
+    cases = [c for c in (wide_cases() if args.wide else STANDARD_CASES) if args.match in c[0]]
+    if not cases:
+        parser.error(f"no case label contains '{args.match}'")
+    started = datetime.datetime.now(datetime.timezone.utc)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="fs-cpu-vs-opencv-") as workdir:
+        for index, case in enumerate(cases):
+            print(f"[{index + 1}/{len(cases)}] {case[0]} ...", file=sys.stderr, flush=True)
+            results.append((case, *run_case(cli, case, args, workdir, index)))
+
+    device = next((rows[PARALLEL]["device"] for _, rows, _ in results if rows), cpu_model())
+    print(f"## cpu/{PARALLEL} vs OpenCV (cpu/{OPENCV})\n")
+    print(f"- date: {started:%Y-%m-%d %H:%M} UTC")
+    print(f"- CPU: {device}, {os.cpu_count()} logical cores")
+    print(f"- command: {' '.join(shlex.quote(a) for a in sys.argv)}; filterstudio-cli: {cli}")
+    print(f"- per case: one `filterstudio-cli bench` call, {args.warmup} warm-up and {args.repeats} timed runs per "
+          f"mode, the modes taking turns run by run; medians of the time the backend reports as kernel time "
+          f"(the `timed` column of bench); random images, seed {args.seed}")
+    print(f"- parallel / OpenCV above 1: cpu/{PARALLEL} is slower than OpenCV's own call\n")
+    print("| case | kernel | parallel ms (min-max) | OpenCV ms (min-max) | parallel / OpenCV |")
+    print("|---|---|---:|---:|---:|")
+    failed = 0
+    for (label, *_rest, kernel), rows, error in results:
+        if error:
+            failed += 1
+            print(f"| {label} | `{kernel}` | failed | | {error} |")
+            continue
+        parallel = float(rows[PARALLEL]["median_ms"])
+        opencv = float(rows[OPENCV]["median_ms"])
+        ratio = f"{parallel / opencv:.2f}" if opencv > 0 else "-"
+        print(f"| {label} | `{kernel}` | {spread(rows[PARALLEL])} | {spread(rows[OPENCV])} | {ratio} |")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
