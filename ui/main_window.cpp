@@ -585,7 +585,7 @@ void MainWindow::runNow() {
     submit(choice->key(), view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
 }
 
-void MainWindow::submit(const QString& key, bool withCompare, int repeats, int warmups) {
+quint64 MainWindow::submit(const QString& key, bool withCompare, int repeats, int warmups) {
     RunRequest request;
     request.input = input_;
     request.spec = currentSpec();
@@ -598,7 +598,7 @@ void MainWindow::submit(const QString& key, bool withCompare, int repeats, int w
         request.compareBackend = backendOf(chooser_->compareKey());
         request.compareMode = modeOf(chooser_->compareKey());
     }
-    runner_->submit(std::move(request));
+    return runner_->submit(std::move(request));
 }
 
 void MainWindow::runEveryMode() {
@@ -619,7 +619,7 @@ void MainWindow::runEveryMode() {
     modeQueue_ = queue;
     chart_->setSweepProgress(0, sweepTotal_);
     runInfo_->setText(tr("timing %1 (1 of %2), median of %3 after a warm-up...").arg(first).arg(sweepTotal_).arg(sweepRepeats_));
-    submit(first, false, sweepRepeats_, 1);
+    sweepGeneration_ = submit(first, false, sweepRepeats_, 1);
 }
 
 void MainWindow::endSweep() {
@@ -639,7 +639,7 @@ void MainWindow::continueSweep() {
     const int done = sweepTotal_ - static_cast<int>(modeQueue_.size()) - 1;
     chart_->setSweepProgress(done, sweepTotal_);
     runInfo_->setText(tr("timing %1 (%2 of %3), median of %4 after a warm-up...").arg(next).arg(done + 1).arg(sweepTotal_).arg(sweepRepeats_));
-    submit(next, false, sweepRepeats_, 1);
+    sweepGeneration_ = submit(next, false, sweepRepeats_, 1);
 }
 
 void MainWindow::runPipeline() {
@@ -775,7 +775,7 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
         const bool firstTime = message != lastRunError_;
         lastRunError_ = message;
         emit runFailed(message);
-        if (sweeping()) {
+        if (sweeping() && outcome->generation == sweepGeneration_) {
             if (firstTime) error(tr("Filter failed"), message);
             continueSweep();
         } else if (!outcome->request.launch.isDefault()) {
@@ -822,7 +822,7 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     }
     runInfo_->setText(info);
     if (inspectedPixel_.x() >= 0) inspectPixel(inspectedPixel_);
-    if (sweeping()) continueSweep();
+    if (sweeping() && outcome->generation == sweepGeneration_) continueSweep();
     emit resultShown(outcome->generation);
 }
 

@@ -94,7 +94,7 @@ private:
     QWidget* buildOutputControls();
     void scheduleRun();
     void updateLaunchContext();
-    void submit(const QString& key, bool withCompare, int repeats = 1, int warmups = 0);
+    quint64 submit(const QString& key, bool withCompare, int repeats = 1, int warmups = 0);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     bool runThroughInterop(const FilterSpec& spec);
     bool ensureHostResult();
@@ -125,6 +125,7 @@ private:
     QStringList modeQueue_;  // runEveryMode() work still to do
     int sweepTotal_ = 0;     // modes in the running sweep; 0 when none
     int sweepRepeats_ = 1;
+    quint64 sweepGeneration_ = 0;  // the sweep's run in flight: an older run's result must not advance it
     QString lastRunError_;  // the last run failure shown in a dialog
     quint64 imageSerial_ = 0;  // counts inputs: times of two inputs never compare
     struct Interop;  // CUDA-GL state; exists only in builds with interop, same layout for all

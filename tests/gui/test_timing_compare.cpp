@@ -163,8 +163,6 @@ private slots:
         QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("gaussian:3")));
         QVERIFY(runAndWait());
         QVERIFY(window_->selectMode(QStringLiteral("cpu/parallel")));
-        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("gaussian:15")));
-        QVERIFY(runAndWait());
 
         auto* repeats = chart->findChild<QSpinBox*>(QStringLiteral("repeatsSpin"));
         auto* button = chart->findChild<QPushButton*>(QStringLiteral("runEveryMode"));
@@ -181,6 +179,9 @@ private slots:
         connect(&ticker, &QTimer::timeout, this, [&] {
             longestGap = std::max(longestGap, sinceTick.restart());
         });
+        // Gaussian 15 is still running live when the sweep starts: its result must not skip a mode of the sweep.
+        QVERIFY(window_->kernelEditor()->applyPresetText(QStringLiteral("gaussian:15")));
+        window_->runNow();
         const int historyBefore = chart->historyCount();
         button->click();
         QVERIFY(window_->sweeping());
