@@ -287,6 +287,48 @@ private slots:
         chart.setLogScale(false);
         saveShot(&chart, QStringLiteral("transfer-speedup"));
     }
+
+    // A machine with a GPU lists a dozen modes: the text of neighbouring bars must still not overlap.
+    void manyModesGetShorterLines() {
+        TimingChart chart;
+        chart.resize(1400, 280);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        fs::FilterSpec spec;
+        QVERIFY(fs::makePreset("gaussian:15", spec));
+        spec.border.mode = fs::BorderMode::Constant;
+        spec.border.value = 12.5f;
+        const auto key = fs::widgets::ComparisonKey::of(spec, 4096, 4096, 1, fs::Depth::U8, QStringLiteral("1"),
+                                                        QStringLiteral("big.png"));
+        const QStringList modes = {QStringLiteral("cpu/reference"), QStringLiteral("cpu/parallel"), QStringLiteral("cpu/opencv-exact"),
+                                   QStringLiteral("opencl/filter2d"), QStringLiteral("opencl/auto"), QStringLiteral("cuda/global"),
+                                   QStringLiteral("cuda/constant"), QStringLiteral("cuda/shared"), QStringLiteral("cuda/texture"),
+                                   QStringLiteral("cuda/separable"), QStringLiteral("cuda/registers"), QStringLiteral("cuda/auto")};
+        for (int i = 0; i < modes.size(); ++i) {
+            fs::TimingRecord t;
+            t.backend = modes[i].section('/', 0, 0).toStdString();
+            t.mode = modes[i].section('/', 1).toStdString();
+            const bool onCpu = t.backend == "cpu";
+            t.kernelMs = onCpu ? 4000.0 / (i + 1) : 10.0 + i;
+            if (!onCpu) {
+                t.uploadMs = 2.5;
+                t.downloadMs = 2.5;
+            }
+            t.totalMs = *t.kernelMs + (onCpu ? 0.5 : 5.0);
+            chart.addRun(t, key, {i == 0, false, onCpu}, 5, 1);
+        }
+        QTest::qWait(50);  // the relayout after the first show
+        const QFont small = chart.labelFont();
+        QCOMPARE(chart.barLabels()[0].count('\n'), 4);  // mode, filter name, size, image, border
+        const int perBar = (chart.width() - 80) / static_cast<int>(modes.size());
+        for (const QString& text : chart.barLabels() + chart.valueLabels())
+            for (const QString& line : text.split('\n'))
+                QVERIFY2(QFontMetrics(small).horizontalAdvance(line) < perBar,
+                         qPrintable(QStringLiteral("'%1' is wider than a bar's %2 px").arg(line).arg(perBar)));
+        saveShot(&chart, QStringLiteral("many-breakdown"));
+        QVERIFY(chart.setCurrentTab(QStringLiteral("Speed-up")));
+        saveShot(&chart, QStringLiteral("many-speedup"));
+    }
 };
 
 QTEST_MAIN(TimingCompareTest)

@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTextStream>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -140,16 +141,19 @@ void addNote(QCustomPlot* plot, const QString& text) {
     note->setColor(QColor(90, 90, 90));
 }
 
-// Room above the tallest bar for its labels: a fraction of the range on a linear axis, factors on a log one.
-void setValueRange(QCustomPlot* plot, bool log, double minValue, double maxValue, int labelLines) {
+// Room above the tallest bar for `labelLines` lines of text, from the axis rect's height in pixels
+// (as last laid out; a short dock needs a larger share of the range than a tall one).
+void setValueRange(QCustomPlot* plot, bool log, double minValue, double maxValue, int labelLines, const QFont& font) {
+    const double rectPx = plot->axisRect()->height() > 40 ? plot->axisRect()->height() : 120.0;
+    const double textPx = QFontMetrics(font).lineSpacing() * labelLines + 4.0;
+    const double share = std::min(0.6, textPx / rectPx);  // of the axis taken by the text
+    const double grow = share / (1.0 - share);
     if (log) {
         const double low = std::max(1e-4, minValue * 0.5);
         const double high = std::max(low * 10.0, maxValue);
-        // Log range a line of text takes: about 1/12 of the decades on a plot of the usual height.
-        const double decades = std::log10(high / low);
-        plot->yAxis->setRange(low, high * std::pow(10.0, decades * (0.1 + 0.09 * labelLines)));
+        plot->yAxis->setRange(low, high * std::pow(high / low, grow));
     } else {
-        plot->yAxis->setRange(0, std::max(1e-3, maxValue) * (1.05 + 0.12 * labelLines));
+        plot->yAxis->setRange(0, std::max(1e-3, maxValue) * (1.0 + grow));
     }
 }
 
@@ -282,33 +286,59 @@ QStringList TimingChart::categories() const {
     return names;
 }
 
-QString TimingChart::barLabel(const Measurement& m) {
-    return QStringLiteral("%1\n%2\n%3, %4").arg(m.mode, m.key.filterName, m.key.imageLabel(), m.key.borderName);
+// Narrow bars (many modes, a GPU machine) get their text in shorter lines, so neighbours do not overlap.
+QString TimingChart::barLabel(const Measurement& m, bool compact) {
+    if (!compact)
+        return QStringLiteral("%1\n%2\n%3, %4").arg(m.mode, m.key.filterName, m.key.imageLabel(), m.key.borderName);
+    QString filter = m.key.filterName;  // "gaussian:15 (15x15)": name and size on lines of their own
+    const auto size = filter.lastIndexOf(QStringLiteral(" ("));
+    if (size > 0) filter[size] = QLatin1Char('\n');
+    return QStringLiteral("%1\n%2\n%3\n%4").arg(m.mode, filter, m.key.imageLabel(), m.key.borderName);
 }
 
-QString TimingChart::valueLabel(const Measurement& m) {
+QString TimingChart::valueLabel(const Measurement& m, bool compact) {
     const double total = m.totalMs();
-    QString text = m.repeats > 1 ? tr("%1 ms, median of %2").arg(formatMs(total)).arg(m.repeats)
-                                 : tr("%1 ms, %2").arg(formatMs(total), m.warmups > 0 ? tr("1 run") : tr("1 cold run"));
+    const QString runs = m.repeats > 1 ? tr("median of %1").arg(m.repeats) : m.warmups > 0 ? tr("1 run") : tr("1 cold run");
+    QString text = (compact ? tr("%1 ms\n%2") : tr("%1 ms, %2")).arg(formatMs(total), runs);
     // A transfer a few thousandths of the bar is invisible as a segment: its share is written out.
     if (m.timing.uploadMs || m.timing.downloadMs || m.timing.mapMs) {
         const double transfer = m.transferMs();
-        text += tr("\ntransfers %1 ms = %2%").arg(formatMs(transfer), formatPercent(total > 0.0 ? transfer / total : 0.0));
+        const QString share = formatPercent(total > 0.0 ? transfer / total : 0.0);
+        text += compact ? tr("\ntransfers %1%").arg(share) : tr("\ntransfers %1 ms = %2%").arg(formatMs(transfer), share);
     }
     return text;
+}
+
+void TimingChart::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Label layout and headroom depend on the size: redraw once the plots have their new geometry.
+    if (relayoutPending_) return;
+    relayoutPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        relayoutPending_ = false;
+        replot();
+    });
+}
+
+QFont TimingChart::labelFont() const { return QFont(font().family(), compactLabels() ? 7 : 8); }
+
+bool TimingChart::compactLabels() const {
+    const ComparisonGroup* g = shown();
+    const int bars = g ? std::max(3, static_cast<int>(g->bars.size())) : 3;
+    return (tabs_->width() - 80) / bars < 190;  // about the width of the longer lines at 8 points
 }
 
 QStringList TimingChart::barLabels() const {
     QStringList labels;
     if (const ComparisonGroup* g = shown())
-        for (const Measurement& m : g->bars) labels << barLabel(m);
+        for (const Measurement& m : g->bars) labels << barLabel(m, compactLabels());
     return labels;
 }
 
 QStringList TimingChart::valueLabels() const {
     QStringList labels;
     if (const ComparisonGroup* g = shown())
-        for (const Measurement& m : g->bars) labels << valueLabel(m);
+        for (const Measurement& m : g->bars) labels << valueLabel(m, compactLabels());
     return labels;
 }
 
@@ -406,12 +436,12 @@ void TimingChart::drawBreakdown() {
     QVector<TimingRecord> records;
     if (g)
         for (const Measurement& m : g->bars) {
-            names << barLabel(m);
+            names << barLabel(m, compactLabels());
             records << m.timing;
         }
     breakdown_->clearItems();
     drawStackedBars(breakdown_, names, records, tr("ms"));
-    const QFont small(font().family(), 8);
+    const QFont small = labelFont();
     setCategoryAxis(breakdown_, names, small);
     if (!g) {
         addNote(breakdown_, tr("run a filter to see where its time goes"));
@@ -426,7 +456,7 @@ void TimingChart::drawBreakdown() {
         if (log)
             for (const Part& p : kParts) barTop = std::max(barTop, (m.timing.*p.field).value_or(0.0));
         if (log) barTop = std::max({barTop, otherOf(m.timing), 1e-4});
-        const QString text = valueLabel(m);
+        const QString text = valueLabel(m, compactLabels());
         lines = std::max(lines, static_cast<int>(text.count('\n')) + 1);
         addBarText(breakdown_, i + 1, barTop, text, small);
         top = std::max(top, barTop);
@@ -434,19 +464,19 @@ void TimingChart::drawBreakdown() {
     }
     // Keep drawStackedBars' bottom on a log axis (its smallest part), widen only the top.
     const double bottom = log ? breakdown_->yAxis->range().lower * 2.0 : 0.0;
-    setValueRange(breakdown_, log, log ? bottom : low, top, lines);
+    setValueRange(breakdown_, log, log ? bottom : low, top, lines, small);
 }
 
 void TimingChart::drawSpeedup() {
     const bool log = logCheck_->isChecked();
     speedup_->clearPlottables();
     speedup_->clearItems();
-    const QFont small(font().family(), 8);
+    const QFont small = labelFont();
     speedup_->legend->setFont(small);
     const ComparisonGroup* g = shown();
     QStringList names;
     if (g)
-        for (const Measurement& m : g->bars) names << barLabel(m);
+        for (const Measurement& m : g->bars) names << barLabel(m, compactLabels());
     setCategoryAxis(speedup_, names, small);
     setValueAxis(speedup_->yAxis, tr("speed-up (x)"), log);
     const Measurement* reference = g ? ComparisonBoard::reference(*g) : nullptr;
@@ -502,8 +532,8 @@ void TimingChart::drawSpeedup() {
         one->point2->setCoords(1, 1);
         one->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
     }
-    if (log) setValueRange(speedup_, true, minValue < 1.0 ? minValue * 0.2 : minValue, maxValue, 1);  // room below for text
-    else setValueRange(speedup_, false, 0.0, maxValue, 1);
+    if (log) setValueRange(speedup_, true, minValue < 1.0 ? minValue * 0.2 : minValue, maxValue, 1, small);  // room below for text
+    else setValueRange(speedup_, false, 0.0, maxValue, 1, small);
 }
 
 // One stacked bar per record (absent parts left out); on a log axis stacked

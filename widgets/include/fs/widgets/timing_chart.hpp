@@ -1,4 +1,5 @@
 #pragma once
+#include <QFont>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -60,6 +61,7 @@ public:
     QStringList barLabels() const;    // the axis label under each bar: mode, filter, image size, border
     QStringList valueLabels() const;  // the text on each bar: "12.34 ms, median of 5", transfer share
     QVector<Speedup> shownSpeedups() const;
+    QFont labelFont() const;  // of the texts above: smaller when the bars are narrow
     QStringList speedupLabels() const;  // the text on each speed-up bar: "12.3x"
 
     int historyCount() const { return static_cast<int>(history_.size()); }
@@ -75,8 +77,8 @@ public:
     bool exportPng(const QString& path, QString* error) const;  // the visible tab
     bool exportCsv(const QString& path, QString* error) const;  // every run
 
-    static QString barLabel(const Measurement& m);
-    static QString valueLabel(const Measurement& m);
+    static QString barLabel(const Measurement& m, bool compact = false);
+    static QString valueLabel(const Measurement& m, bool compact = false);
 
 public slots:
     void setLogScale(bool on);
@@ -85,8 +87,12 @@ signals:
     void errorOccurred(const QString& title, const QString& message);
     void runEveryModeRequested();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     const ComparisonGroup* shown() const { return board_.group(shownGroup_); }
+    bool compactLabels() const;
     void rebuildGroupList();
     void replot();
     void drawBreakdown();
@@ -111,6 +117,7 @@ private:
     QComboBox* groupCombo_;
     QSpinBox* repeatsSpin_;
     QPushButton* runAllButton_;
+    bool relayoutPending_ = false;
 };
 
 }  // namespace fs::widgets
