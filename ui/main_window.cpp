@@ -461,7 +461,10 @@ FilterSpec MainWindow::currentSpec() const {
     return editor_->spec();
 }
 
-QString MainWindow::imageLabel() const { return input_ ? describe(input_->cview()) : QString(); }
+// As the chart writes a filter run's image ("512x480 3ch u8"), so both kinds of run read alike in its CSV.
+QString MainWindow::imageLabel() const {
+    return input_ ? widgets::shapeLabel(input_->width(), input_->height(), input_->channels(), input_->depth()) : QString();
+}
 
 void MainWindow::recordRun(const TimingRecord& timing, const FilterSpec& spec, int repeats, int warmups) {
     const auto key = widgets::ComparisonKey::of(spec, input_->width(), input_->height(), input_->channels(), input_->depth(),

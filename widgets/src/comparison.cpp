@@ -52,9 +52,11 @@ ComparisonKey ComparisonKey::of(const FilterSpec& spec, int width, int height, i
     return key;
 }
 
-QString ComparisonKey::imageLabel() const {
+QString shapeLabel(int width, int height, int channels, Depth depth) {
     return QStringLiteral("%1x%2 %3ch %4").arg(width).arg(height).arg(channels).arg(QString::fromLatin1(depthName(depth)));
 }
+
+QString ComparisonKey::imageLabel() const { return shapeLabel(width, height, channels, depth); }
 
 QString ComparisonKey::title() const {
     const QString image = imageName.isEmpty() ? imageLabel() : imageName + QLatin1Char(' ') + imageLabel();

@@ -8,6 +8,9 @@
 
 namespace fs::widgets {
 
+// "512x480 3ch u8": an image's shape as the chart writes it.
+QString shapeLabel(int width, int height, int channels, Depth depth);
+
 // What a run computed: the filter (kernels, combine, output mapping), its border and the input image.
 // Times compare only between runs with equal keys, so a speed-up never divides one filter's time by another's.
 struct ComparisonKey {
