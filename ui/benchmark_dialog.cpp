@@ -99,14 +99,18 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     modeList_ = new QListWidget;
     for (const auto& b : backends_) {
         const std::string backendReason = b->unavailableReason();
-        for (const ModeInfo& m : b->modes()) {
+        const std::vector<ModeInfo> modes = b->modes();
+        // Ticked at first: the CPU's fast modes (the CPU is the backend with the reference; the
+        // single-thread reference itself is slow on large sizes and left to tick by hand).
+        const bool holdsReference = std::any_of(modes.begin(), modes.end(), [](const ModeInfo& m) { return m.isReference; });
+        for (const ModeInfo& m : modes) {
             const QString key = QString::fromStdString(b->id() + "/" + m.id);
             auto* item = new QListWidgetItem(key, modeList_);
             item->setData(Qt::UserRole, key);
             const bool available = backendReason.empty() && m.available;
             if (available) {
                 item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-                item->setCheckState(b->id() == "cpu" && m.id != "reference" ? Qt::Checked : Qt::Unchecked);
+                item->setCheckState(holdsReference && !m.isReference ? Qt::Checked : Qt::Unchecked);
                 item->setToolTip(QString::fromStdString(m.description));
             } else {
                 item->setFlags(Qt::NoItemFlags);

@@ -1,6 +1,7 @@
 #include "filter_runner.hpp"
 
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <exception>
 
 #include "batch_runners.hpp"
@@ -46,6 +47,12 @@ bool FilterRunner::busy() const {
 void FilterRunner::dropPending() {
     std::lock_guard lock(mutex_);
     pending_.reset();
+    dropped_ = true;
+}
+
+bool FilterRunner::superseded() const {
+    std::lock_guard lock(mutex_);
+    return pending_.has_value() || dropped_;
 }
 
 void FilterRunner::waitForIdle() { pool_.waitForDone(); }
@@ -81,6 +88,34 @@ RunResult FilterRunner::runOne(const std::shared_ptr<const Image>& input, const 
         r.error = std::string("backend threw: ") + e.what();
     }
     return r;
+}
+
+std::optional<RunResult> FilterRunner::runRepeated(const RunRequest& request, std::vector<double>& totalsMs) {
+    const auto once = [&] { return runOne(request.input, request.spec, request.backend, request.mode, request.launch); };
+    const int repeats = std::max(1, request.repeats);
+    // A single run is never abandoned: live editing shows every result it gets, as before.
+    const bool abandonable = request.warmups > 0 || repeats > 1;
+    for (int i = 0; i < request.warmups; ++i) {
+        if (RunResult warm = once(); !warm.ok()) return warm;
+        if (superseded()) return std::nullopt;
+    }
+    std::vector<TimingRecord> timings;
+    RunResult last;
+    for (int i = 0; i < repeats; ++i) {
+        if (i > 0 && abandonable && superseded()) return std::nullopt;
+        last = once();
+        if (!last.ok()) return last;
+        timings.push_back(last.timing);
+        totalsMs.push_back(last.timing.totalMs.value_or(0.0));
+    }
+    if (repeats > 1) {
+        // The median run's own parts, so the stacked bar adds up to the total shown.
+        std::vector<std::size_t> order(timings.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return totalsMs[a] < totalsMs[b]; });
+        last.timing = timings[order[(order.size() - 1) / 2]];
+    }
+    return last;
 }
 
 void FilterRunner::runPipeline(const RunRequest& request, RunOutcome& outcome) {
@@ -120,11 +155,13 @@ void FilterRunner::workLoop() {
             request = std::move(*pending_);
             generation = pendingGeneration_;
             pending_.reset();
+            dropped_ = false;
         }
         auto outcome = std::make_shared<RunOutcome>();
         outcome->generation = generation;
         if (request.pipeline) runPipeline(request, *outcome);
-        else outcome->result = runOne(request.input, request.spec, request.backend, request.mode, request.launch);
+        else if (std::optional<RunResult> result = runRepeated(request, outcome->totalsMs)) outcome->result = std::move(*result);
+        else continue;  // abandoned for a newer request
         const bool labels = request.pipeline && !request.pipeline->steps.empty() &&
                             request.pipeline->steps.back().op == StepOp::Label;
         if (outcome->result.ok())

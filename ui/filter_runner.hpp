@@ -24,6 +24,10 @@ struct RunRequest {
     QString compareBackend;  // empty: no comparison run
     QString compareMode;
     LaunchConfig launch;  // non-default: Backend::runWithLaunch (GPU backends)
+    // Timing runs: `warmups` untimed runs first (first-use costs such as OpenCL kernel compilation),
+    // then `repeats` timed runs; the outcome keeps the run of median total time.
+    int warmups = 0;
+    int repeats = 1;
     // Set: run this pipeline (spec unused, no comparison) with the backend's pipeline runner.
     std::optional<Pipeline> pipeline;
 };
@@ -38,6 +42,7 @@ struct RunOutcome {
     // Pipeline runs: result holds the last step's output and the summed time.
     std::vector<StepReport> steps;
     std::optional<long long> objectCount;
+    std::vector<double> totalsMs;  // every timed run's total, in run order (repeats > 1)
 };
 
 // Runs filters on one worker thread, latest wins: while a run is going, newer
@@ -54,7 +59,7 @@ public:
     quint64 submit(RunRequest request);
     quint64 latestGeneration() const { return generation_.load(); }
     bool busy() const;
-    void dropPending();  // forget the queued request; the one in flight finishes
+    void dropPending();  // forget the queued request; the one in flight finishes its current run
     void waitForIdle();
     Backend* find(const QString& backendId) const;
     // Runs `job` on the worker thread, after the run in flight and never beside one:
@@ -69,6 +74,10 @@ private:
     void workLoop();
     RunResult runOne(const std::shared_ptr<const Image>& input, const FilterSpec& spec, const QString& backend,
                      const QString& mode, const LaunchConfig& launch = {});
+    // Warm-ups then repeats of one request; the result is the median run's (its output: the last run's).
+    // Nothing when a newer request or dropPending() came meanwhile: its result would be outdated.
+    std::optional<RunResult> runRepeated(const RunRequest& request, std::vector<double>& totalsMs);
+    bool superseded() const;
     void runPipeline(const RunRequest& request, RunOutcome& outcome);
 
     std::vector<std::unique_ptr<Backend>> backends_;
@@ -77,6 +86,7 @@ private:
     std::optional<RunRequest> pending_;
     quint64 pendingGeneration_ = 0;
     bool working_ = false;
+    bool dropped_ = false;  // dropPending() since the request in flight was taken
     std::atomic<quint64> generation_{0};
 };
 

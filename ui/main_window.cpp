@@ -34,11 +34,14 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "batch_dialog.hpp"
 #include "benchmark_dialog.hpp"
 #include "launch_controller.hpp"
 #include "fs/io/image_io.hpp"
 #include "fs/widgets/backend_chooser.hpp"
+#include "fs/widgets/comparison.hpp"
 #include "fs/widgets/image_view.hpp"
 #include "fs/widgets/kernel_editor.hpp"
 #include "fs/widgets/launch_panel.hpp"
@@ -77,6 +80,20 @@ QVector<widgets::ModeChoice> choicesOf(const std::vector<std::unique_ptr<Backend
 
 QString backendOf(const QString& key) { return key.section('/', 0, 0); }
 QString modeOf(const QString& key) { return key.section('/', 1); }
+
+// The chart's roles come from ModeInfo flags. The CPU baseline is the backend that holds the reference mode.
+widgets::ModeRole roleOf(const QVector<widgets::ModeChoice>& choices, const QString& backendId, const QString& modeId) {
+    widgets::ModeRole role;
+    for (const widgets::ModeChoice& c : choices) {
+        if (c.backendId != backendId) continue;
+        role.onCpu |= c.mode.isReference;
+        if (QString::fromStdString(c.mode.id) == modeId) {
+            role.isReference = c.mode.isReference;
+            role.isDefault = c.mode.isDefault;
+        }
+    }
+    return role;
+}
 
 }  // namespace
 
@@ -221,11 +238,16 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     // Wiring.
     connect(runner_, &FilterRunner::finished, this, &MainWindow::onOutcome);
     connect(runner_, &FilterRunner::busyChanged, this, [this](bool busy) {
-        if (busy) runInfo_->setText(tr("running..."));
-        else if (pipelineGeneration_ != 0) {  // a queued pipeline run replaced by a newer request never reports
+        if (busy) {
+            if (!sweeping()) runInfo_->setText(tr("running..."));
+            return;
+        }
+        if (pipelineGeneration_ != 0) {  // a queued pipeline run replaced by a newer request never reports
             pipelineGeneration_ = 0;
             pipelineEditor_->setRunning(false);
         }
+        // A sweep whose run was abandoned for another request (saving a GPU-only result) never reports.
+        if (sweeping() && !runner_->busy()) endSweep();
     });
     connect(editor_, &widgets::KernelEditor::specChanged, this, &MainWindow::scheduleRun);
     connect(editor_, &widgets::KernelEditor::errorOccurred, this, &MainWindow::error);
@@ -239,6 +261,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
         scheduleRun();
     });
     connect(chart_, &widgets::TimingChart::errorOccurred, this, &MainWindow::error);
+    connect(chart_, &widgets::TimingChart::runEveryModeRequested, this, &MainWindow::runEveryMode);
     connect(launch_, &LaunchController::launchChanged, this, &MainWindow::scheduleRun);
     connect(pipelineEditor_, &widgets::PipelineEditor::errorOccurred, this, &MainWindow::error);
     connect(pipelineEditor_, &widgets::PipelineEditor::runRequested, this, &MainWindow::runPipeline);
@@ -438,7 +461,18 @@ FilterSpec MainWindow::currentSpec() const {
     return editor_->spec();
 }
 
-QString MainWindow::imageLabel() const { return input_ ? describe(input_->cview()) : QString(); }
+// As the chart writes a filter run's image ("512x480 3ch u8"), so both kinds of run read alike in its CSV.
+QString MainWindow::imageLabel() const {
+    return input_ ? widgets::shapeLabel(input_->width(), input_->height(), input_->channels(), input_->depth()) : QString();
+}
+
+void MainWindow::recordRun(const TimingRecord& timing, const FilterSpec& spec, int repeats, int warmups) {
+    const auto key = widgets::ComparisonKey::of(spec, input_->width(), input_->height(), input_->channels(), input_->depth(),
+                                                QString::number(imageSerial_), QFileInfo(currentPath_).fileName());
+    const widgets::ModeRole role =
+        roleOf(chooser_->choices(), QString::fromStdString(timing.backend), QString::fromStdString(timing.mode));
+    chart_->addRun(timing, key, role, repeats, warmups);
+}
 
 void MainWindow::prepareInput() {
     if (!loaded_) return;
@@ -449,6 +483,7 @@ void MainWindow::prepareInput() {
         input_ = loaded_;
     }
     view_->setOriginal(toDisplayImage(input_->cview()));
+    ++imageSerial_;
     lastOutcome_.reset();
     inspector_->setChannelCount(input_->channels());
     imageInfo_->setText(QStringLiteral("%1  %2").arg(QFileInfo(currentPath_).fileName(), describe(input_->cview())));
@@ -545,7 +580,7 @@ void MainWindow::runNow() {
         error(tr("No backend"), tr("no backend mode is available"));
         return;
     }
-    modeQueue_.clear();  // a new change outdates a running sweep
+    endSweep();  // a new change outdates a running sweep
     // A chosen launch configuration runs through runWithLaunch; the interop path knows only the default.
     if (choice->backendId == QStringLiteral("cuda") && launch_->launchFor(choice->backendId).isDefault() &&
         runThroughInterop(currentSpec()))
@@ -553,18 +588,20 @@ void MainWindow::runNow() {
     submit(choice->key(), view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
 }
 
-void MainWindow::submit(const QString& key, bool withCompare) {
+quint64 MainWindow::submit(const QString& key, bool withCompare, int repeats, int warmups) {
     RunRequest request;
     request.input = input_;
     request.spec = currentSpec();
     request.backend = backendOf(key);
     request.mode = modeOf(key);
     request.launch = launch_->launchFor(request.backend);
+    request.repeats = repeats;
+    request.warmups = warmups;
     if (withCompare) {
         request.compareBackend = backendOf(chooser_->compareKey());
         request.compareMode = modeOf(chooser_->compareKey());
     }
-    runner_->submit(std::move(request));
+    return runner_->submit(std::move(request));
 }
 
 void MainWindow::runEveryMode() {
@@ -577,9 +614,35 @@ void MainWindow::runEveryMode() {
     for (const widgets::ModeChoice& c : chooser_->choices())
         if (c.mode.available && c.key() != chooser_->currentKey()) queue << c.key();
     queue << chooser_->currentKey();  // last, so the view ends on the chosen mode
+    // The first run of a mode pays one-time costs (OpenCL compiles its kernel, caches fill): one
+    // untimed warm-up each, then the median of the chosen count, all on the runner's thread.
+    sweepRepeats_ = chart_->repeats();
+    sweepTotal_ = static_cast<int>(queue.size());
     const QString first = queue.takeFirst();
     modeQueue_ = queue;
-    submit(first, false);
+    chart_->setSweepProgress(0, sweepTotal_);
+    runInfo_->setText(tr("timing %1 (1 of %2), median of %3 after a warm-up...").arg(first).arg(sweepTotal_).arg(sweepRepeats_));
+    sweepGeneration_ = submit(first, false, sweepRepeats_, 1);
+}
+
+void MainWindow::endSweep() {
+    modeQueue_.clear();
+    if (sweepTotal_ == 0) return;
+    sweepTotal_ = 0;
+    chart_->setSweepProgress(0, 0);
+}
+
+// The next mode of a running sweep, or its end.
+void MainWindow::continueSweep() {
+    if (modeQueue_.isEmpty()) {
+        endSweep();
+        return;
+    }
+    const QString next = modeQueue_.takeFirst();
+    const int done = sweepTotal_ - static_cast<int>(modeQueue_.size()) - 1;
+    chart_->setSweepProgress(done, sweepTotal_);
+    runInfo_->setText(tr("timing %1 (%2 of %3), median of %4 after a warm-up...").arg(next).arg(done + 1).arg(sweepTotal_).arg(sweepRepeats_));
+    sweepGeneration_ = submit(next, false, sweepRepeats_, 1);
 }
 
 void MainWindow::runPipeline() {
@@ -597,7 +660,7 @@ void MainWindow::runPipeline() {
         return;
     }
     runTimer_->stop();
-    modeQueue_.clear();
+    endSweep();
     RunRequest request;
     request.input = input_;
     request.backend = choice->backendId;
@@ -662,7 +725,7 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     timing.backend = "cuda";
     timing.mode = mode;
     lastOutcome_.reset();  // no host pixels: ensureHostResult() makes them when needed
-    chart_->addRecord(timing, imageLabel());
+    recordRun(timing, spec, 1, 0);
     runInfo_->setText(tr("cuda/%1 through CUDA-GL interop: %2").arg(QString::fromStdString(mode), QString::fromStdString(timing.toString())));
     emit resultShown(runner_->latestGeneration());
     return true;
@@ -715,9 +778,9 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
         const bool firstTime = message != lastRunError_;
         lastRunError_ = message;
         emit runFailed(message);
-        if (!modeQueue_.isEmpty()) {
+        if (sweeping() && outcome->generation == sweepGeneration_) {
             if (firstTime) error(tr("Filter failed"), message);
-            submit(modeQueue_.takeFirst(), false);
+            continueSweep();
         } else if (!outcome->request.launch.isDefault()) {
             // A refused launch configuration: the Launch panel shows why in red; no dialog per knob change.
             statusBar()->showMessage(tr("%1/%2 with launch %3 failed: %4")
@@ -734,7 +797,7 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     lastOutcome_ = outcome;
     lastRunError_.clear();
     view_->setResult(outcome->display);
-    chart_->addRecord(outcome->result.timing, imageLabel());
+    recordRun(outcome->result.timing, outcome->request.spec, std::max(1, outcome->request.repeats), outcome->request.warmups);
     QString info = QStringLiteral("%1/%2: %3")
                        .arg(outcome->request.backend, outcome->request.mode,
                             QString::fromStdString(outcome->result.timing.toString()));
@@ -752,9 +815,17 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
             info += "; " + caption;
         }
     }
+    if (outcome->totalsMs.size() > 1) {
+        const auto [fastest, slowest] = std::minmax_element(outcome->totalsMs.begin(), outcome->totalsMs.end());
+        info += tr("; median of %1 runs after %2 warm-up, range %3..%4 ms")
+                    .arg(outcome->totalsMs.size())
+                    .arg(outcome->request.warmups)
+                    .arg(*fastest, 0, 'f', 3)
+                    .arg(*slowest, 0, 'f', 3);
+    }
     runInfo_->setText(info);
     if (inspectedPixel_.x() >= 0) inspectPixel(inspectedPixel_);
-    if (!modeQueue_.isEmpty()) submit(modeQueue_.takeFirst(), false);
+    if (sweeping() && outcome->generation == sweepGeneration_) continueSweep();
     emit resultShown(outcome->generation);
 }
 
@@ -764,7 +835,13 @@ void MainWindow::offerCpuInstead(const QString& message) {
     if (!confirm_ || !confirm_(tr("CUDA run failed"), tr("%1\n\nRun this filter on the CPU instead?").arg(message),
                                tr("Run on CPU instead")))
         return;
-    if (selectMode(QStringLiteral("cpu/parallel")) || selectMode(QStringLiteral("cpu/reference"))) runNow();
+    // The CPU is the backend that holds the reference mode: its default mode, else the reference itself.
+    QString cpuDefault, reference;
+    for (const widgets::ModeChoice& c : chooser_->choices())
+        if (c.mode.isReference) reference = c.key();
+    for (const widgets::ModeChoice& c : chooser_->choices())
+        if (c.mode.isDefault && c.backendId == backendOf(reference)) cpuDefault = c.key();
+    if ((!cpuDefault.isEmpty() && selectMode(cpuDefault)) || (!reference.isEmpty() && selectMode(reference))) runNow();
     else error(tr("No CPU mode"), tr("no CPU mode is available"));
 }
 

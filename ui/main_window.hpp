@@ -54,7 +54,7 @@ public:
     bool selectMode(const QString& key);  // "cpu/parallel" or just "parallel"
     void copyResultToClipboard();
 
-    bool sweeping() const { return !modeQueue_.isEmpty(); }
+    bool sweeping() const { return sweepTotal_ > 0; }  // runEveryMode() has modes left or in flight
     std::shared_ptr<const RunOutcome> lastOutcome() const { return lastOutcome_; }
     std::shared_ptr<const Image> input() const { return input_; }
     widgets::ImageView* imageView() const { return view_; }
@@ -73,8 +73,9 @@ public slots:
     void saveDialog(bool eightBit = false);
     void showBenchmark();
     void showBatch();
-    // Runs every available mode once on the current image (one after the
-    // other, so the chart gets a bar for each), then the selected one again.
+    // Times every available mode on the current filter and image, one after the other on the
+    // runner's thread: each after one untimed warm-up, the median of the chart's repeat count.
+    // The selected mode runs last, so the view ends on it.
     void runEveryMode();
     // Runs the pipeline editor's pipeline on the current image with the chosen backend and mode.
     void runPipeline();
@@ -93,7 +94,7 @@ private:
     QWidget* buildOutputControls();
     void scheduleRun();
     void updateLaunchContext();
-    void submit(const QString& key, bool withCompare);
+    quint64 submit(const QString& key, bool withCompare, int repeats = 1, int warmups = 0);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     bool runThroughInterop(const FilterSpec& spec);
     bool ensureHostResult();
@@ -107,6 +108,9 @@ private:
     void error(const QString& title, const QString& message);
     void offerCpuInstead(const QString& message);
     QString imageLabel() const;
+    void recordRun(const TimingRecord& timing, const FilterSpec& spec, int repeats, int warmups);
+    void endSweep();
+    void continueSweep();
 
     BackendFactory factory_;
     FilterRunner* runner_;
@@ -118,8 +122,12 @@ private:
     std::shared_ptr<const RunOutcome> lastOutcome_;
     quint64 shownGeneration_ = 0;
     QPoint inspectedPixel_{-1, -1};
-    QStringList modeQueue_;
-    QString lastRunError_;  // the last run failure shown in a dialog  // runEveryMode() work still to do
+    QStringList modeQueue_;  // runEveryMode() work still to do
+    int sweepTotal_ = 0;     // modes in the running sweep; 0 when none
+    int sweepRepeats_ = 1;
+    quint64 sweepGeneration_ = 0;  // the sweep's run in flight: an older run's result must not advance it
+    QString lastRunError_;  // the last run failure shown in a dialog
+    quint64 imageSerial_ = 0;  // counts inputs: times of two inputs never compare
     struct Interop;  // CUDA-GL state; exists only in builds with interop, same layout for all
     std::unique_ptr<Interop> interop_;
 

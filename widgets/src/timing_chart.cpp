@@ -1,13 +1,17 @@
 #include "fs/widgets/timing_chart.hpp"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTextStream>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -32,6 +36,9 @@ const Part kParts[] = {
     {"interop map/unmap", &TimingRecord::mapMs, QColor(15, 157, 88)},
 };
 
+const QColor kReferenceColour(15, 157, 88);
+const QColor kFastestCpuColour(66, 133, 244);
+
 // Runs with a chosen GPU launch get a bar of their own, so configurations compare side by side.
 QString label(const TimingRecord& t) {
     const QString name = QString::fromStdString(t.backend + "/" + t.mode);
@@ -55,12 +62,46 @@ double otherOf(const TimingRecord& t) {
     return t.totalMs ? std::max(0.0, *t.totalMs - parts) : 0.0;
 }
 
-QCustomPlot* makePlot() {
+QString formatMs(double ms) {
+    if (ms >= 100.0) return QString::number(ms, 'f', 1);
+    if (ms >= 1.0) return QString::number(ms, 'f', 2);
+    return QString::number(ms, 'f', 3);
+}
+
+QString formatPercent(double fraction) {
+    const double p = fraction * 100.0;
+    return p >= 10.0 ? QString::number(p, 'f', 0) : p >= 1.0 ? QString::number(p, 'f', 1) : QString::number(p, 'f', 2);
+}
+
+QString formatRatio(double x) {
+    if (x >= 10.0) return QStringLiteral("%1x").arg(x, 0, 'f', 1);
+    if (x >= 0.1) return QStringLiteral("%1x").arg(x, 0, 'f', 2);
+    return QStringLiteral("%1x").arg(x, 0, 'g', 2);  // "0.0016x", never "0.00x"
+}
+
+// The legend sits in a row above the axes: inside them it covered the tallest bars.
+QCustomPlot* makePlot(bool legendAbove) {
     auto* plot = new QCustomPlot;
     plot->setMinimumHeight(180);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Vertical);
     plot->axisRect()->setRangeZoom(Qt::Vertical);
+    if (legendAbove) {
+        // A row of its own, the legend at its left: a full-width legend spread its entries across the plot.
+        auto* row = new QCPLayoutGrid;
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->addElement(0, 0, row);
+        plot->plotLayout()->setRowStretchFactor(0, 0.001);
+        plot->plotLayout()->setRowSpacing(0);
+        row->addElement(0, 0, plot->legend);
+        row->addElement(0, 1, new QCPLayoutElement(plot));
+        row->setColumnStretchFactor(0, 0.001);
+        row->setColumnStretchFactor(1, 1.0);
+        plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        plot->legend->setBorderPen(Qt::NoPen);
+        plot->legend->setMargins(QMargins(2, 0, 2, 0));
+        plot->legend->setVisible(true);
+    }
     return plot;
 }
 
@@ -71,7 +112,53 @@ void setValueAxis(QCPAxis* axis, const QString& name, bool log) {
     else axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
 }
 
+void setCategoryAxis(QCustomPlot* plot, const QStringList& names, const QFont& font) {
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int i = 0; i < names.size(); ++i) ticker->addTick(i + 1, names[i]);
+    plot->xAxis->setTicker(ticker);
+    plot->xAxis->setTickLabelFont(font);
+    plot->xAxis->setTickLabelRotation(0);
+    plot->xAxis->setRange(0.4, std::max(3.0, static_cast<double>(names.size())) + 0.6);
+}
+
+// Text just above a bar top, in plot coordinates.
+void addBarText(QCustomPlot* plot, double key, double value, const QString& text, const QFont& font, bool below = false) {
+    auto* item = new QCPItemText(plot);
+    item->setClipToAxisRect(false);
+    item->position->setCoords(key, value);
+    item->setPositionAlignment((below ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignHCenter);
+    item->setTextAlignment(Qt::AlignCenter);
+    item->setPadding(QMargins(1, 0, 1, 2));
+    item->setFont(font);
+    item->setText(text);
+}
+
+void addNote(QCustomPlot* plot, const QString& text) {
+    auto* note = new QCPItemText(plot);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.4);
+    note->setText(text);
+    note->setColor(QColor(90, 90, 90));
+}
+
+// Room above the tallest bar for `labelLines` lines of text, from the axis rect's height in pixels
+// (as last laid out; a short dock needs a larger share of the range than a tall one).
+void setValueRange(QCustomPlot* plot, bool log, double minValue, double maxValue, int labelLines, const QFont& font) {
+    const double rectPx = plot->axisRect()->height() > 40 ? plot->axisRect()->height() : 120.0;
+    const double textPx = QFontMetrics(font).lineSpacing() * labelLines + 4.0;
+    const double share = std::min(0.6, textPx / rectPx);  // of the axis taken by the text
+    const double grow = share / (1.0 - share);
+    if (log) {
+        const double low = std::max(1e-4, minValue * 0.5);
+        const double high = std::max(low * 10.0, maxValue);
+        plot->yAxis->setRange(low, high * std::pow(high / low, grow));
+    } else {
+        plot->yAxis->setRange(0, std::max(1e-3, maxValue) * (1.0 + grow));
+    }
+}
+
 QString csvField(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 4) : QString(); }
+QString csvText(QString s) { return '"' + s.replace('"', QStringLiteral("\"\"")) + '"'; }
 
 }  // namespace
 
@@ -79,23 +166,42 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     tabs_ = new QTabWidget;
-    breakdown_ = makePlot();
-    historyPlot_ = makePlot();
-    speedup_ = makePlot();
-    pipelinePlot_ = makePlot();
+    breakdown_ = makePlot(true);
+    speedup_ = makePlot(true);
+    historyPlot_ = makePlot(false);
+    pipelinePlot_ = makePlot(true);
     tabs_->addTab(breakdown_, tr("Breakdown"));
+    tabs_->addTab(speedup_, tr("Speed-up"));
     tabs_->addTab(historyPlot_, tr("History"));
-    tabs_->addTab(speedup_, tr("Speedup vs CPU reference"));
     tabs_->addTab(pipelinePlot_, tr("Pipeline steps"));
     layout->addWidget(tabs_, 1);
 
     auto* buttons = new QHBoxLayout;
     logCheck_ = new QCheckBox(tr("Log scale"));
-    auto* pngButton = new QPushButton(tr("Export PNG..."));
-    auto* csvButton = new QPushButton(tr("Export CSV..."));
+    groupCombo_ = new QComboBox;
+    groupCombo_->setObjectName(QStringLiteral("comparisonGroup"));
+    groupCombo_->setToolTip(tr("Bars and speed-ups compare only runs of the same filter, border and image"));
+    groupCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    groupCombo_->setMinimumContentsLength(24);
+    repeatsSpin_ = new QSpinBox;
+    repeatsSpin_->setObjectName(QStringLiteral("repeatsSpin"));
+    repeatsSpin_->setRange(1, 99);
+    repeatsSpin_->setValue(5);
+    repeatsSpin_->setPrefix(tr("median of "));
+    repeatsSpin_->setToolTip(tr("Run every mode: runs per mode after one untimed warm-up; the bar is the median run"));
+    runAllButton_ = new QPushButton(tr("Run every mode"));
+    runAllButton_->setObjectName(QStringLiteral("runEveryMode"));
+    runAllButton_->setToolTip(tr("Time every available mode on this filter and image (Shift+F5)"));
+    auto* pngButton = new QPushButton(tr("PNG..."));
+    pngButton->setToolTip(tr("Export the visible chart as a PNG image"));
+    auto* csvButton = new QPushButton(tr("CSV..."));
+    csvButton->setToolTip(tr("Export every run as CSV"));
     auto* clearButton = new QPushButton(tr("Clear"));
     buttons->addWidget(logCheck_);
-    buttons->addStretch(1);
+    buttons->addWidget(new QLabel(tr("Comparing:")));
+    buttons->addWidget(groupCombo_, 1);
+    buttons->addWidget(runAllButton_);
+    buttons->addWidget(repeatsSpin_);
     buttons->addWidget(clearButton);
     buttons->addWidget(pngButton);
     buttons->addWidget(csvButton);
@@ -103,36 +209,38 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
 
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { static_cast<QCustomPlot*>(tabs_->currentWidget())->replot(); });
     connect(logCheck_, &QCheckBox::toggled, this, &TimingChart::setLogScale);
+    connect(groupCombo_, &QComboBox::activated, this, [this](int index) { showGroup(groupCombo_->itemData(index).toInt()); });
+    connect(runAllButton_, &QPushButton::clicked, this, &TimingChart::runEveryModeRequested);
     connect(pngButton, &QPushButton::clicked, this, &TimingChart::browseExportPng);
     connect(csvButton, &QPushButton::clicked, this, &TimingChart::browseExportCsv);
     connect(clearButton, &QPushButton::clicked, this, &TimingChart::clear);
+    rebuildGroupList();
     replot();
 }
 
-void TimingChart::addRecord(const TimingRecord& timing, const QString& imageLabel) {
+void TimingChart::addRun(const TimingRecord& timing, const ComparisonKey& key, const ModeRole& role, int repeats, int warmups) {
     const int run = history_.isEmpty() ? 1 : history_.back().run + 1;
-    history_.push_back({run, imageLabel, timing, QString()});
-    if (imageLabel != currentImage_) {
-        currentImage_ = imageLabel;
-        categories_.clear();
-        latest_.clear();
-    }
-    const QString name = label(timing);
-    const auto at = categories_.indexOf(name);
-    if (at >= 0) latest_[at] = timing;
-    else {
-        categories_ << name;
-        latest_ << timing;
-    }
+    history_.push_back({run, key.imageLabel(), timing, QString(), key.filterName, key.borderName, repeats, warmups});
+    Measurement m;
+    m.mode = label(timing);
+    m.timing = timing;
+    m.role = role;
+    m.repeats = std::max(1, repeats);
+    m.warmups = std::max(0, warmups);
+    const int before = static_cast<int>(board_.groups().size());
+    const int front = board_.groups().isEmpty() ? 0 : board_.groups().front().id;
+    shownGroup_ = board_.add(key, std::move(m));
+    if (board_.groups().size() != before || (before > 0 && board_.groups().front().id != front)) rebuildGroupList();
+    else groupCombo_->setCurrentIndex(groupCombo_->findData(shownGroup_));
     replot();
 }
 
 void TimingChart::addPipelineRun(const QString& name, const TimingRecord& total, const QVector<Step>& steps,
                                  const QString& imageLabel) {
     const int run = history_.isEmpty() ? 1 : history_.back().run + 1;
-    for (const Step& step : steps) pipelineEntries_.push_back({run, imageLabel, step.timing, step.label});
+    for (const Step& step : steps) pipelineEntries_.push_back({run, imageLabel, step.timing, step.label, {}, {}, 1, 0});
     const QString title = name.isEmpty() ? tr("pipeline") : tr("pipeline %1").arg(name);
-    history_.push_back({run, imageLabel, total, title});
+    history_.push_back({run, imageLabel, total, title, {}, {}, 1, 0});
     pipelineSteps_ = steps;
     pipelineTitle_ = tr("%1 on %2 (%3), total %4 ms")
                          .arg(title, label(total), imageLabel)
@@ -143,14 +251,116 @@ void TimingChart::addPipelineRun(const QString& name, const TimingRecord& total,
 
 QString TimingChart::currentTab() const { return tabs_->tabText(tabs_->currentIndex()); }
 
+bool TimingChart::setCurrentTab(const QString& title) {
+    for (int i = 0; i < tabs_->count(); ++i)
+        if (tabs_->tabText(i) == title) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+bool TimingChart::showGroup(int id) {
+    if (!board_.group(id)) return false;
+    shownGroup_ = id;
+    groupCombo_->setCurrentIndex(groupCombo_->findData(id));
+    replot();
+    return true;
+}
+
+void TimingChart::rebuildGroupList() {
+    const QSignalBlocker block(groupCombo_);
+    groupCombo_->clear();
+    // Newest first: the group just measured is the one people look for.
+    const QVector<ComparisonGroup>& groups = board_.groups();
+    for (auto it = groups.rbegin(); it != groups.rend(); ++it) groupCombo_->addItem(it->key.title(), it->id);
+    if (groups.isEmpty()) groupCombo_->addItem(tr("no runs yet"), 0);
+    groupCombo_->setCurrentIndex(std::max(0, groupCombo_->findData(shownGroup_)));
+    groupCombo_->setEnabled(!groups.isEmpty());
+}
+
+QStringList TimingChart::categories() const {
+    QStringList names;
+    if (const ComparisonGroup* g = shown())
+        for (const Measurement& m : g->bars) names << m.mode;
+    return names;
+}
+
+// Narrow bars (many modes, a GPU machine) get their text in shorter lines, so neighbours do not overlap.
+QString TimingChart::barLabel(const Measurement& m, bool compact) {
+    if (!compact)
+        return QStringLiteral("%1\n%2\n%3, %4").arg(m.mode, m.key.filterName, m.key.imageLabel(), m.key.borderName);
+    QString filter = m.key.filterName;  // "gaussian:15 (15x15)": name and size on lines of their own
+    const auto size = filter.lastIndexOf(QStringLiteral(" ("));
+    if (size > 0) filter[size] = QLatin1Char('\n');
+    return QStringLiteral("%1\n%2\n%3\n%4").arg(m.mode, filter, m.key.imageLabel(), m.key.borderName);
+}
+
+QString TimingChart::valueLabel(const Measurement& m, bool compact) {
+    const double total = m.totalMs();
+    const QString runs = m.repeats > 1 ? tr("median of %1").arg(m.repeats) : m.warmups > 0 ? tr("1 run") : tr("1 cold run");
+    QString text = (compact ? tr("%1 ms\n%2") : tr("%1 ms, %2")).arg(formatMs(total), runs);
+    // A transfer a few thousandths of the bar is invisible as a segment: its share is written out.
+    if (m.timing.uploadMs || m.timing.downloadMs || m.timing.mapMs) {
+        const double transfer = m.transferMs();
+        const QString share = formatPercent(total > 0.0 ? transfer / total : 0.0);
+        text += compact ? tr("\ntransfers %1%").arg(share) : tr("\ntransfers %1 ms = %2%").arg(formatMs(transfer), share);
+    }
+    return text;
+}
+
+void TimingChart::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Label layout and headroom depend on the size: redraw once the plots have their new geometry.
+    if (relayoutPending_) return;
+    relayoutPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        relayoutPending_ = false;
+        replot();
+    });
+}
+
+QFont TimingChart::labelFont() const { return QFont(font().family(), compactLabels() ? 7 : 8); }
+
+bool TimingChart::compactLabels() const {
+    const ComparisonGroup* g = shown();
+    const int bars = g ? std::max(3, static_cast<int>(g->bars.size())) : 3;
+    return (tabs_->width() - 80) / bars < 190;  // about the width of the longer lines at 8 points
+}
+
+QStringList TimingChart::barLabels() const {
+    QStringList labels;
+    if (const ComparisonGroup* g = shown())
+        for (const Measurement& m : g->bars) labels << barLabel(m, compactLabels());
+    return labels;
+}
+
+QStringList TimingChart::valueLabels() const {
+    QStringList labels;
+    if (const ComparisonGroup* g = shown())
+        for (const Measurement& m : g->bars) labels << valueLabel(m, compactLabels());
+    return labels;
+}
+
+QVector<Speedup> TimingChart::shownSpeedups() const {
+    const ComparisonGroup* g = shown();
+    return g ? ComparisonBoard::speedups(*g) : QVector<Speedup>();
+}
+
+QStringList TimingChart::speedupLabels() const {
+    QStringList labels;
+    for (const Speedup& s : shownSpeedups()) labels << formatRatio(s.value);
+    return labels;
+}
+
 void TimingChart::clear() {
     history_.clear();
     pipelineEntries_.clear();
     pipelineSteps_.clear();
     pipelineTitle_.clear();
-    categories_.clear();
-    latest_.clear();
-    currentImage_.clear();
+    board_.clear();
+    shownGroup_ = 0;
+    rebuildGroupList();
     replot();
 }
 
@@ -161,6 +371,15 @@ void TimingChart::setLogScale(bool on) {
     replot();
 }
 
+int TimingChart::repeats() const { return repeatsSpin_->value(); }
+
+void TimingChart::setRepeats(int n) { repeatsSpin_->setValue(n); }
+
+void TimingChart::setSweepProgress(int done, int total) {
+    runAllButton_->setEnabled(total <= 0);
+    runAllButton_->setText(total <= 0 ? tr("Run every mode") : tr("Running %1 of %2...").arg(std::min(done + 1, total)).arg(total));
+}
+
 void TimingChart::replot() {
     // Only the tab on screen is drawn on every run: the history grows by a point per run, and drawing it
     // while hidden made long live-editing sessions slower with every run (the GUI soak test measured it).
@@ -168,14 +387,13 @@ void TimingChart::replot() {
         if (tabs_->currentWidget() == plot) plot->replot();
     };
     const bool log = logCheck_->isChecked();
-    QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
-    for (int i = 0; i < categories_.size(); ++i) names->addTick(i + 1, categories_[i]);
 
-    drawStackedBars(breakdown_, categories_, latest_,
-                    tr("ms (%1)").arg(currentImage_.isEmpty() ? tr("no runs yet") : currentImage_));
+    drawBreakdown();
     replotIfShown(breakdown_);
+    drawSpeedup();
+    replotIfShown(speedup_);
 
-    // History: total of every run in order.
+    // History: total of every run in order, whatever it ran.
     historyPlot_->clearPlottables();
     auto* line = historyPlot_->addGraph();
     line->setName(tr("total ms"));
@@ -191,43 +409,12 @@ void TimingChart::replot() {
         minTotal = std::min(minTotal, v);
     }
     line->setData(runs, totals, true);
-    historyPlot_->xAxis->setLabel(tr("run"));
+    historyPlot_->xAxis->setLabel(tr("run (any filter, mode and image)"));
     historyPlot_->xAxis->setRange(runs.isEmpty() ? 0 : runs.front() - 0.5, runs.isEmpty() ? 1 : runs.back() + 0.5);
     setValueAxis(historyPlot_->yAxis, tr("total ms"), log);
     if (log) historyPlot_->yAxis->setRange(std::max(1e-4, minTotal * 0.5), std::max(1.0, maxTotal * 2.0));
     else historyPlot_->yAxis->setRange(0, std::max(1e-3, maxTotal * 1.15));
     replotIfShown(historyPlot_);
-
-    // Speedup: CPU reference total / this total, for the current image.
-    speedup_->clearPlottables();
-    speedup_->xAxis->setTicker(names);
-    speedup_->xAxis->setTickLabelRotation(categories_.size() > 4 ? 30 : 0);
-    speedup_->xAxis->setRange(0.4, std::max(4.0, static_cast<double>(categories_.size())) + 0.6);
-    const auto ref = categories_.indexOf(QStringLiteral("cpu/reference"));
-    setValueAxis(speedup_->yAxis, ref >= 0 ? tr("speedup vs cpu/reference (x)") : tr("run cpu/reference to see speedups"), log);
-    double maxSpeedup = 1.0, minSpeedup = 1.0;
-    if (ref >= 0) {
-        const double refTotal = totalOf(latest_[ref]);
-        QVector<double> keys, values;
-        for (int i = 0; i < latest_.size(); ++i) {
-            const double t = totalOf(latest_[i]);
-            if (t <= 0.0) continue;
-            keys << i + 1;
-            values << refTotal / t;
-            maxSpeedup = std::max(maxSpeedup, refTotal / t);
-            minSpeedup = std::min(minSpeedup, refTotal / t);
-        }
-        auto* bars = new QCPBars(speedup_->xAxis, speedup_->yAxis);
-        bars->setName(tr("speedup"));
-        bars->setBrush(QColor(15, 157, 88));
-        bars->setPen(QPen(QColor(15, 157, 88).darker(130)));
-        bars->setWidth(0.6);
-        if (log) bars->setBaseValue(std::min(0.5, minSpeedup * 0.5));
-        bars->setData(keys, values, true);
-    }
-    if (log) speedup_->yAxis->setRange(std::min(0.5, minSpeedup * 0.5), maxSpeedup * 2.0);
-    else speedup_->yAxis->setRange(0, maxSpeedup * 1.15);
-    replotIfShown(speedup_);
 
     QStringList stepNames;
     QVector<TimingRecord> stepRecords;
@@ -235,9 +422,118 @@ void TimingChart::replot() {
         stepNames << QStringLiteral("%1 %2").arg(i + 1).arg(pipelineSteps_[i].label);
         stepRecords << pipelineSteps_[i].timing;
     }
+    pipelinePlot_->clearItems();
     drawStackedBars(pipelinePlot_, stepNames, stepRecords, tr("ms per step"));
+    pipelinePlot_->xAxis->setTickLabelRotation(stepNames.size() > 4 ? 30 : 0);
     pipelinePlot_->xAxis->setLabel(pipelineTitle_.isEmpty() ? tr("run a pipeline to see its steps") : pipelineTitle_);
     replotIfShown(pipelinePlot_);
+}
+
+void TimingChart::drawBreakdown() {
+    const bool log = logCheck_->isChecked();
+    const ComparisonGroup* g = shown();
+    QStringList names;
+    QVector<TimingRecord> records;
+    if (g)
+        for (const Measurement& m : g->bars) {
+            names << barLabel(m, compactLabels());
+            records << m.timing;
+        }
+    breakdown_->clearItems();
+    drawStackedBars(breakdown_, names, records, tr("ms"));
+    const QFont small = labelFont();
+    setCategoryAxis(breakdown_, names, small);
+    if (!g) {
+        addNote(breakdown_, tr("run a filter to see where its time goes"));
+        return;
+    }
+    double top = 0.0, low = 1e300;
+    int lines = 1;
+    for (int i = 0; i < g->bars.size(); ++i) {
+        const Measurement& m = g->bars[i];
+        // On a log axis the parts stand side by side: the label goes above the tallest one.
+        double barTop = log ? 0.0 : m.totalMs();
+        if (log)
+            for (const Part& p : kParts) barTop = std::max(barTop, (m.timing.*p.field).value_or(0.0));
+        if (log) barTop = std::max({barTop, otherOf(m.timing), 1e-4});
+        const QString text = valueLabel(m, compactLabels());
+        lines = std::max(lines, static_cast<int>(text.count('\n')) + 1);
+        addBarText(breakdown_, i + 1, barTop, text, small);
+        top = std::max(top, barTop);
+        low = std::min(low, std::max(1e-4, m.totalMs()));
+    }
+    // Keep drawStackedBars' bottom on a log axis (its smallest part), widen only the top.
+    const double bottom = log ? breakdown_->yAxis->range().lower * 2.0 : 0.0;
+    setValueRange(breakdown_, log, log ? bottom : low, top, lines, small);
+}
+
+void TimingChart::drawSpeedup() {
+    const bool log = logCheck_->isChecked();
+    speedup_->clearPlottables();
+    speedup_->clearItems();
+    const QFont small = labelFont();
+    speedup_->legend->setFont(small);
+    const ComparisonGroup* g = shown();
+    QStringList names;
+    if (g)
+        for (const Measurement& m : g->bars) names << barLabel(m, compactLabels());
+    setCategoryAxis(speedup_, names, small);
+    setValueAxis(speedup_->yAxis, tr("speed-up (x)"), log);
+    const Measurement* reference = g ? ComparisonBoard::reference(*g) : nullptr;
+    const Measurement* fastest = g ? ComparisonBoard::fastestCpu(*g) : nullptr;
+    const QVector<Speedup> ratios = g ? ComparisonBoard::speedups(*g) : QVector<Speedup>();
+
+    double maxValue = 1.0, minValue = 1.0;
+    for (const Speedup& s : ratios) {
+        maxValue = std::max(maxValue, s.value);
+        minValue = std::min(minValue, s.value);
+    }
+    // On a log axis bars grow from 1x: up is faster than the baseline, down slower.
+    const double base = log ? 1.0 : 0.0;
+    // Both baselines side by side at each mode: left the single-thread reference, right the fastest CPU mode.
+    const bool both = reference && fastest;
+    const struct {
+        Speedup::Baseline which;
+        const Measurement* baseline;
+        QColor colour;
+        double offset;
+        QString name;
+    } series[] = {
+        {Speedup::Baseline::Reference, reference, kReferenceColour, both ? -0.19 : 0.0,
+         reference ? tr("vs single-thread reference %1 (%2 ms)").arg(reference->mode, formatMs(reference->totalMs())) : QString()},
+        {Speedup::Baseline::FastestCpu, fastest, kFastestCpuColour, both ? 0.19 : 0.0,
+         fastest ? tr("vs fastest CPU mode %1 (%2 ms)").arg(fastest->mode, formatMs(fastest->totalMs())) : QString()},
+    };
+    for (const auto& s : series) {
+        if (!s.baseline) continue;
+        QVector<double> keys, values;
+        for (const Speedup& r : ratios) {
+            if (r.baseline != s.which) continue;
+            const double key = g->indexOf(r.mode) + 1 + s.offset;
+            keys << key;
+            values << r.value - base;  // QCPBars draws from its base to base + value
+            addBarText(speedup_, key, r.value, formatRatio(r.value), small, log && r.value < 1.0);
+        }
+        auto* bars = new QCPBars(speedup_->xAxis, speedup_->yAxis);
+        bars->setName(s.name);
+        bars->setBrush(s.colour);
+        bars->setPen(QPen(s.colour.darker(130)));
+        bars->setWidth(both ? 0.36 : 0.6);
+        bars->setBaseValue(base);
+        bars->setData(keys, values, true);
+    }
+    if (g && !reference && !fastest) addNote(speedup_, tr("no CPU mode measured for this filter and image yet: Run every mode"));
+    else if (g && !reference) addNote(speedup_, tr("single-thread reference not measured for this filter and image"));
+    else if (!g) addNote(speedup_, tr("run a filter to compare modes"));
+    if (reference || fastest) {
+        // The baseline itself: 1x.
+        auto* one = new QCPItemStraightLine(speedup_);
+        one->point1->setCoords(0, 1);
+        one->point2->setCoords(1, 1);
+        one->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
+    }
+    if (log) setValueRange(speedup_, true, minValue < 1.0 ? minValue * 0.2 : minValue, maxValue, 1, small);  // room below for text
+    else setValueRange(speedup_, false, 0.0, maxValue, 1, small);
 }
 
 // One stacked bar per record (absent parts left out); on a log axis stacked
@@ -248,10 +544,8 @@ void TimingChart::drawStackedBars(QCustomPlot* plot, const QStringList& categori
     QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
     for (int i = 0; i < categories.size(); ++i) names->addTick(i + 1, categories[i]);
     plot->clearPlottables();
-    plot->legend->setVisible(true);
     plot->legend->setFont(QFont(font().family(), 8));
     plot->xAxis->setTicker(names);
-    plot->xAxis->setTickLabelRotation(categories.size() > 4 ? 30 : 0);
     plot->xAxis->setRange(0.4, std::max(4.0, static_cast<double>(categories.size())) + 0.6);
     setValueAxis(plot->yAxis, axisLabel, log);
     QCPBars* below = nullptr;
@@ -320,13 +614,15 @@ bool TimingChart::exportCsv(const QString& path, QString* error) const {
         return false;
     }
     QTextStream out(&file);
-    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,total_ms,step\n";
+    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,total_ms,"
+           "filter,border,repeats,warmups,step\n";
     const auto write = [&out](const Entry& e) {
         const TimingRecord& t = e.timing;
-        out << e.run << ",\"" << e.imageLabel << "\"," << QString::fromStdString(t.backend) << ','
+        out << e.run << ',' << csvText(e.imageLabel) << ',' << QString::fromStdString(t.backend) << ','
             << QString::fromStdString(t.mode) << ',' << csvField(t.hostPrepMs) << ',' << csvField(t.uploadMs) << ','
             << csvField(t.kernelMs) << ',' << csvField(t.downloadMs) << ',' << csvField(t.mapMs) << ','
-            << csvField(t.totalMs) << ",\"" << QString(e.step).replace('"', QStringLiteral("\"\"")) << "\"\n";
+            << csvField(t.totalMs) << ',' << csvText(e.filter) << ',' << csvText(e.border) << ',' << e.repeats << ','
+            << e.warmups << ',' << csvText(e.step) << '\n';
     };
     // A pipeline run's total, then its steps under the same run number.
     for (const Entry& e : history_) {
