@@ -22,6 +22,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -33,6 +34,9 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <QFutureWatcher>
+#include <chrono>
 
 #include <algorithm>
 
@@ -224,9 +228,19 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     imageInfo_ = new QLabel(tr("no image"));
     runInfo_ = new QLabel;
     pixelInfo_ = new QLabel;
+    frameInfo_ = new QLabel;
+    frameInfo_->setToolTip(tr("Live preview through CUDA-GL interop: frames shown in the last second, and the last "
+                              "frame from the filter's start to the end of its draw (glFinish)"));
     statusBar()->addWidget(imageInfo_);
     statusBar()->addWidget(runInfo_, 1);
+    statusBar()->addPermanentWidget(frameInfo_);
     statusBar()->addPermanentWidget(pixelInfo_);
+    frameChartTimer_ = new QTimer(this);
+    frameChartTimer_->setSingleShot(true);
+    frameChartTimer_->setInterval(250);  // a chart replot per frame would cost more than the frame
+    connect(frameChartTimer_, &QTimer::timeout, this, [this] {
+        if (input_) recordRun(lastFrame_, frameSpec_, 1, 0);
+    });
 
     runTimer_ = new QTimer(this);
     runTimer_->setSingleShot(true);
@@ -286,6 +300,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     connect(view_, &widgets::ImageView::pixelHovered, this, &MainWindow::inspectPixel);
     connect(view_, &widgets::ImageView::pixelClicked, this, &MainWindow::inspectPixel);
     connect(view_, &widgets::ImageView::glError, this, [this](const QString& m) { error(tr("OpenGL"), m); });
+    connect(view_, &widgets::ImageView::pixelBufferFrameShown, this, &MainWindow::onPreviewFrameShown);
     connect(inspector_, &widgets::PixelInspector::channelChanged, this, [this] { inspectPixel(inspectedPixel_); });
 
     // Preferences.
@@ -499,7 +514,35 @@ QTemporaryDir& samplesTempDir() {
 }  // namespace
 
 bool MainWindow::openImage(const QString& path) {
-    io::LoadResult loaded = io::loadImage(path.toStdString());
+    if (opening_) return false;  // one open at a time: the dialog of the first is up
+    // Large photographs take seconds to decode: off the GUI thread, which keeps drawing and can cancel.
+    QFutureWatcher<io::LoadResult> watcher;
+    QEventLoop wait;
+    connect(&watcher, &QFutureWatcherBase::finished, &wait, &QEventLoop::quit);
+    watcher.setFuture(QtConcurrent::run([file = path.toStdString()] { return io::loadImage(file); }));
+    bool cancelled = false;
+    if (!watcher.isFinished()) {
+        QProgressDialog progress(tr("Opening %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, this);
+        progress.setWindowModality(Qt::WindowModal);
+        progress.setMinimumDuration(300);
+        connect(&progress, &QProgressDialog::canceled, &wait, [&] {
+            cancelled = true;
+            wait.quit();
+        });
+        opening_ = true;
+        connect(this, &MainWindow::openingCancelled, &wait, [&] {
+            cancelled = true;
+            wait.quit();
+        });
+        wait.exec();
+        opening_ = false;
+    }
+    if (cancelled && !watcher.isFinished()) {
+        // The decoder cannot be interrupted: it finishes in the background and its image is dropped.
+        statusBar()->showMessage(tr("Opening %1 cancelled").arg(QFileInfo(path).fileName()), 5000);
+        return false;
+    }
+    io::LoadResult loaded = watcher.future().takeResult();
     if (!loaded.ok()) {
         error(tr("Cannot open image"), QString::fromStdString(loaded.error));
         return false;
@@ -515,6 +558,10 @@ bool MainWindow::openImage(const QString& path) {
     setWindowTitle(tr("FilterStudio - %1").arg(QFileInfo(path).fileName()));
     runNow();
     return true;
+}
+
+void MainWindow::cancelOpening() {
+    if (opening_) emit openingCancelled();
 }
 
 void MainWindow::openDialog() {
@@ -713,6 +760,7 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     }
     TimingRecord timing;
     const std::string mode = chooser_->current()->mode.id;
+    const auto started = std::chrono::steady_clock::now();
     const QString failure = view_->fillResultThroughPixelBuffer(
         input_->width(), input_->height(), [&](unsigned buffer, int w, int h) {
             return QString::fromStdString(interop_->buffer.runIntoPixelBuffer(
@@ -724,8 +772,10 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     }
     timing.backend = "cuda";
     timing.mode = mode;
+    timing.launch = "live frame";  // its own bar, beside the same mode's readback runs
     lastOutcome_.reset();  // no host pixels: ensureHostResult() makes them when needed
-    recordRun(timing, spec, 1, 0);
+    frameSpec_ = spec;
+    frames_.filled(timing, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
     runInfo_->setText(tr("cuda/%1 through CUDA-GL interop: %2").arg(QString::fromStdString(mode), QString::fromStdString(timing.toString())));
     emit resultShown(runner_->latestGeneration());
     return true;
@@ -733,6 +783,19 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     (void)spec;
     return false;
 #endif
+}
+
+void MainWindow::onPreviewFrameShown(double textureMs, double drawMs) {
+    const std::optional<TimingRecord> frame = frames_.shown(textureMs, drawMs);
+    if (!frame) return;
+    lastFrame_ = *frame;
+    frameInfo_->setText(tr("live %1 fps, frame %2 ms (kernel %3, map %4, texture+draw %5)")
+                            .arg(frames_.framesPerSecond())
+                            .arg(frame->totalMs.value_or(0.0), 0, 'f', 2)
+                            .arg(frame->kernelMs.value_or(0.0), 0, 'f', 2)
+                            .arg(frame->mapMs.value_or(0.0), 0, 'f', 2)
+                            .arg(frame->displayMs.value_or(0.0), 0, 'f', 2));
+    if (!frameChartTimer_->isActive()) frameChartTimer_->start();
 }
 
 bool MainWindow::ensureHostResult() {

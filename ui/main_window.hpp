@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "filter_runner.hpp"
+#include "preview_frames.hpp"
 #include "fs/backend.hpp"
 
 class QActionGroup;
@@ -49,7 +50,9 @@ public:
     void setErrorReporter(ErrorReporter reporter) { reportError_ = std::move(reporter); }
     void setConfirmer(Confirmer confirmer) { confirm_ = std::move(confirmer); }
 
-    bool openImage(const QString& path);  // reports failures through the error reporter
+    // Decodes off the GUI thread; a slow file shows a progress dialog whose Cancel keeps the current image.
+    // Reports failures through the error reporter.
+    bool openImage(const QString& path);
     bool saveResult(const QString& path, bool eightBit);
     bool selectMode(const QString& key);  // "cpu/parallel" or just "parallel"
     void copyResultToClipboard();
@@ -69,6 +72,7 @@ public:
 
 public slots:
     void runNow();
+    void cancelOpening();  // the open in progress returns false and changes nothing
     void openDialog();
     void saveDialog(bool eightBit = false);
     void showBenchmark();
@@ -82,6 +86,7 @@ public slots:
 
 signals:
     void resultShown(quint64 generation);
+    void openingCancelled();
     void runFailed(const QString& message);
 
 protected:
@@ -97,6 +102,7 @@ private:
     quint64 submit(const QString& key, bool withCompare, int repeats = 1, int warmups = 0);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     bool runThroughInterop(const FilterSpec& spec);
+    void onPreviewFrameShown(double textureMs, double drawMs);
     bool ensureHostResult();
     FilterSpec currentSpec() const;
     void prepareInput();
@@ -153,7 +159,13 @@ private:
     QLabel* imageInfo_;
     QLabel* runInfo_;
     QLabel* pixelInfo_;
+    QLabel* frameInfo_;  // live preview: frames per second and the last frame's time
     QTimer* runTimer_;
+    PreviewFrameMeter frames_;
+    FilterSpec frameSpec_;      // what the frame being drawn filtered
+    TimingRecord lastFrame_;    // the newest whole frame, charted at most a few times a second
+    QTimer* frameChartTimer_;
+    bool opening_ = false;  // an image is being decoded
 };
 
 }  // namespace fs::ui

@@ -17,6 +17,7 @@ std::string TimingRecord::toString() const {
     part("kernel", kernelMs);
     part("download", downloadMs);
     part("map/unmap", mapMs);
+    part("texture+draw", displayMs);
     part("total", totalMs);
     return s.empty() ? "no timings" : s;
 }

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace fs::widgets {
@@ -115,8 +116,13 @@ public:
             ensureTexture(result_, QSize(width, height));
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
             glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+            const auto copyStart = Clock::now();
             glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            // The frame's GPU work is timed to its end, so the studio shows the frame it really drew.
+            glFinish();
+            textureMs_ = msSince(copyStart);
+            timeNextDraw_ = true;
             if (const GLenum e = glGetError(); e != GL_NO_ERROR)
                 error = QStringLiteral("copying the pixel buffer into the texture failed (GL error 0x%1)").arg(e, 0, 16);
         }
@@ -143,6 +149,7 @@ protected:
     }
 
     void paintGL() override {
+        const auto drawStart = Clock::now();
         glClearColor(0.16f, 0.16f, 0.18f, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
         if (!ready_) return;
@@ -153,6 +160,12 @@ protected:
         if (!size.isEmpty()) drawImage(size);
         QPainter painter(this);
         view_->drawCaption(painter);
+        painter.end();
+        if (timeNextDraw_) {
+            timeNextDraw_ = false;
+            glFinish();
+            emit view_->pixelBufferFrameShown(textureMs_, msSince(drawStart));
+        }
     }
 
 private:
@@ -239,8 +252,13 @@ private:
         }
     }
 
+    using Clock = std::chrono::steady_clock;
+    static double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
     ImageView* view_;
     bool ready_ = false;
+    bool timeNextDraw_ = false;  // the next paint shows a pixel-buffer frame: time it to glFinish
+    double textureMs_ = 0.0;
     QOpenGLShaderProgram* program_ = nullptr;
     Texture original_, result_, difference_;
     unsigned pixelBuffer_ = 0;

@@ -34,6 +34,7 @@ const Part kParts[] = {
     {"kernel", &TimingRecord::kernelMs, QColor(219, 68, 55)},
     {"download", &TimingRecord::downloadMs, QColor(244, 180, 0)},
     {"interop map/unmap", &TimingRecord::mapMs, QColor(15, 157, 88)},
+    {"texture + draw", &TimingRecord::displayMs, QColor(171, 71, 188)},
 };
 
 const QColor kReferenceColour(15, 157, 88);
@@ -614,13 +615,13 @@ bool TimingChart::exportCsv(const QString& path, QString* error) const {
         return false;
     }
     QTextStream out(&file);
-    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,total_ms,"
+    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,texture_draw_ms,total_ms,"
            "filter,border,repeats,warmups,step\n";
     const auto write = [&out](const Entry& e) {
         const TimingRecord& t = e.timing;
         out << e.run << ',' << csvText(e.imageLabel) << ',' << QString::fromStdString(t.backend) << ','
             << QString::fromStdString(t.mode) << ',' << csvField(t.hostPrepMs) << ',' << csvField(t.uploadMs) << ','
-            << csvField(t.kernelMs) << ',' << csvField(t.downloadMs) << ',' << csvField(t.mapMs) << ','
+            << csvField(t.kernelMs) << ',' << csvField(t.downloadMs) << ',' << csvField(t.mapMs) << ',' << csvField(t.displayMs) << ','
             << csvField(t.totalMs) << ',' << csvText(e.filter) << ',' << csvText(e.border) << ',' << e.repeats << ','
             << e.warmups << ',' << csvText(e.step) << '\n';
     };

@@ -15,6 +15,7 @@ struct TimingRecord {
     std::optional<double> kernelMs;
     std::optional<double> downloadMs;
     std::optional<double> mapMs;  // CUDA-GL interop map + unmap
+    std::optional<double> displayMs;  // live preview: pixel buffer -> texture, then the draw, to glFinish
     std::optional<double> totalMs;  // wall clock of the whole run
 
     std::string toString() const;  // "upload 1.234 ms, kernel 0.456 ms, ..."

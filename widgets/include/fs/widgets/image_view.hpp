@@ -68,6 +68,8 @@ signals:
     void splitPositionChanged(double fraction);
     void displayModeChanged(fs::widgets::ImageView::DisplayMode mode);
     void glError(QString message);
+    // A result filled through a pixel buffer was drawn: the buffer-to-texture copy and the draw, each to glFinish.
+    void pixelBufferFrameShown(double textureMs, double drawMs);
 
 protected:
     void resizeEvent(QResizeEvent* e) override;

@@ -1,0 +1,33 @@
+#include "preview_frames.hpp"
+
+namespace fs::ui {
+
+void PreviewFrameMeter::filled(const TimingRecord& run, double fillMs) {
+    pending_ = run;
+    pendingFillMs_ = fillMs;
+}
+
+std::optional<TimingRecord> PreviewFrameMeter::shown(double textureMs, double drawMs, Clock::time_point now) {
+    if (!pending_) return std::nullopt;
+    TimingRecord frame = *pending_;
+    pending_.reset();
+    frame.displayMs = textureMs + drawMs;
+    frame.totalMs = pendingFillMs_ + drawMs;  // the fill already holds the texture copy
+    shownAt_.push_back(now);
+    while (!shownAt_.empty() && now - shownAt_.front() > std::chrono::seconds(1)) shownAt_.pop_front();
+    return frame;
+}
+
+int PreviewFrameMeter::framesPerSecond(Clock::time_point now) const {
+    int count = 0;
+    for (const Clock::time_point t : shownAt_)
+        if (now - t <= std::chrono::seconds(1)) ++count;
+    return count;
+}
+
+void PreviewFrameMeter::reset() {
+    pending_.reset();
+    shownAt_.clear();
+}
+
+}  // namespace fs::ui
