@@ -1,168 +1,237 @@
-// Mode "parallel": row tiles on std::thread, each tile converting its source
-// rows once into border-padded float rows, then running contiguous
-// multiply-add loops the compiler vectorises. Rank-1 kernels take two 1-D
-// passes. The 2-D path adds in the same order as the reference, so for
-// non-separable kernels it matches the reference bit for bit.
+// Mode "parallel": row tiles shared out over one persistent thread pool. Each
+// tile keeps a ring of border-padded float rows (each source row converted
+// once) and computes every output row from it with explicit SIMD loops
+// (parallel_simd_*.cpp: AVX2+FMA or SSE2, chosen at run time).
+//
+// Rank-1 kernels run as a column pass then a row pass, with fused
+// multiply-adds. When the kernel's weights are n / 2^shift and the samples
+// are integers (u8, u16), every product and partial sum of both passes and of
+// the reference is an exactly representable float (exactFactors checks the
+// bounds), so the result is the reference's bit for bit. Other rank-1 kernels
+// differ from the reference by rounding only. Every other kernel (2-D, 1xN,
+// Nx1) adds in the reference's order without fusing: bit for bit.
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <mutex>
+#include <cmath>
+#include <cstring>
+#include <numeric>
 #include <optional>
-#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "cpu_common.hpp"
 #include "cpu_modes.hpp"
+#include "parallel_pool.hpp"
+#include "parallel_simd.hpp"
 
 namespace fs::cpu::detail {
 namespace {
 
-// dst[i] += weight * src[i]: the one loop that does nearly all the work.
-inline void multiplyAdd(float* __restrict dst, const float* __restrict src, float weight, int count) {
-    for (int i = 0; i < count; ++i) dst[i] += weight * src[i];
+double maxSampleOf(Depth d) { return d == Depth::U8 ? 255.0 : 65535.0; }
+
+// Samples (border included) are integers in [0, max]: the condition for the
+// exact separable form and for dropping zero weights (0 * x adds nothing
+// unless x is NaN or infinite).
+bool integerSamples(Depth in, const Border& border) {
+    if (in == Depth::F32) return false;
+    if (border.mode != BorderMode::Constant) return true;
+    return border.value == std::nearbyint(border.value) && border.value >= 0.0f && border.value <= maxSampleOf(in);
 }
 
+struct Factors {
+    std::vector<float> row, column;
+};
+
+// Integer row weights r and column weights c / 2^shift with column x row the
+// kernel exactly, when every partial sum of either pass (and of the
+// reference's 2-D sum) stays an integer multiple of 2^-shift below 2^24 of
+// them: then all of them are exact in float, whatever the order or fusing.
+std::optional<Factors> exactFactors(const Kernel& k, double maxSample) {
+    const std::optional<DyadicKernel> d = dyadicForm(k, 24);
+    if (!d) return std::nullopt;
+    const auto n = [&](int x, int y) { return static_cast<long long>(d->numerators[static_cast<std::size_t>(y) * k.width + x]); };
+    int px = 0, py = 0;
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x)
+            if (std::llabs(n(x, y)) > std::llabs(n(px, py))) px = x, py = y;
+    if (n(px, py) == 0) return std::nullopt;
+    long long g = 0;
+    for (int x = 0; x < k.width; ++x) g = std::gcd(g, n(x, py));
+    std::vector<long long> r(static_cast<std::size_t>(k.width)), c(static_cast<std::size_t>(k.height));
+    for (int x = 0; x < k.width; ++x) r[x] = n(x, py) / g;
+    for (int y = 0; y < k.height; ++y) {
+        if (n(px, y) % r[px] != 0) return std::nullopt;
+        c[y] = n(px, y) / r[px];
+    }
+    double sumR = 0, sumC = 0;
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x)
+            if (c[y] * r[x] != n(x, y)) return std::nullopt;
+    for (long long v : r) sumR += static_cast<double>(std::llabs(v));
+    for (long long v : c) sumC += static_cast<double>(std::llabs(v));
+    if (maxSample * sumR * sumC >= 16777216.0) return std::nullopt;
+    Factors f;
+    for (long long v : r) f.row.push_back(static_cast<float>(v));
+    for (long long v : c) f.column.push_back(std::ldexp(static_cast<float>(v), -d->shift));
+    return f;
+}
+
+// One kernel as tap lists. Offsets are in floats within a padded row, from
+// the padded position of output sample 0; dy is relative to the output row.
 struct KernelPlan {
-    const Kernel* kernel = nullptr;
-    std::optional<Separable> separable;  // set when the two-pass path is used
+    bool separable = false;
+    std::vector<int> columnDy;
+    std::vector<float> columnWeights;
+    std::vector<std::ptrdiff_t> rowOffsets;
+    std::vector<float> rowWeights;
+    std::vector<int> denseDy;
+    std::vector<std::ptrdiff_t> denseOffsets;
+    std::vector<float> denseWeights;
+    std::size_t taps() const { return std::max({columnDy.size(), rowOffsets.size(), denseDy.size()}); }
 };
 
-// Per-thread buffers, reused across the tiles a thread takes.
+KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX, int channels) {
+    KernelPlan plan;
+    const bool skipZeros = integerSamples(in, border);
+    const auto offsetOf = [&](int kx) { return static_cast<std::ptrdiff_t>(padX + kx - k.radiusX()) * channels; };
+    std::optional<Factors> factors;
+    if (k.width > 1 && k.height > 1) {  // 1xN and Nx1 gain nothing from splitting
+        if (skipZeros) factors = exactFactors(k, maxSampleOf(in));
+        if (!factors)
+            if (std::optional<Separable> s = separate(k)) factors = Factors{s->row, s->column};
+    }
+    if (factors) {
+        plan.separable = true;
+        for (int ky = 0; ky < k.height; ++ky)
+            if (!(skipZeros && factors->column[ky] == 0.0f)) {
+                plan.columnDy.push_back(ky - k.radiusY());
+                plan.columnWeights.push_back(factors->column[ky]);
+            }
+        for (int kx = 0; kx < k.width; ++kx)
+            if (!(skipZeros && factors->row[kx] == 0.0f)) {
+                plan.rowOffsets.push_back(offsetOf(kx));
+                plan.rowWeights.push_back(factors->row[kx]);
+            }
+        return plan;
+    }
+    // A running sum that never saw a product is +0, and +0 + (+-0) is +0:
+    // with finite samples a zero weight changes nothing, even the sign of zero.
+    for (int ky = 0; ky < k.height; ++ky)
+        for (int kx = 0; kx < k.width; ++kx)
+            if (!(skipZeros && k.at(kx, ky) == 0.0f)) {
+                plan.denseDy.push_back(ky - k.radiusY());
+                plan.denseOffsets.push_back(offsetOf(kx));
+                plan.denseWeights.push_back(k.at(kx, ky));
+            }
+    return plan;
+}
+
+// Per-thread buffers, kept between runs so a run allocates nothing once warm.
 struct Scratch {
-    std::vector<float> padded;                  // source rows, border-padded, as floats
-    std::vector<float> horizontal[2];           // separable: row-pass results
-    std::vector<float> response[2];             // one output row per kernel
+    std::vector<float> ring;         // 2 * padY + 1 padded source rows
+    std::vector<float> columnPassed; // separable: one padded row after the column pass
+    std::vector<float> response[2];  // one output row per kernel
+    std::vector<const float*> sources;
 };
 
-template <class In, class Out> class TiledFilter {
+class TiledFilter {
 public:
-    TiledFilter(const FilterSpec& spec, ConstImageView in, ImageView out) : spec_(spec), in_(in), out_(out) {
+    TiledFilter(const FilterSpec& spec, ConstImageView in, ImageView out, const simd::RowOps& ops)
+        : spec_(spec), in_(in), out_(out), ops_(ops) {
         padX_ = spec.maxRadiusX();
         padY_ = spec.maxRadiusY();
+        ringRows_ = 2 * padY_ + 1;
         rowValues_ = in.width * in.channels;
         paddedValues_ = (in.width + 2 * padX_) * in.channels;
-        for (const Kernel& k : spec.kernels) {
-            KernelPlan plan;
-            plan.kernel = &k;
-            // 1xN and Nx1 kernels gain nothing from splitting.
-            if (k.width > 1 && k.height > 1) plan.separable = separate(k);
-            plans_.push_back(std::move(plan));
-        }
+        for (const Kernel& k : spec.kernels) plans_.push_back(planKernel(k, in.depth, spec.border, padX_, in.channels));
+        finish_.combine = spec.combine;
+        finish_.scale = spec.output.scale;
+        finish_.offset = spec.output.offset;
+        finish_.absolute = spec.output.absolute;
+        finish_.outDepth = out.depth;
     }
 
     void filterRows(int y0, int y1, Scratch& s) const {
-        const int tileRows = y1 - y0;
-        const int sourceRows = tileRows + 2 * padY_;
-        s.padded.resize(static_cast<std::size_t>(sourceRows) * paddedValues_);
-        for (int j = 0; j < sourceRows; ++j)
-            loadPaddedRow<In>(in_, borderIndex(y0 - padY_ + j, in_.height, spec_.border.mode), spec_.border, padX_,
-                              paddedRow(s, j));
-
+        s.ring.resize(static_cast<std::size_t>(ringRows_) * paddedValues_);
+        s.columnPassed.resize(static_cast<std::size_t>(paddedValues_));
+        std::size_t maxTaps = 0;
         for (std::size_t k = 0; k < plans_.size(); ++k) {
             s.response[k].resize(static_cast<std::size_t>(rowValues_));
-            if (plans_[k].separable) rowPass(plans_[k], sourceRows, s, s.horizontal[k]);
+            maxTaps = std::max(maxTaps, plans_[k].taps());
         }
+        s.sources.resize(maxTaps);
+        for (int j = y0 - padY_; j < y0 + padY_; ++j) loadRow(j, s);
         for (int y = y0; y < y1; ++y) {
-            for (std::size_t k = 0; k < plans_.size(); ++k) {
-                float* response = s.response[k].data();
-                std::fill(response, response + rowValues_, 0.0f);
-                if (plans_[k].separable) columnPass(plans_[k], y - y0, s.horizontal[k], response);
-                else correlateRow(*plans_[k].kernel, y - y0, s, response);
-            }
-            const float* first = s.response[0].data();
-            const float* second = plans_.size() > 1 ? s.response[1].data() : first;
-            Out* dst = out_.row<Out>(y);
-            for (int i = 0; i < rowValues_; ++i)
-                dst[i] = finishSample<Out>(combineResponses(spec_.combine, first[i], second[i]), spec_.output);
+            loadRow(y + padY_, s);
+            for (std::size_t k = 0; k < plans_.size(); ++k) respond(plans_[k], y, s, s.response[k].data());
+            const float* second = plans_.size() > 1 ? s.response[1].data() : nullptr;
+            ops_.finish(s.response[0].data(), second, finish_, out_.row<std::uint8_t>(y), rowValues_);
         }
     }
 
 private:
-    float* paddedRow(Scratch& s, int j) const { return s.padded.data() + static_cast<std::size_t>(j) * paddedValues_; }
-
-    // 2-D correlation of output row `tileY` (index within the tile); same
-    // summation order as the reference: kernel rows, then columns.
-    void correlateRow(const Kernel& k, int tileY, Scratch& s, float* response) const {
-        const int firstRow = tileY + padY_ - k.radiusY();
-        const int firstColumn = padX_ - k.radiusX();
-        for (int ky = 0; ky < k.height; ++ky) {
-            const float* src = paddedRow(s, firstRow + ky);
-            for (int kx = 0; kx < k.width; ++kx)
-                multiplyAdd(response, src + static_cast<std::ptrdiff_t>(firstColumn + kx) * in_.channels, k.at(kx, ky),
-                            rowValues_);
-        }
+    float* ringRow(int sourceY, Scratch& s) const {
+        const int slot = ((sourceY % ringRows_) + ringRows_) % ringRows_;
+        return s.ring.data() + static_cast<std::size_t>(slot) * paddedValues_;
     }
 
-    // Separable first pass: every source row the tile needs, filtered along x.
-    void rowPass(const KernelPlan& plan, int sourceRows, Scratch& s, std::vector<float>& horizontal) const {
-        const std::vector<float>& row = plan.separable->row;
-        const int firstColumn = padX_ - plan.kernel->radiusX();
-        horizontal.assign(static_cast<std::size_t>(sourceRows) * rowValues_, 0.0f);
-        for (int j = 0; j < sourceRows; ++j) {
-            float* dst = horizontal.data() + static_cast<std::size_t>(j) * rowValues_;
-            const float* src = paddedRow(s, j);
-            for (std::size_t kx = 0; kx < row.size(); ++kx)
-                multiplyAdd(dst, src + (firstColumn + static_cast<std::ptrdiff_t>(kx)) * in_.channels, row[kx],
-                            rowValues_);
+    // Source row j (border-mapped here) as floats with padX border pixels each side.
+    void loadRow(int j, Scratch& s) const {
+        float* dst = ringRow(j, s);
+        const Border& border = spec_.border;
+        const int sourceY = borderIndex(j, in_.height, border.mode);
+        if (sourceY < 0) {
+            std::fill(dst, dst + paddedValues_, border.value);
+            return;
         }
+        const int channels = in_.channels;
+        float* inner = dst + static_cast<std::ptrdiff_t>(padX_) * channels;
+        switch (in_.depth) {
+        case Depth::U8: ops_.widenU8(in_.row<std::uint8_t>(sourceY), inner, rowValues_); break;
+        case Depth::U16: ops_.widenU16(in_.row<std::uint16_t>(sourceY), inner, rowValues_); break;
+        case Depth::F32:
+            std::memcpy(inner, in_.row<float>(sourceY), static_cast<std::size_t>(rowValues_) * sizeof(float));
+            break;
+        }
+        // Edge pixels copy the already converted inner ones.
+        const auto fillEdge = [&](int x) {
+            float* d = dst + static_cast<std::ptrdiff_t>(x + padX_) * channels;
+            const int sx = borderIndex(x, in_.width, border.mode);
+            for (int c = 0; c < channels; ++c) d[c] = sx < 0 ? border.value : inner[static_cast<std::ptrdiff_t>(sx) * channels + c];
+        };
+        for (int x = -padX_; x < 0; ++x) fillEdge(x);
+        for (int x = in_.width; x < in_.width + padX_; ++x) fillEdge(x);
     }
 
-    // Separable second pass: one output row from the row-pass results.
-    void columnPass(const KernelPlan& plan, int tileY, const std::vector<float>& horizontal, float* response) const {
-        const std::vector<float>& column = plan.separable->column;
-        const int firstRow = tileY + padY_ - plan.kernel->radiusY();
-        for (std::size_t ky = 0; ky < column.size(); ++ky)
-            multiplyAdd(response, horizontal.data() + (firstRow + ky) * static_cast<std::size_t>(rowValues_),
-                        column[ky], rowValues_);
+    void respond(const KernelPlan& plan, int y, Scratch& s, float* response) const {
+        const float** sources = s.sources.data();
+        if (plan.separable) {
+            const int columnTaps = static_cast<int>(plan.columnDy.size());
+            for (int t = 0; t < columnTaps; ++t) sources[t] = ringRow(y + plan.columnDy[t], s);
+            ops_.weightedSumFused(sources, plan.columnWeights.data(), columnTaps, s.columnPassed.data(), paddedValues_);
+            const int rowTaps = static_cast<int>(plan.rowOffsets.size());
+            for (int t = 0; t < rowTaps; ++t) sources[t] = s.columnPassed.data() + plan.rowOffsets[t];
+            ops_.weightedSumFused(sources, plan.rowWeights.data(), rowTaps, response, rowValues_);
+            return;
+        }
+        const int taps = static_cast<int>(plan.denseDy.size());
+        for (int t = 0; t < taps; ++t) sources[t] = ringRow(y + plan.denseDy[t], s) + plan.denseOffsets[t];
+        ops_.weightedSumExact(sources, plan.denseWeights.data(), taps, response, rowValues_);
     }
 
     const FilterSpec& spec_;
     ConstImageView in_;
     ImageView out_;
+    const simd::RowOps& ops_;
     std::vector<KernelPlan> plans_;
-    int padX_ = 0, padY_ = 0;
+    simd::FinishParams finish_;
+    int padX_ = 0, padY_ = 0, ringRows_ = 1;
     int rowValues_ = 0, paddedValues_ = 0;
 };
 
-template <class In, class Out> void filterParallel(const FilterSpec& spec, ConstImageView in, ImageView out) {
-    const TiledFilter<In, Out> filter(spec, in, out);
-    int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
-    if (parallelThreadLimit() > 0) threads = std::min(threads, parallelThreadLimit());
-    // Several tiles per thread balance uneven progress. At least 16 rows each,
-    // so the 2 * radius rows of overlap stay a small share of the work, and at
-    // most max(64, 4 * radius), so a thread's float buffers stay a few tens of
-    // MB even on 8K images.
-    const int evenShare = (in.height + threads * 4 - 1) / (threads * 4);
-    const int tileRows = std::max(16, std::min(evenShare, std::max(64, 4 * spec.maxRadiusY())));
-    const int tiles = (in.height + tileRows - 1) / tileRows;
-    std::atomic<int> nextTile{0};
-    std::exception_ptr failure;
-    std::mutex failureMutex;
-    auto worker = [&] {
-        try {
-            Scratch scratch;
-            for (int t = nextTile++; t < tiles; t = nextTile++)
-                filter.filterRows(t * tileRows, std::min(in.height, (t + 1) * tileRows), scratch);
-        } catch (...) {  // bad_alloc in a worker must reach run(), not std::terminate
-            std::lock_guard<std::mutex> lock(failureMutex);
-            if (!failure) failure = std::current_exception();
-            nextTile = tiles;
-        }
-    };
-    const int helpers = std::min(threads, tiles) - 1;
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(helpers));
-    for (int i = 0; i < helpers; ++i) {
-        try {
-            pool.emplace_back(worker);
-        } catch (const std::system_error&) {
-            break;  // fewer threads is slower, not wrong: the tiles still all get done
-        }
-    }
-    worker();
-    for (std::thread& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
+Scratch& threadScratch() {
+    thread_local Scratch scratch;
+    return scratch;
 }
 
 }  // namespace
@@ -173,8 +242,28 @@ int& parallelThreadLimit() {
 }
 
 void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output) {
-    withSampleTypes(input.depth, output.depth, [&](auto inSample, auto outSample) {
-        filterParallel<decltype(inSample), decltype(outSample)>(spec, input, output);
+    const TiledFilter filter(spec, input, output, simd::activeRowOps());
+    int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+    if (parallelThreadLimit() > 0) threads = std::min(threads, parallelThreadLimit());
+    // A few tiles per thread balance uneven progress (the machine is shared);
+    // at least 8 rows each, so the 2 * radius rows each tile converts again
+    // stay a small share.
+    const int tileRows = std::max(8, (input.height + threads * 4 - 1) / (threads * 4));
+    const int tiles = (input.height + tileRows - 1) / tileRows;
+    if (threads <= 1 || tiles <= 1) {
+        filter.filterRows(0, input.height, threadScratch());
+        return;
+    }
+    std::atomic<int> nextTile{0};
+    runOnPool(std::min(threads, tiles) - 1, [&] {
+        Scratch& scratch = threadScratch();
+        try {
+            for (int t = nextTile++; t < tiles; t = nextTile++)
+                filter.filterRows(t * tileRows, std::min(input.height, (t + 1) * tileRows), scratch);
+        } catch (...) {  // stop the others early; runOnPool rethrows it
+            nextTile = tiles;
+            throw;
+        }
     });
 }
 

@@ -1,0 +1,43 @@
+#pragma once
+// Row loops of mode "parallel", built once per instruction set (AVX2 + FMA,
+// and an SSE2 baseline every x86-64 has) and picked at run time.
+#include <cstddef>
+#include <cstdint>
+
+#include "fs/filter_spec.hpp"
+#include "fs/image.hpp"
+
+namespace fs::cpu::detail::simd {
+
+// What happens to each pixel once its kernel responses are known.
+struct FinishParams {
+    Combine combine = Combine::Single;
+    float scale = 1.0f, offset = 0.0f;
+    bool absolute = false;
+    Depth outDepth = Depth::F32;
+};
+
+struct RowOps {
+    const char* isa = "";
+    // Samples to floats, exactly.
+    void (*widenU8)(const std::uint8_t* src, float* dst, int n) = nullptr;
+    void (*widenU16)(const std::uint16_t* src, float* dst, int n) = nullptr;
+    // dst[i] = sum over t of weights[t] * sources[t][i], as fused multiply-adds
+    // where the instruction set has them (separable passes).
+    void (*weightedSumFused)(const float* const* sources, const float* weights, int taps, float* dst, int n) = nullptr;
+    // The same sum, each product and partial sum rounded on its own, from 0,
+    // in tap order: the reference's arithmetic (2-D kernels), bit for bit.
+    void (*weightedSumExact)(const float* const* sources, const float* weights, int taps, float* dst, int n) = nullptr;
+    // Combine, map and store n samples (second is read for Combine::Magnitude only).
+    void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
+};
+
+const RowOps& avx2RowOps();      // needs AVX2 and FMA
+const RowOps& baselineRowOps();  // SSE2
+bool cpuHasAvx2Fma();
+// The set mode "parallel" uses: the fastest this CPU runs unless a test chose
+// another with useRowOps (so the baseline is checked on AVX2 machines too).
+const RowOps& activeRowOps();
+void useRowOps(const RowOps& ops);
+
+}  // namespace fs::cpu::detail::simd

@@ -1,0 +1,209 @@
+// Included once by each of parallel_simd_avx2.cpp and parallel_simd_sse2.cpp,
+// which compile it with different instruction sets; Vec hides the width.
+// Stores follow fs::saturateU8/U16: NaN and -Inf to 0, +Inf to the maximum,
+// round half to even (cvtps2dq under the default rounding mode).
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "cpu_common.hpp"
+#include "parallel_simd.hpp"
+
+namespace fs::cpu::detail::simd {
+namespace FS_SIMD_NAMESPACE {
+namespace {
+
+#if defined(__AVX2__) && defined(__FMA__)
+struct Vec {
+    static constexpr int N = 8;
+    using F = __m256;
+    static F load(const float* p) { return _mm256_loadu_ps(p); }
+    static void store(float* p, F v) { _mm256_storeu_ps(p, v); }
+    static F set1(float v) { return _mm256_set1_ps(v); }
+    static F zero() { return _mm256_setzero_ps(); }
+    static F add(F a, F b) { return _mm256_add_ps(a, b); }
+    static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+    static F fused(F w, F x, F acc) { return _mm256_fmadd_ps(w, x, acc); }
+    static F max(F a, F b) { return _mm256_max_ps(a, b); }  // b when either is NaN
+    static F min(F a, F b) { return _mm256_min_ps(a, b); }
+    static F sqrt(F a) { return _mm256_sqrt_ps(a); }
+    static F abs(F a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+    static F fromU8(const std::uint8_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+    }
+    static F fromU16(const std::uint16_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
+    // v already clamped to [0, 255].
+    static void storeU8(std::uint8_t* p, F v) {
+        const __m256i i = _mm256_cvtps_epi32(v);
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(w, w));
+    }
+    static void storeU16(std::uint16_t* p, F v) {
+        const __m256i i = _mm256_cvtps_epi32(v);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                         _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
+    }
+};
+inline float fusedScalar(float w, float x, float acc) { return std::fma(w, x, acc); }
+#else
+struct Vec {
+    static constexpr int N = 4;
+    using F = __m128;
+    static F load(const float* p) { return _mm_loadu_ps(p); }
+    static void store(float* p, F v) { _mm_storeu_ps(p, v); }
+    static F set1(float v) { return _mm_set1_ps(v); }
+    static F zero() { return _mm_setzero_ps(); }
+    static F add(F a, F b) { return _mm_add_ps(a, b); }
+    static F mul(F a, F b) { return _mm_mul_ps(a, b); }
+    static F fused(F w, F x, F acc) { return _mm_add_ps(_mm_mul_ps(w, x), acc); }
+    static F max(F a, F b) { return _mm_max_ps(a, b); }
+    static F min(F a, F b) { return _mm_min_ps(a, b); }
+    static F sqrt(F a) { return _mm_sqrt_ps(a); }
+    static F abs(F a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
+    static F fromU8(const std::uint8_t* p) {
+        std::int32_t bits;
+        __builtin_memcpy(&bits, p, 4);
+        const __m128i z = _mm_setzero_si128();
+        const __m128i w = _mm_unpacklo_epi8(_mm_cvtsi32_si128(bits), z);
+        return _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, z));
+    }
+    static F fromU16(const std::uint16_t* p) {
+        const __m128i w = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+        return _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, _mm_setzero_si128()));
+    }
+    static void storeU8(std::uint8_t* p, F v) {
+        const __m128i i = _mm_cvtps_epi32(v);
+        const __m128i w = _mm_packs_epi32(i, i);
+        const int bits = _mm_cvtsi128_si32(_mm_packus_epi16(w, w));
+        __builtin_memcpy(p, &bits, 4);
+    }
+    static void storeU16(std::uint16_t* p, F v) {
+        // SSE2 has no unsigned 32->16 pack: shift into signed range, pack, shift back.
+        const __m128i i = _mm_sub_epi32(_mm_cvtps_epi32(v), _mm_set1_epi32(32768));
+        const __m128i w = _mm_xor_si128(_mm_packs_epi32(i, i), _mm_set1_epi16(static_cast<short>(0x8000)));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(p), w);
+    }
+};
+inline float fusedScalar(float w, float x, float acc) { return acc + w * x; }
+#endif
+
+using F = Vec::F;
+constexpr int N = Vec::N;
+
+void widenU8(const std::uint8_t* src, float* dst, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N) Vec::store(dst + i, Vec::fromU8(src + i));
+    for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+void widenU16(const std::uint16_t* src, float* dst, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N) Vec::store(dst + i, Vec::fromU16(src + i));
+    for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+// Four vectors of accumulators stay in registers across all taps, so each tap
+// costs one load and one multiply-add per vector and dst is written once.
+template <bool Fused>
+void weightedSum(const float* const* sources, const float* weights, int taps, float* dst, int n) {
+    int i = 0;
+    for (; i + 4 * N <= n; i += 4 * N) {
+        F a0 = Vec::zero(), a1 = Vec::zero(), a2 = Vec::zero(), a3 = Vec::zero();
+        for (int t = 0; t < taps; ++t) {
+            const float* s = sources[t] + i;
+            const F w = Vec::set1(weights[t]);
+            if constexpr (Fused) {
+                a0 = Vec::fused(w, Vec::load(s), a0);
+                a1 = Vec::fused(w, Vec::load(s + N), a1);
+                a2 = Vec::fused(w, Vec::load(s + 2 * N), a2);
+                a3 = Vec::fused(w, Vec::load(s + 3 * N), a3);
+            } else {
+                a0 = Vec::add(a0, Vec::mul(w, Vec::load(s)));
+                a1 = Vec::add(a1, Vec::mul(w, Vec::load(s + N)));
+                a2 = Vec::add(a2, Vec::mul(w, Vec::load(s + 2 * N)));
+                a3 = Vec::add(a3, Vec::mul(w, Vec::load(s + 3 * N)));
+            }
+        }
+        Vec::store(dst + i, a0);
+        Vec::store(dst + i + N, a1);
+        Vec::store(dst + i + 2 * N, a2);
+        Vec::store(dst + i + 3 * N, a3);
+    }
+    for (; i + N <= n; i += N) {
+        F a = Vec::zero();
+        for (int t = 0; t < taps; ++t) {
+            const F w = Vec::set1(weights[t]), x = Vec::load(sources[t] + i);
+            a = Fused ? Vec::fused(w, x, a) : Vec::add(a, Vec::mul(w, x));
+        }
+        Vec::store(dst + i, a);
+    }
+    for (; i < n; ++i) {
+        float a = 0.0f;
+        for (int t = 0; t < taps; ++t) a = Fused ? fusedScalar(weights[t], sources[t][i], a) : a + weights[t] * sources[t][i];
+        dst[i] = a;
+    }
+}
+
+// The same operations as combineResponses, applyMapping and PixelTraits::store,
+// in the same order and unfused, so every lane equals the scalar result.
+template <Combine C, bool Abs, class Out> F finishVector(const float* first, const float* second, F scale, F offset) {
+    F v = Vec::load(first);
+    if constexpr (C == Combine::Magnitude) {
+        const F b = Vec::load(second);
+        v = Vec::sqrt(Vec::add(Vec::mul(v, v), Vec::mul(b, b)));
+    }
+    v = Vec::add(Vec::mul(v, scale), offset);
+    if constexpr (Abs) v = Vec::abs(v);
+    if constexpr (std::is_same_v<Out, std::uint8_t>) v = Vec::min(Vec::max(v, Vec::zero()), Vec::set1(255.0f));
+    if constexpr (std::is_same_v<Out, std::uint16_t>) v = Vec::min(Vec::max(v, Vec::zero()), Vec::set1(65535.0f));
+    return v;
+}
+
+template <Combine C, bool Abs, class Out>
+void finishTyped(const float* first, const float* second, const FinishParams& p, void* dstVoid, int n) {
+    Out* dst = static_cast<Out*>(dstVoid);
+    const F scale = Vec::set1(p.scale), offset = Vec::set1(p.offset);
+    int i = 0;
+    for (; i + N <= n; i += N) {
+        const F v = finishVector<C, Abs, Out>(first + i, second + i, scale, offset);
+        if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::storeU8(dst + i, v);
+        else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::storeU16(dst + i, v);
+        else Vec::store(dst + i, v);
+    }
+    const OutputMapping m{p.scale, p.offset, Abs, false};
+    for (; i < n; ++i)
+        dst[i] = finishSample<Out>(combineResponses(C, first[i], C == Combine::Magnitude ? second[i] : 0.0f), m);
+}
+
+template <Combine C, bool Abs>
+void finishCombined(const float* first, const float* second, const FinishParams& p, void* dst, int n) {
+    switch (p.outDepth) {
+    case Depth::U8: return finishTyped<C, Abs, std::uint8_t>(first, second, p, dst, n);
+    case Depth::U16: return finishTyped<C, Abs, std::uint16_t>(first, second, p, dst, n);
+    case Depth::F32: break;
+    }
+    finishTyped<C, Abs, float>(first, second, p, dst, n);
+}
+
+void finish(const float* first, const float* second, const FinishParams& p, void* dst, int n) {
+    if (p.combine == Combine::Magnitude) {
+        if (p.absolute) finishCombined<Combine::Magnitude, true>(first, second, p, dst, n);
+        else finishCombined<Combine::Magnitude, false>(first, second, p, dst, n);
+    } else {
+        if (p.absolute) finishCombined<Combine::Single, true>(first, second, p, dst, n);
+        else finishCombined<Combine::Single, false>(first, second, p, dst, n);
+    }
+}
+
+}  // namespace
+
+const RowOps& rowOps() {
+    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSum<true>, &weightedSum<false>, &finish};
+    return ops;
+}
+
+}  // namespace FS_SIMD_NAMESPACE
+}  // namespace fs::cpu::detail::simd
