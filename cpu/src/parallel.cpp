@@ -76,18 +76,57 @@ std::optional<Factors> exactFactors(const Kernel& k, double maxSample) {
     return f;
 }
 
+// Taps of one pass: positions (rows or offsets in floats) and weights, with
+// a symmetric or antisymmetric kernel's mirrored taps paired (see RowOps).
+struct PassTaps {
+    std::vector<std::ptrdiff_t> positions;  // 2 * pairs paired, then the singles
+    std::vector<float> weights;             // pairs, then singles
+    int pairs = 0, singles = 0;
+    bool anti = false;
+};
+
+template <class Position>
+PassTaps foldTaps(const std::vector<float>& w, bool skipZeros, Position position) {
+    PassTaps taps;
+    const int k = static_cast<int>(w.size());
+    bool symmetric = k > 1, anti = k > 1;
+    for (int i = 0; i < k; ++i) {
+        symmetric = symmetric && w[i] == w[k - 1 - i];
+        anti = anti && w[i] == -w[k - 1 - i];
+    }
+    const auto skip = [&](float v) { return skipZeros && v == 0.0f; };
+    std::vector<std::ptrdiff_t> singles;
+    std::vector<float> singleWeights;
+    if (symmetric || anti) {
+        taps.anti = anti && !symmetric;
+        for (int i = 0; i < k / 2; ++i)
+            if (!skip(w[i])) {
+                taps.positions.push_back(position(i));
+                taps.positions.push_back(position(k - 1 - i));
+                taps.weights.push_back(w[i]);
+                ++taps.pairs;
+            }
+        if (!skip(w[k / 2])) singles.push_back(position(k / 2)), singleWeights.push_back(w[k / 2]);
+    } else {
+        for (int i = 0; i < k; ++i)
+            if (!skip(w[i])) singles.push_back(position(i)), singleWeights.push_back(w[i]);
+    }
+    taps.singles = static_cast<int>(singles.size());
+    taps.positions.insert(taps.positions.end(), singles.begin(), singles.end());
+    taps.weights.insert(taps.weights.end(), singleWeights.begin(), singleWeights.end());
+    return taps;
+}
+
 // One kernel as tap lists. Offsets are in floats within a padded row, from
 // the padded position of output sample 0; dy is relative to the output row.
 struct KernelPlan {
     bool separable = false;
-    std::vector<int> columnDy;
-    std::vector<float> columnWeights;
-    std::vector<std::ptrdiff_t> rowOffsets;
-    std::vector<float> rowWeights;
+    PassTaps column;  // positions: dy
+    PassTaps row;     // positions: offsets
     std::vector<int> denseDy;
     std::vector<std::ptrdiff_t> denseOffsets;
     std::vector<float> denseWeights;
-    std::size_t taps() const { return std::max({columnDy.size(), rowOffsets.size(), denseDy.size()}); }
+    std::size_t taps() const { return std::max({column.positions.size(), row.positions.size(), denseDy.size()}); }
 };
 
 KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX, int channels) {
@@ -102,16 +141,8 @@ KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX,
     }
     if (factors) {
         plan.separable = true;
-        for (int ky = 0; ky < k.height; ++ky)
-            if (!(skipZeros && factors->column[ky] == 0.0f)) {
-                plan.columnDy.push_back(ky - k.radiusY());
-                plan.columnWeights.push_back(factors->column[ky]);
-            }
-        for (int kx = 0; kx < k.width; ++kx)
-            if (!(skipZeros && factors->row[kx] == 0.0f)) {
-                plan.rowOffsets.push_back(offsetOf(kx));
-                plan.rowWeights.push_back(factors->row[kx]);
-            }
+        plan.column = foldTaps(factors->column, skipZeros, [&](int ky) { return static_cast<std::ptrdiff_t>(ky - k.radiusY()); });
+        plan.row = foldTaps(factors->row, skipZeros, offsetOf);
         return plan;
     }
     // A running sum that never saw a product is +0, and +0 + (+-0) is +0:
@@ -143,6 +174,8 @@ public:
         ringRows_ = 2 * padY_ + 1;
         rowValues_ = in.width * in.channels;
         paddedValues_ = (in.width + 2 * padX_) * in.channels;
+        // The column pass recomputes each chunk's border halo: keep it a small share.
+        chunk_ = std::max(1024, (8 * (paddedValues_ - rowValues_) + 31) / 32 * 32);
         for (const Kernel& k : spec.kernels) plans_.push_back(planKernel(k, in.depth, spec.border, padX_, in.channels));
         finish_.combine = spec.combine;
         finish_.scale = spec.output.scale;
@@ -153,19 +186,24 @@ public:
 
     void filterRows(int y0, int y1, Scratch& s) const {
         s.ring.resize(static_cast<std::size_t>(ringRows_) * paddedValues_);
-        s.columnPassed.resize(static_cast<std::size_t>(paddedValues_));
+        s.columnPassed.resize(static_cast<std::size_t>(chunk_ + paddedValues_ - rowValues_));
         std::size_t maxTaps = 0;
         for (std::size_t k = 0; k < plans_.size(); ++k) {
-            s.response[k].resize(static_cast<std::size_t>(rowValues_));
+            s.response[k].resize(static_cast<std::size_t>(chunk_));
             maxTaps = std::max(maxTaps, plans_[k].taps());
         }
         s.sources.resize(maxTaps);
         for (int j = y0 - padY_; j < y0 + padY_; ++j) loadRow(j, s);
+        const std::size_t outBytes = depthBytes(out_.depth);
         for (int y = y0; y < y1; ++y) {
             loadRow(y + padY_, s);
-            for (std::size_t k = 0; k < plans_.size(); ++k) respond(plans_[k], y, s, s.response[k].data());
-            const float* second = plans_.size() > 1 ? s.response[1].data() : nullptr;
-            ops_.finish(s.response[0].data(), second, finish_, out_.row<std::uint8_t>(y), rowValues_);
+            // A chunk at a time, so the column-pass row and the responses stay in L1.
+            for (int c0 = 0; c0 < rowValues_; c0 += chunk_) {
+                const int n = std::min(chunk_, rowValues_ - c0);
+                for (std::size_t k = 0; k < plans_.size(); ++k) respond(plans_[k], y, c0, n, s, s.response[k].data());
+                const float* second = plans_.size() > 1 ? s.response[1].data() : nullptr;
+                ops_.finish(s.response[0].data(), second, finish_, out_.row<std::uint8_t>(y) + c0 * outBytes, n);
+            }
         }
     }
 
@@ -203,20 +241,23 @@ private:
         for (int x = in_.width; x < in_.width + padX_; ++x) fillEdge(x);
     }
 
-    void respond(const KernelPlan& plan, int y, Scratch& s, float* response) const {
+    // Output samples [c0, c0 + n) of row y for one kernel.
+    void respond(const KernelPlan& plan, int y, int c0, int n, Scratch& s, float* response) const {
         const float** sources = s.sources.data();
         if (plan.separable) {
-            const int columnTaps = static_cast<int>(plan.columnDy.size());
-            for (int t = 0; t < columnTaps; ++t) sources[t] = ringRow(y + plan.columnDy[t], s);
-            ops_.weightedSumFused(sources, plan.columnWeights.data(), columnTaps, s.columnPassed.data(), paddedValues_);
-            const int rowTaps = static_cast<int>(plan.rowOffsets.size());
-            for (int t = 0; t < rowTaps; ++t) sources[t] = s.columnPassed.data() + plan.rowOffsets[t];
-            ops_.weightedSumFused(sources, plan.rowWeights.data(), rowTaps, response, rowValues_);
+            const PassTaps& column = plan.column;
+            for (std::size_t t = 0; t < column.positions.size(); ++t)
+                sources[t] = ringRow(y + static_cast<int>(column.positions[t]), s) + c0;
+            ops_.weightedSumFused(sources, column.weights.data(), column.pairs, column.singles, column.anti,
+                                  s.columnPassed.data(), n + paddedValues_ - rowValues_);
+            const PassTaps& row = plan.row;
+            for (std::size_t t = 0; t < row.positions.size(); ++t) sources[t] = s.columnPassed.data() + row.positions[t];
+            ops_.weightedSumFused(sources, row.weights.data(), row.pairs, row.singles, row.anti, response, n);
             return;
         }
         const int taps = static_cast<int>(plan.denseDy.size());
-        for (int t = 0; t < taps; ++t) sources[t] = ringRow(y + plan.denseDy[t], s) + plan.denseOffsets[t];
-        ops_.weightedSumExact(sources, plan.denseWeights.data(), taps, response, rowValues_);
+        for (int t = 0; t < taps; ++t) sources[t] = ringRow(y + plan.denseDy[t], s) + plan.denseOffsets[t] + c0;
+        ops_.weightedSumExact(sources, plan.denseWeights.data(), taps, response, n);
     }
 
     const FilterSpec& spec_;
@@ -226,7 +267,7 @@ private:
     std::vector<KernelPlan> plans_;
     simd::FinishParams finish_;
     int padX_ = 0, padY_ = 0, ringRows_ = 1;
-    int rowValues_ = 0, paddedValues_ = 0;
+    int rowValues_ = 0, paddedValues_ = 0, chunk_ = 1024;
 };
 
 Scratch& threadScratch() {

@@ -1,6 +1,6 @@
 #pragma once
-// Row loops of mode "parallel", built once per instruction set (AVX2 + FMA,
-// and an SSE2 baseline every x86-64 has) and picked at run time.
+// Row loops of mode "parallel", built once per instruction set (AVX-512,
+// AVX2 + FMA, and an SSE2 baseline every x86-64 has) and picked at run time.
 #include <cstddef>
 #include <cstdint>
 
@@ -22,9 +22,13 @@ struct RowOps {
     // Samples to floats, exactly.
     void (*widenU8)(const std::uint8_t* src, float* dst, int n) = nullptr;
     void (*widenU16)(const std::uint16_t* src, float* dst, int n) = nullptr;
-    // dst[i] = sum over t of weights[t] * sources[t][i], as fused multiply-adds
-    // where the instruction set has them (separable passes).
-    void (*weightedSumFused)(const float* const* sources, const float* weights, int taps, float* dst, int n) = nullptr;
+    // dst[i] = sum over taps of weight * source[i], as fused multiply-adds where
+    // the instruction set has them (separable passes). The first 2 * pairs
+    // sources come in pairs sharing weights[p] (a symmetric kernel's mirrored
+    // taps), added, or subtracted when `anti`, before the multiply; then
+    // `singles` sources with weights[pairs + s].
+    void (*weightedSumFused)(const float* const* sources, const float* weights, int pairs, int singles, bool anti,
+                             float* dst, int n) = nullptr;
     // The same sum, each product and partial sum rounded on its own, from 0,
     // in tap order: the reference's arithmetic (2-D kernels), bit for bit.
     void (*weightedSumExact)(const float* const* sources, const float* weights, int taps, float* dst, int n) = nullptr;
@@ -32,8 +36,10 @@ struct RowOps {
     void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
 };
 
+const RowOps& avx512RowOps();    // needs AVX-512F
 const RowOps& avx2RowOps();      // needs AVX2 and FMA
 const RowOps& baselineRowOps();  // SSE2
+bool cpuHasAvx512();
 bool cpuHasAvx2Fma();
 // The set mode "parallel" uses: the fastest this CPU runs unless a test chose
 // another with useRowOps (so the baseline is checked on AVX2 machines too).

@@ -14,7 +14,38 @@ namespace fs::cpu::detail::simd {
 namespace FS_SIMD_NAMESPACE {
 namespace {
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX512F__)
+struct Vec {
+    static constexpr int N = 16;
+    using F = __m512;
+    static F load(const float* p) { return _mm512_loadu_ps(p); }
+    static void store(float* p, F v) { _mm512_storeu_ps(p, v); }
+    static F set1(float v) { return _mm512_set1_ps(v); }
+    static F zero() { return _mm512_setzero_ps(); }
+    static F add(F a, F b) { return _mm512_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
+    static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+    static F fused(F w, F x, F acc) { return _mm512_fmadd_ps(w, x, acc); }
+    static F max(F a, F b) { return _mm512_max_ps(a, b); }  // b when either is NaN
+    static F min(F a, F b) { return _mm512_min_ps(a, b); }
+    static F sqrt(F a) { return _mm512_sqrt_ps(a); }
+    static F abs(F a) { return _mm512_abs_ps(a); }
+    static F fromU8(const std::uint8_t* p) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
+    static F fromU16(const std::uint16_t* p) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
+    }
+    // v already clamped to [0, 255] or [0, 65535]: the saturating narrowings never saturate.
+    static void storeU8(std::uint8_t* p, F v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(v)));
+    }
+    static void storeU16(std::uint16_t* p, F v) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtusepi32_epi16(_mm512_cvtps_epi32(v)));
+    }
+};
+inline float fusedScalar(float w, float x, float acc) { return std::fma(w, x, acc); }
+#elif defined(__AVX2__) && defined(__FMA__)
 struct Vec {
     static constexpr int N = 8;
     using F = __m256;
@@ -23,6 +54,7 @@ struct Vec {
     static F set1(float v) { return _mm256_set1_ps(v); }
     static F zero() { return _mm256_setzero_ps(); }
     static F add(F a, F b) { return _mm256_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
     static F fused(F w, F x, F acc) { return _mm256_fmadd_ps(w, x, acc); }
     static F max(F a, F b) { return _mm256_max_ps(a, b); }  // b when either is NaN
@@ -57,6 +89,7 @@ struct Vec {
     static F set1(float v) { return _mm_set1_ps(v); }
     static F zero() { return _mm_setzero_ps(); }
     static F add(F a, F b) { return _mm_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm_sub_ps(a, b); }
     static F mul(F a, F b) { return _mm_mul_ps(a, b); }
     static F fused(F w, F x, F acc) { return _mm_add_ps(_mm_mul_ps(w, x), acc); }
     static F max(F a, F b) { return _mm_max_ps(a, b); }
@@ -107,25 +140,18 @@ void widenU16(const std::uint16_t* src, float* dst, int n) {
 
 // Four vectors of accumulators stay in registers across all taps, so each tap
 // costs one load and one multiply-add per vector and dst is written once.
-template <bool Fused>
-void weightedSum(const float* const* sources, const float* weights, int taps, float* dst, int n) {
+// Exact: each product and sum rounded on its own, in tap order.
+void weightedSumExact(const float* const* sources, const float* weights, int taps, float* dst, int n) {
     int i = 0;
     for (; i + 4 * N <= n; i += 4 * N) {
         F a0 = Vec::zero(), a1 = Vec::zero(), a2 = Vec::zero(), a3 = Vec::zero();
         for (int t = 0; t < taps; ++t) {
             const float* s = sources[t] + i;
             const F w = Vec::set1(weights[t]);
-            if constexpr (Fused) {
-                a0 = Vec::fused(w, Vec::load(s), a0);
-                a1 = Vec::fused(w, Vec::load(s + N), a1);
-                a2 = Vec::fused(w, Vec::load(s + 2 * N), a2);
-                a3 = Vec::fused(w, Vec::load(s + 3 * N), a3);
-            } else {
-                a0 = Vec::add(a0, Vec::mul(w, Vec::load(s)));
-                a1 = Vec::add(a1, Vec::mul(w, Vec::load(s + N)));
-                a2 = Vec::add(a2, Vec::mul(w, Vec::load(s + 2 * N)));
-                a3 = Vec::add(a3, Vec::mul(w, Vec::load(s + 3 * N)));
-            }
+            a0 = Vec::add(a0, Vec::mul(w, Vec::load(s)));
+            a1 = Vec::add(a1, Vec::mul(w, Vec::load(s + N)));
+            a2 = Vec::add(a2, Vec::mul(w, Vec::load(s + 2 * N)));
+            a3 = Vec::add(a3, Vec::mul(w, Vec::load(s + 3 * N)));
         }
         Vec::store(dst + i, a0);
         Vec::store(dst + i + N, a1);
@@ -134,17 +160,73 @@ void weightedSum(const float* const* sources, const float* weights, int taps, fl
     }
     for (; i + N <= n; i += N) {
         F a = Vec::zero();
-        for (int t = 0; t < taps; ++t) {
-            const F w = Vec::set1(weights[t]), x = Vec::load(sources[t] + i);
-            a = Fused ? Vec::fused(w, x, a) : Vec::add(a, Vec::mul(w, x));
-        }
+        for (int t = 0; t < taps; ++t) a = Vec::add(a, Vec::mul(Vec::set1(weights[t]), Vec::load(sources[t] + i)));
         Vec::store(dst + i, a);
     }
     for (; i < n; ++i) {
         float a = 0.0f;
-        for (int t = 0; t < taps; ++t) a = Fused ? fusedScalar(weights[t], sources[t][i], a) : a + weights[t] * sources[t][i];
+        for (int t = 0; t < taps; ++t) a = a + weights[t] * sources[t][i];
         dst[i] = a;
     }
+}
+
+// Symmetric kernels fold: sources 2p and 2p + 1 share weights[p] and are added
+// (subtracted when Anti) before one multiply-add; then `singles` plain taps.
+template <bool Anti> F pairValue(F a, F b) {
+    if constexpr (Anti) return Vec::sub(a, b);
+    else return Vec::add(a, b);
+}
+template <bool Anti>
+void weightedSumFolded(const float* const* sources, const float* weights, int pairs, int singles, float* dst, int n) {
+    const float* const* singleSources = sources + 2 * pairs;
+    const float* singleWeights = weights + pairs;
+    int i = 0;
+    for (; i + 4 * N <= n; i += 4 * N) {
+        F a0 = Vec::zero(), a1 = Vec::zero(), a2 = Vec::zero(), a3 = Vec::zero();
+        for (int t = 0; t < singles; ++t) {
+            const float* s = singleSources[t] + i;
+            const F w = Vec::set1(singleWeights[t]);
+            a0 = Vec::fused(w, Vec::load(s), a0);
+            a1 = Vec::fused(w, Vec::load(s + N), a1);
+            a2 = Vec::fused(w, Vec::load(s + 2 * N), a2);
+            a3 = Vec::fused(w, Vec::load(s + 3 * N), a3);
+        }
+        for (int p = 0; p < pairs; ++p) {
+            const float* s = sources[2 * p] + i;
+            const float* u = sources[2 * p + 1] + i;
+            const F w = Vec::set1(weights[p]);
+            a0 = Vec::fused(w, pairValue<Anti>(Vec::load(s), Vec::load(u)), a0);
+            a1 = Vec::fused(w, pairValue<Anti>(Vec::load(s + N), Vec::load(u + N)), a1);
+            a2 = Vec::fused(w, pairValue<Anti>(Vec::load(s + 2 * N), Vec::load(u + 2 * N)), a2);
+            a3 = Vec::fused(w, pairValue<Anti>(Vec::load(s + 3 * N), Vec::load(u + 3 * N)), a3);
+        }
+        Vec::store(dst + i, a0);
+        Vec::store(dst + i + N, a1);
+        Vec::store(dst + i + 2 * N, a2);
+        Vec::store(dst + i + 3 * N, a3);
+    }
+    for (; i + N <= n; i += N) {
+        F a = Vec::zero();
+        for (int t = 0; t < singles; ++t) a = Vec::fused(Vec::set1(singleWeights[t]), Vec::load(singleSources[t] + i), a);
+        for (int p = 0; p < pairs; ++p)
+            a = Vec::fused(Vec::set1(weights[p]), pairValue<Anti>(Vec::load(sources[2 * p] + i), Vec::load(sources[2 * p + 1] + i)), a);
+        Vec::store(dst + i, a);
+    }
+    for (; i < n; ++i) {
+        float a = 0.0f;
+        for (int t = 0; t < singles; ++t) a = fusedScalar(singleWeights[t], singleSources[t][i], a);
+        for (int p = 0; p < pairs; ++p) {
+            const float x = sources[2 * p][i], y = sources[2 * p + 1][i];
+            a = fusedScalar(weights[p], Anti ? x - y : x + y, a);
+        }
+        dst[i] = a;
+    }
+}
+
+void weightedSumFused(const float* const* sources, const float* weights, int pairs, int singles, bool anti, float* dst,
+                      int n) {
+    if (anti) weightedSumFolded<true>(sources, weights, pairs, singles, dst, n);
+    else weightedSumFolded<false>(sources, weights, pairs, singles, dst, n);
 }
 
 // The same operations as combineResponses, applyMapping and PixelTraits::store,
@@ -201,7 +283,7 @@ void finish(const float* first, const float* second, const FinishParams& p, void
 }  // namespace
 
 const RowOps& rowOps() {
-    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSum<true>, &weightedSum<false>, &finish};
+    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &weightedSumExact, &finish};
     return ops;
 }
 

@@ -8,13 +8,16 @@
 namespace fs::cpu::detail::simd {
 namespace {
 std::atomic<const RowOps*>& chosen() {
-    static std::atomic<const RowOps*> ops{cpuHasAvx2Fma() ? &avx2RowOps() : &baselineRowOps()};
+    static std::atomic<const RowOps*> ops{cpuHasAvx512()    ? &avx512RowOps()
+                                          : cpuHasAvx2Fma() ? &avx2RowOps()
+                                                            : &baselineRowOps()};
     return ops;
 }
 }  // namespace
 
 const RowOps& baselineRowOps() { return sse2::rowOps(); }
 
+bool cpuHasAvx512() { return __builtin_cpu_supports("avx512f"); }
 bool cpuHasAvx2Fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 
 const RowOps& activeRowOps() { return *chosen().load(std::memory_order_acquire); }
