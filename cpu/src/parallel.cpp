@@ -160,6 +160,7 @@ KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX,
 // Per-thread buffers, kept between runs so a run allocates nothing once warm.
 struct Scratch {
     std::vector<float> ring;         // 2 * padY + 1 padded source rows
+    std::vector<int> ringSource;     // the image row each ring row holds; -1: the constant border
     std::vector<float> columnPassed; // separable: one padded row after the column pass
     std::vector<float> response[2];  // one output row per kernel
     std::vector<const float*> sources;
@@ -186,6 +187,7 @@ public:
 
     void filterRows(int y0, int y1, Scratch& s) const {
         s.ring.resize(static_cast<std::size_t>(ringRows_) * paddedValues_);
+        s.ringSource.resize(static_cast<std::size_t>(ringRows_));
         s.columnPassed.resize(static_cast<std::size_t>(chunk_ + paddedValues_ - rowValues_));
         std::size_t maxTaps = 0;
         for (std::size_t k = 0; k < plans_.size(); ++k) {
@@ -208,9 +210,20 @@ public:
     }
 
 private:
-    float* ringRow(int sourceY, Scratch& s) const {
-        const int slot = ((sourceY % ringRows_) + ringRows_) % ringRows_;
-        return s.ring.data() + static_cast<std::size_t>(slot) * paddedValues_;
+    int slotOf(int j) const { return ((j % ringRows_) + ringRows_) % ringRows_; }
+    float* ringRow(int j, Scratch& s) const { return s.ring.data() + static_cast<std::size_t>(slotOf(j)) * paddedValues_; }
+
+    // Float images are read in place wherever a chunk's padded span lies inside
+    // the row; the ring holds only the spans that reach a border (see loadRow).
+    bool readsInPlace(int c0, int n) const {
+        const int halo = padX_ * in_.channels;
+        return in_.depth == Depth::F32 && c0 >= halo && c0 + n + halo <= rowValues_;
+    }
+    // Padded row j from padded position c0 on.
+    const float* rowFrom(int j, int c0, bool inPlace, Scratch& s) const {
+        const int sourceY = s.ringSource[static_cast<std::size_t>(slotOf(j))];
+        if (inPlace && sourceY >= 0) return in_.row<float>(sourceY) + (c0 - padX_ * in_.channels);
+        return ringRow(j, s) + c0;
     }
 
     // Source row j (border-mapped here) as floats with padX border pixels each side.
@@ -218,6 +231,7 @@ private:
         float* dst = ringRow(j, s);
         const Border& border = spec_.border;
         const int sourceY = borderIndex(j, in_.height, border.mode);
+        s.ringSource[static_cast<std::size_t>(slotOf(j))] = sourceY;
         if (sourceY < 0) {
             std::fill(dst, dst + paddedValues_, border.value);
             return;
@@ -227,15 +241,22 @@ private:
         switch (in_.depth) {
         case Depth::U8: ops_.widenU8(in_.row<std::uint8_t>(sourceY), inner, rowValues_); break;
         case Depth::U16: ops_.widenU16(in_.row<std::uint16_t>(sourceY), inner, rowValues_); break;
-        case Depth::F32:
-            std::memcpy(inner, in_.row<float>(sourceY), static_cast<std::size_t>(rowValues_) * sizeof(float));
+        case Depth::F32: {
+            // Only the spans of the chunks that are not read in place: the first
+            // and last chunk with their halos (readsInPlace).
+            const float* src = in_.row<float>(sourceY);
+            const int edge = std::min(rowValues_, chunk_ + 2 * padX_ * channels);
+            std::memcpy(inner, src, static_cast<std::size_t>(edge) * sizeof(float));
+            std::memcpy(inner + (rowValues_ - edge), src + (rowValues_ - edge), static_cast<std::size_t>(edge) * sizeof(float));
             break;
         }
-        // Edge pixels copy the already converted inner ones.
+        }
+        // Edge pixels copy inner ones: converted exactly, or the float image's own.
+        const float* from = in_.depth == Depth::F32 ? in_.row<float>(sourceY) : inner;
         const auto fillEdge = [&](int x) {
             float* d = dst + static_cast<std::ptrdiff_t>(x + padX_) * channels;
             const int sx = borderIndex(x, in_.width, border.mode);
-            for (int c = 0; c < channels; ++c) d[c] = sx < 0 ? border.value : inner[static_cast<std::ptrdiff_t>(sx) * channels + c];
+            for (int c = 0; c < channels; ++c) d[c] = sx < 0 ? border.value : from[static_cast<std::ptrdiff_t>(sx) * channels + c];
         };
         for (int x = -padX_; x < 0; ++x) fillEdge(x);
         for (int x = in_.width; x < in_.width + padX_; ++x) fillEdge(x);
@@ -244,10 +265,11 @@ private:
     // Output samples [c0, c0 + n) of row y for one kernel.
     void respond(const KernelPlan& plan, int y, int c0, int n, Scratch& s, float* response) const {
         const float** sources = s.sources.data();
+        const bool inPlace = readsInPlace(c0, n);
         if (plan.separable) {
             const PassTaps& column = plan.column;
             for (std::size_t t = 0; t < column.positions.size(); ++t)
-                sources[t] = ringRow(y + static_cast<int>(column.positions[t]), s) + c0;
+                sources[t] = rowFrom(y + static_cast<int>(column.positions[t]), c0, inPlace, s);
             ops_.weightedSumFused(sources, column.weights.data(), column.pairs, column.singles, column.anti,
                                   s.columnPassed.data(), n + paddedValues_ - rowValues_);
             const PassTaps& row = plan.row;
@@ -256,7 +278,7 @@ private:
             return;
         }
         const int taps = static_cast<int>(plan.denseDy.size());
-        for (int t = 0; t < taps; ++t) sources[t] = ringRow(y + plan.denseDy[t], s) + plan.denseOffsets[t] + c0;
+        for (int t = 0; t < taps; ++t) sources[t] = rowFrom(y + plan.denseDy[t], c0, inPlace, s) + plan.denseOffsets[t];
         ops_.weightedSumExact(sources, plan.denseWeights.data(), taps, response, n);
     }
 
