@@ -121,13 +121,36 @@ PassTaps foldTaps(const std::vector<float>& w, bool skipZeros, Position position
 // the padded position of output sample 0; dy is relative to the output row.
 struct KernelPlan {
     bool separable = false;
+    // Separable with equal column weights on integer samples: the column
+    // pass is a running sum over the rows (exact: integers below 2^24) and
+    // the row weights carry the column weight.
+    bool runningColumn = false;
+    int radiusY = 0;
+    std::vector<float> ones;
+    // Separable with equal row weights (box): the row pass adds runs of 2, 4,
+    // 8 ... taps once each and combines the runs K's binary digits name.
+    bool uniformRow = false;
+    int rowTaps = 0;
+    std::ptrdiff_t firstRowOffset = 0;
+    std::vector<float> uniformWeights;  // the row weight, once per binary digit
     PassTaps column;  // positions: dy
     PassTaps row;     // positions: offsets
     std::vector<int> denseDy;
     std::vector<std::ptrdiff_t> denseOffsets;
     std::vector<float> denseWeights;
-    std::size_t taps() const { return std::max({column.positions.size(), row.positions.size(), denseDy.size()}); }
+    std::size_t taps() const {
+        return std::max({column.positions.size(), row.positions.size(), denseDy.size(), ones.size()});
+    }
 };
+
+void planUniformRow(KernelPlan& plan, const std::vector<float>& row, std::ptrdiff_t firstOffset) {
+    if (row.size() < 5 || row[0] == 0.0f || !std::all_of(row.begin(), row.end(), [&](float v) { return v == row[0]; }))
+        return;
+    plan.uniformRow = true;
+    plan.rowTaps = static_cast<int>(row.size());
+    plan.firstRowOffset = firstOffset;
+    plan.uniformWeights.assign(8, row[0]);
+}
 
 KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX, int channels) {
     KernelPlan plan;
@@ -141,8 +164,20 @@ KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX,
     }
     if (factors) {
         plan.separable = true;
+        const std::vector<float>& c = factors->column;
+        if (skipZeros && k.height >= 5 && c[0] != 0.0f && std::all_of(c.begin(), c.end(), [&](float v) { return v == c[0]; })) {
+            plan.runningColumn = true;
+            plan.radiusY = k.radiusY();
+            plan.ones.assign(c.size(), 1.0f);
+            std::vector<float> row = factors->row;
+            for (float& w : row) w *= c[0];
+            plan.row = foldTaps(row, skipZeros, offsetOf);
+            planUniformRow(plan, row, offsetOf(0));
+            return plan;
+        }
         plan.column = foldTaps(factors->column, skipZeros, [&](int ky) { return static_cast<std::ptrdiff_t>(ky - k.radiusY()); });
         plan.row = foldTaps(factors->row, skipZeros, offsetOf);
+        planUniformRow(plan, factors->row, offsetOf(0));
         return plan;
     }
     // A running sum that never saw a product is +0, and +0 + (+-0) is +0:
@@ -163,7 +198,9 @@ struct Scratch {
     std::vector<int> ringSource;     // the image row each ring row holds; -1: the constant border
     std::vector<float> columnPassed; // separable: one padded row after the column pass
     std::vector<float> response[2];  // one output row per kernel
+    std::vector<float> columnSum[2]; // runningColumn: the padded row's column sums
     std::vector<const float*> sources;
+    std::vector<float> runs;         // uniformRow: sums of 2, 4, 8 ... taps
 };
 
 class TiledFilter {
@@ -172,7 +209,7 @@ public:
         : spec_(spec), in_(in), out_(out), ops_(ops) {
         padX_ = spec.maxRadiusX();
         padY_ = spec.maxRadiusY();
-        ringRows_ = 2 * padY_ + 1;
+        ringRows_ = 2 * padY_ + 2;  // + 1: the row a running column sum drops
         rowValues_ = in.width * in.channels;
         paddedValues_ = (in.width + 2 * padX_) * in.channels;
         // The column pass recomputes each chunk's border halo: keep it a small share.
@@ -192,17 +229,22 @@ public:
         std::size_t maxTaps = 0;
         for (std::size_t k = 0; k < plans_.size(); ++k) {
             s.response[k].resize(static_cast<std::size_t>(chunk_));
+            if (plans_[k].runningColumn) s.columnSum[k].resize(static_cast<std::size_t>(paddedValues_));
             maxTaps = std::max(maxTaps, plans_[k].taps());
         }
-        s.sources.resize(maxTaps);
+        s.sources.resize(std::max<std::size_t>(maxTaps, 8));
+        s.runs.resize(6 * runStride());
         for (int j = y0 - padY_; j < y0 + padY_; ++j) loadRow(j, s);
         const std::size_t outBytes = depthBytes(out_.depth);
         for (int y = y0; y < y1; ++y) {
             loadRow(y + padY_, s);
+            for (std::size_t k = 0; k < plans_.size(); ++k)
+                if (plans_[k].runningColumn) updateColumnSum(plans_[k], y, y == y0, s, s.columnSum[k].data());
             // A chunk at a time, so the column-pass row and the responses stay in L1.
             for (int c0 = 0; c0 < rowValues_; c0 += chunk_) {
                 const int n = std::min(chunk_, rowValues_ - c0);
-                for (std::size_t k = 0; k < plans_.size(); ++k) respond(plans_[k], y, c0, n, s, s.response[k].data());
+                for (std::size_t k = 0; k < plans_.size(); ++k)
+                    respond(plans_[k], y, c0, n, s, s.columnSum[k].data(), s.response[k].data());
                 const float* second = plans_.size() > 1 ? s.response[1].data() : nullptr;
                 ops_.finish(s.response[0].data(), second, finish_, out_.row<std::uint8_t>(y) + c0 * outBytes, n);
             }
@@ -262,9 +304,55 @@ private:
         for (int x = in_.width; x < in_.width + padX_; ++x) fillEdge(x);
     }
 
-    // Output samples [c0, c0 + n) of row y for one kernel.
-    void respond(const KernelPlan& plan, int y, int c0, int n, Scratch& s, float* response) const {
+    // Sums of rows y - r .. y + r, from scratch at a tile's first row, then
+    // by adding the row that enters and subtracting the one that leaves.
+    void updateColumnSum(const KernelPlan& plan, int y, bool first, Scratch& s, float* sum) const {
+        const int r = plan.radiusY;
+        if (first) {
+            const float** sources = s.sources.data();
+            for (int dy = -r; dy <= r; ++dy) sources[dy + r] = ringRow(y + dy, s);
+            ops_.weightedSumFused(sources, plan.ones.data(), 0, 2 * r + 1, false, sum, paddedValues_);
+            return;
+        }
+        ops_.slide(sum, ringRow(y + r, s), ringRow(y - r - 1, s), paddedValues_);
+    }
+
+    // The row pass over a column-passed chunk (v[0] is padded position c0).
+    void rowPass(const KernelPlan& plan, const float* v, int n, Scratch& s, float* response) const {
         const float** sources = s.sources.data();
+        if (!plan.uniformRow) {
+            const PassTaps& row = plan.row;
+            for (std::size_t t = 0; t < row.positions.size(); ++t) sources[t] = v + row.positions[t];
+            ops_.weightedSumFused(sources, row.weights.data(), row.pairs, row.singles, row.anti, response, n);
+            return;
+        }
+        // runs[b][i]: the sum of 2^b taps from position i; each level is valid
+        // as far as the last output reads it.
+        const int step = in_.channels, k = plan.rowTaps;
+        const float* runs[8] = {v + plan.firstRowOffset};
+        int levels = 1;
+        for (int width = 1; 2 * width <= k; width *= 2, ++levels) {
+            float* d = s.runs.data() + static_cast<std::size_t>(levels - 1) * runStride();
+            ops_.add(d, runs[levels - 1], runs[levels - 1] + width * step, n + (k - 2 * width) * step);
+            runs[levels] = d;
+        }
+        int count = 0, offset = 0;
+        for (int b = levels - 1; b >= 0; --b)
+            if (k & (1 << b)) {
+                sources[count++] = runs[b] + offset * step;
+                offset += 1 << b;
+            }
+        ops_.weightedSumFused(sources, plan.uniformWeights.data(), 0, count, false, response, n);
+    }
+    std::size_t runStride() const { return static_cast<std::size_t>(chunk_ + paddedValues_ - rowValues_); }
+
+    // Output samples [c0, c0 + n) of row y for one kernel.
+    void respond(const KernelPlan& plan, int y, int c0, int n, Scratch& s, const float* columnSum, float* response) const {
+        const float** sources = s.sources.data();
+        if (plan.runningColumn) {
+            rowPass(plan, columnSum + c0, n, s, response);
+            return;
+        }
         const bool inPlace = readsInPlace(c0, n);
         if (plan.separable) {
             const PassTaps& column = plan.column;
@@ -272,9 +360,7 @@ private:
                 sources[t] = rowFrom(y + static_cast<int>(column.positions[t]), c0, inPlace, s);
             ops_.weightedSumFused(sources, column.weights.data(), column.pairs, column.singles, column.anti,
                                   s.columnPassed.data(), n + paddedValues_ - rowValues_);
-            const PassTaps& row = plan.row;
-            for (std::size_t t = 0; t < row.positions.size(); ++t) sources[t] = s.columnPassed.data() + row.positions[t];
-            ops_.weightedSumFused(sources, row.weights.data(), row.pairs, row.singles, row.anti, response, n);
+            rowPass(plan, s.columnPassed.data(), n, s, response);
             return;
         }
         const int taps = static_cast<int>(plan.denseDy.size());

@@ -32,6 +32,10 @@ struct RowOps {
     // The same sum, each product and partial sum rounded on its own, from 0,
     // in tap order: the reference's arithmetic (2-D kernels), bit for bit.
     void (*weightedSumExact)(const float* const* sources, const float* weights, int taps, float* dst, int n) = nullptr;
+    // dst[i] = a[i] + b[i]
+    void (*add)(float* dst, const float* a, const float* b, int n) = nullptr;
+    // sum[i] += add[i] - sub[i] (running sums of integers: exact).
+    void (*slide)(float* sum, const float* add, const float* sub, int n) = nullptr;
     // Combine, map and store n samples (second is read for Combine::Magnitude only).
     void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
 };

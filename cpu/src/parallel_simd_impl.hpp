@@ -228,6 +228,18 @@ void weightedSumFused(const float* const* sources, const float* weights, int pai
     else weightedSumFolded<false>(sources, weights, pairs, singles, dst, n);
 }
 
+void add(float* dst, const float* a, const float* b, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N) Vec::store(dst + i, Vec::add(Vec::load(a + i), Vec::load(b + i)));
+    for (; i < n; ++i) dst[i] = a[i] + b[i];
+}
+
+void slide(float* sum, const float* add, const float* sub, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N) Vec::store(sum + i, Vec::add(Vec::load(sum + i), Vec::sub(Vec::load(add + i), Vec::load(sub + i))));
+    for (; i < n; ++i) sum[i] += add[i] - sub[i];
+}
+
 // The same operations as combineResponses, applyMapping and PixelTraits::store,
 // in the same order and unfused, so every lane equals the scalar result.
 template <Combine C, bool Abs, class Out> F finishVector(const float* first, const float* second, F scale, F offset) {
@@ -282,7 +294,7 @@ void finish(const float* first, const float* second, const FinishParams& p, void
 }  // namespace
 
 const RowOps& rowOps() {
-    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &weightedSumExact, &finish};
+    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &weightedSumExact, &add, &slide, &finish};
     return ops;
 }
 
