@@ -117,30 +117,30 @@ PassTaps foldTaps(const std::vector<float>& w, bool skipZeros, Position position
     return taps;
 }
 
-// One kernel as tap lists. Offsets are in floats within a padded row, from
-// the padded position of output sample 0; dy is relative to the output row.
+// One kernel, planned. Offsets are in floats within a padded row, from the
+// padded position of output sample 0.
 struct KernelPlan {
     bool separable = false;
+    bool skipZeros = false;
+    int radiusY = 0;
+    std::vector<float> column;  // separable: the column weights, all of them
     // Separable with equal column weights on integer samples: the column
     // pass is a running sum over the rows (exact: integers below 2^24) and
     // the row weights carry the column weight.
     bool runningColumn = false;
-    int radiusY = 0;
     std::vector<float> ones;
+    PassTaps row;
     // Separable with equal row weights (box): the row pass adds runs of 2, 4,
     // 8 ... taps once each and combines the runs K's binary digits name.
     bool uniformRow = false;
     int rowTaps = 0;
     std::ptrdiff_t firstRowOffset = 0;
     std::vector<float> uniformWeights;  // the row weight, once per binary digit
-    PassTaps column;  // positions: dy
-    PassTaps row;     // positions: offsets
-    std::vector<int> denseDy;
-    std::vector<std::ptrdiff_t> denseOffsets;
-    std::vector<float> denseWeights;
-    std::size_t taps() const {
-        return std::max({column.positions.size(), row.positions.size(), denseDy.size(), ones.size()});
-    }
+    // 2-D (and 1xN, Nx1): all weights row-major, one offset per column.
+    int width = 0, height = 0;
+    std::vector<float> weights;
+    std::vector<std::ptrdiff_t> columnOffsets;
+    std::size_t taps() const { return std::max({row.positions.size(), ones.size()}); }
 };
 
 void planUniformRow(KernelPlan& plan, const std::vector<float>& row, std::ptrdiff_t firstOffset) {
@@ -154,53 +154,51 @@ void planUniformRow(KernelPlan& plan, const std::vector<float>& row, std::ptrdif
 
 KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX, int channels) {
     KernelPlan plan;
-    const bool skipZeros = integerSamples(in, border);
+    // A running sum that never saw a product is +0, and +0 + (+-0) is +0:
+    // with finite samples a zero weight changes nothing, even the sign of zero.
+    plan.skipZeros = integerSamples(in, border);
+    plan.radiusY = k.radiusY();
     const auto offsetOf = [&](int kx) { return static_cast<std::ptrdiff_t>(padX + kx - k.radiusX()) * channels; };
     std::optional<Factors> factors;
     if (k.width > 1 && k.height > 1) {  // 1xN and Nx1 gain nothing from splitting
-        if (skipZeros) factors = exactFactors(k, maxSampleOf(in));
+        if (plan.skipZeros) factors = exactFactors(k, maxSampleOf(in));
         if (!factors)
             if (std::optional<Separable> s = separate(k)) factors = Factors{s->row, s->column};
     }
     if (factors) {
         plan.separable = true;
         const std::vector<float>& c = factors->column;
-        if (skipZeros && k.height >= 5 && c[0] != 0.0f && std::all_of(c.begin(), c.end(), [&](float v) { return v == c[0]; })) {
+        std::vector<float> row = factors->row;
+        if (plan.skipZeros && k.height >= 5 && c[0] != 0.0f &&
+            std::all_of(c.begin(), c.end(), [&](float v) { return v == c[0]; })) {
             plan.runningColumn = true;
-            plan.radiusY = k.radiusY();
             plan.ones.assign(c.size(), 1.0f);
-            std::vector<float> row = factors->row;
             for (float& w : row) w *= c[0];
-            plan.row = foldTaps(row, skipZeros, offsetOf);
-            planUniformRow(plan, row, offsetOf(0));
-            return plan;
         }
-        plan.column = foldTaps(factors->column, skipZeros, [&](int ky) { return static_cast<std::ptrdiff_t>(ky - k.radiusY()); });
-        plan.row = foldTaps(factors->row, skipZeros, offsetOf);
-        planUniformRow(plan, factors->row, offsetOf(0));
+        plan.column = c;
+        plan.row = foldTaps(row, plan.skipZeros, offsetOf);
+        planUniformRow(plan, row, offsetOf(0));
         return plan;
     }
-    // A running sum that never saw a product is +0, and +0 + (+-0) is +0:
-    // with finite samples a zero weight changes nothing, even the sign of zero.
-    for (int ky = 0; ky < k.height; ++ky)
-        for (int kx = 0; kx < k.width; ++kx)
-            if (!(skipZeros && k.at(kx, ky) == 0.0f)) {
-                plan.denseDy.push_back(ky - k.radiusY());
-                plan.denseOffsets.push_back(offsetOf(kx));
-                plan.denseWeights.push_back(k.at(kx, ky));
-            }
+    plan.width = k.width;
+    plan.height = k.height;
+    plan.weights = k.weights;
+    for (int kx = 0; kx < k.width; ++kx) plan.columnOffsets.push_back(offsetOf(kx));
     return plan;
 }
 
+// Output rows are computed this many at a time, sharing their source rows.
+constexpr int kRowGroup = 4;
+
 // Per-thread buffers, kept between runs so a run allocates nothing once warm.
 struct Scratch {
-    std::vector<float> ring;         // 2 * padY + 1 padded source rows
-    std::vector<int> ringSource;     // the image row each ring row holds; -1: the constant border
-    std::vector<float> columnPassed; // separable: one padded row after the column pass
-    std::vector<float> response[2];  // one output row per kernel
-    std::vector<float> columnSum[2]; // runningColumn: the padded row's column sums
+    std::vector<float> ring;        // padded source rows, see TiledFilter::ringRows_
+    std::vector<int> ringSource;    // the image row each ring row holds; -1: the constant border
+    std::vector<float> columnPassed;  // separable: kRowGroup padded chunks after the column pass
+    std::vector<float> responses;     // kernels x kRowGroup chunks of responses
+    std::vector<float> columnSums;    // runningColumn: kernels x kRowGroup padded rows of column sums
     std::vector<const float*> sources;
-    std::vector<float> runs;         // uniformRow: sums of 2, 4, 8 ... taps
+    std::vector<float> runs;  // uniformRow: sums of 2, 4, 8 ... taps
 };
 
 class TiledFilter {
@@ -209,7 +207,8 @@ public:
         : spec_(spec), in_(in), out_(out), ops_(ops) {
         padX_ = spec.maxRadiusX();
         padY_ = spec.maxRadiusY();
-        ringRows_ = 2 * padY_ + 2;  // + 1: the row a running column sum drops
+        // A group's source rows, plus the row a running column sum drops.
+        ringRows_ = 2 * padY_ + kRowGroup + 1;
         rowValues_ = in.width * in.channels;
         paddedValues_ = (in.width + 2 * padX_) * in.channels;
         // The column pass recomputes each chunk's border halo: keep it a small share.
@@ -223,30 +222,32 @@ public:
     }
 
     void filterRows(int y0, int y1, Scratch& s) const {
+        const std::size_t kernels = plans_.size();
         s.ring.resize(static_cast<std::size_t>(ringRows_) * paddedValues_);
         s.ringSource.resize(static_cast<std::size_t>(ringRows_));
-        s.columnPassed.resize(static_cast<std::size_t>(chunk_ + paddedValues_ - rowValues_));
-        std::size_t maxTaps = 0;
-        for (std::size_t k = 0; k < plans_.size(); ++k) {
-            s.response[k].resize(static_cast<std::size_t>(chunk_));
-            if (plans_[k].runningColumn) s.columnSum[k].resize(static_cast<std::size_t>(paddedValues_));
-            maxTaps = std::max(maxTaps, plans_[k].taps());
-        }
+        s.columnPassed.resize(kRowGroup * runStride());
+        s.responses.resize(kernels * kRowGroup * static_cast<std::size_t>(chunk_));
+        s.columnSums.resize(kernels * kRowGroup * static_cast<std::size_t>(paddedValues_));
+        std::size_t maxTaps = 2 * static_cast<std::size_t>(padY_) + kRowGroup;
+        for (const KernelPlan& plan : plans_) maxTaps = std::max(maxTaps, plan.taps());
         s.sources.resize(std::max<std::size_t>(maxTaps, 8));
         s.runs.resize(6 * runStride());
         for (int j = y0 - padY_; j < y0 + padY_; ++j) loadRow(j, s);
         const std::size_t outBytes = depthBytes(out_.depth);
-        for (int y = y0; y < y1; ++y) {
-            loadRow(y + padY_, s);
-            for (std::size_t k = 0; k < plans_.size(); ++k)
-                if (plans_[k].runningColumn) updateColumnSum(plans_[k], y, y == y0, s, s.columnSum[k].data());
-            // A chunk at a time, so the column-pass row and the responses stay in L1.
+        for (int y = y0; y < y1; y += kRowGroup) {
+            const int rows = std::min(kRowGroup, y1 - y);
+            for (int r = 0; r < rows; ++r) loadRow(y + r + padY_, s);
+            for (std::size_t k = 0; k < kernels; ++k)
+                if (plans_[k].runningColumn)
+                    for (int r = 0; r < rows; ++r) updateColumnSum(plans_[k], k, y, r, y + r == y0, s);
+            // A chunk at a time, so the column-passed rows and the responses stay in L1.
             for (int c0 = 0; c0 < rowValues_; c0 += chunk_) {
                 const int n = std::min(chunk_, rowValues_ - c0);
-                for (std::size_t k = 0; k < plans_.size(); ++k)
-                    respond(plans_[k], y, c0, n, s, s.columnSum[k].data(), s.response[k].data());
-                const float* second = plans_.size() > 1 ? s.response[1].data() : nullptr;
-                ops_.finish(s.response[0].data(), second, finish_, out_.row<std::uint8_t>(y) + c0 * outBytes, n);
+                for (std::size_t k = 0; k < kernels; ++k) respond(plans_[k], k, y, rows, c0, n, s);
+                for (int r = 0; r < rows; ++r) {
+                    const float* second = kernels > 1 ? response(s, 1, r) : nullptr;
+                    ops_.finish(response(s, 0, r), second, finish_, out_.row<std::uint8_t>(y + r) + c0 * outBytes, n);
+                }
             }
         }
     }
@@ -254,6 +255,13 @@ public:
 private:
     int slotOf(int j) const { return ((j % ringRows_) + ringRows_) % ringRows_; }
     float* ringRow(int j, Scratch& s) const { return s.ring.data() + static_cast<std::size_t>(slotOf(j)) * paddedValues_; }
+    std::size_t runStride() const { return static_cast<std::size_t>(chunk_ + paddedValues_ - rowValues_); }
+    float* response(Scratch& s, std::size_t kernel, int r) const {
+        return s.responses.data() + (kernel * kRowGroup + static_cast<std::size_t>(r)) * chunk_;
+    }
+    float* columnSum(Scratch& s, std::size_t kernel, int r) const {
+        return s.columnSums.data() + (kernel * kRowGroup + static_cast<std::size_t>(r)) * paddedValues_;
+    }
 
     // Float images are read in place wherever a chunk's padded span lies inside
     // the row; the ring holds only the spans that reach a border (see loadRow).
@@ -304,26 +312,29 @@ private:
         for (int x = in_.width; x < in_.width + padX_; ++x) fillEdge(x);
     }
 
-    // Sums of rows y - r .. y + r, from scratch at a tile's first row, then
-    // by adding the row that enters and subtracting the one that leaves.
-    void updateColumnSum(const KernelPlan& plan, int y, bool first, Scratch& s, float* sum) const {
-        const int r = plan.radiusY;
+    // Column sums for output row y + r: from scratch at a tile's first row,
+    // then the previous row's sums plus the row that enters minus the one
+    // that leaves.
+    void updateColumnSum(const KernelPlan& plan, std::size_t kernel, int y, int r, bool first, Scratch& s) const {
+        const int radius = plan.radiusY, row = y + r;
+        float* sum = columnSum(s, kernel, r);
         if (first) {
             const float** sources = s.sources.data();
-            for (int dy = -r; dy <= r; ++dy) sources[dy + r] = ringRow(y + dy, s);
-            ops_.weightedSumFused(sources, plan.ones.data(), 0, 2 * r + 1, false, sum, paddedValues_);
+            for (int dy = -radius; dy <= radius; ++dy) sources[dy + radius] = ringRow(row + dy, s);
+            ops_.weightedSumFused(sources, plan.ones.data(), 0, 2 * radius + 1, false, sum, paddedValues_);
             return;
         }
-        ops_.slide(sum, ringRow(y + r, s), ringRow(y - r - 1, s), paddedValues_);
+        const float* previous = columnSum(s, kernel, (r + kRowGroup - 1) % kRowGroup);
+        ops_.slide(sum, previous, ringRow(row + radius, s), ringRow(row - radius - 1, s), paddedValues_);
     }
 
     // The row pass over a column-passed chunk (v[0] is padded position c0).
-    void rowPass(const KernelPlan& plan, const float* v, int n, Scratch& s, float* response) const {
+    void rowPass(const KernelPlan& plan, const float* v, int n, Scratch& s, float* out) const {
         const float** sources = s.sources.data();
         if (!plan.uniformRow) {
             const PassTaps& row = plan.row;
             for (std::size_t t = 0; t < row.positions.size(); ++t) sources[t] = v + row.positions[t];
-            ops_.weightedSumFused(sources, row.weights.data(), row.pairs, row.singles, row.anti, response, n);
+            ops_.weightedSumFused(sources, row.weights.data(), row.pairs, row.singles, row.anti, out, n);
             return;
         }
         // runs[b][i]: the sum of 2^b taps from position i; each level is valid
@@ -342,30 +353,35 @@ private:
                 sources[count++] = runs[b] + offset * step;
                 offset += 1 << b;
             }
-        ops_.weightedSumFused(sources, plan.uniformWeights.data(), 0, count, false, response, n);
+        ops_.weightedSumFused(sources, plan.uniformWeights.data(), 0, count, false, out, n);
     }
-    std::size_t runStride() const { return static_cast<std::size_t>(chunk_ + paddedValues_ - rowValues_); }
 
-    // Output samples [c0, c0 + n) of row y for one kernel.
-    void respond(const KernelPlan& plan, int y, int c0, int n, Scratch& s, const float* columnSum, float* response) const {
-        const float** sources = s.sources.data();
+    // Output samples [c0, c0 + n) of rows y .. y + rows - 1 for one kernel.
+    void respond(const KernelPlan& plan, std::size_t kernel, int y, int rows, int c0, int n, Scratch& s) const {
+        float* outs[kRowGroup];
+        for (int r = 0; r < rows; ++r) outs[r] = response(s, kernel, r);
         if (plan.runningColumn) {
-            rowPass(plan, columnSum + c0, n, s, response);
+            for (int r = 0; r < rows; ++r) rowPass(plan, columnSum(s, kernel, r) + c0, n, s, outs[r]);
             return;
         }
         const bool inPlace = readsInPlace(c0, n);
+        const int first = y - plan.radiusY, sourceRows = 2 * plan.radiusY + rows;
+        const float** sources = s.sources.data();
+        for (int t = 0; t < sourceRows; ++t) sources[t] = rowFrom(first + t, c0, inPlace, s);
         if (plan.separable) {
-            const PassTaps& column = plan.column;
-            for (std::size_t t = 0; t < column.positions.size(); ++t)
-                sources[t] = rowFrom(y + static_cast<int>(column.positions[t]), c0, inPlace, s);
-            ops_.weightedSumFused(sources, column.weights.data(), column.pairs, column.singles, column.anti,
-                                  s.columnPassed.data(), n + paddedValues_ - rowValues_);
-            rowPass(plan, s.columnPassed.data(), n, s, response);
+            float* passed[kRowGroup];
+            for (int r = 0; r < rows; ++r) passed[r] = s.columnPassed.data() + static_cast<std::size_t>(r) * runStride();
+            ops_.columnRowsFused(sources, plan.column.data(), static_cast<int>(plan.column.size()), plan.skipZeros, rows,
+                                 passed, n + paddedValues_ - rowValues_);
+            for (int r = 0; r < rows; ++r) rowPass(plan, passed[r], n, s, outs[r]);
             return;
         }
-        const int taps = static_cast<int>(plan.denseDy.size());
-        for (int t = 0; t < taps; ++t) sources[t] = rowFrom(y + plan.denseDy[t], c0, inPlace, s) + plan.denseOffsets[t];
-        ops_.weightedSumExact(sources, plan.denseWeights.data(), taps, response, n);
+        // One output row at a time: each tap is a multiply and an add on the
+        // two vector ports whatever the grouping, and sharing loads across
+        // rows measured slower (docs/performance.md).
+        for (int r = 0; r < rows; ++r)
+            ops_.denseRowExact(sources + r, plan.weights.data(), plan.height, plan.width, plan.columnOffsets.data(),
+                               plan.skipZeros, outs[r], n);
     }
 
     const FilterSpec& spec_;

@@ -29,13 +29,20 @@ struct RowOps {
     // `singles` sources with weights[pairs + s].
     void (*weightedSumFused)(const float* const* sources, const float* weights, int pairs, int singles, bool anti,
                              float* dst, int n) = nullptr;
-    // The same sum, each product and partial sum rounded on its own, from 0,
-    // in tap order: the reference's arithmetic (2-D kernels), bit for bit.
-    void (*weightedSumExact)(const float* const* sources, const float* weights, int taps, float* dst, int n) = nullptr;
+    // Column pass for outRows (1..4) output rows at once, fused:
+    // dst[r][i] = sum over t < k of weights[t] * rows[r + t][i]; zero weights
+    // are skipped when skipZeros (finite samples only).
+    void (*columnRowsFused)(const float* const* rows, const float* weights, int k, bool skipZeros, int outRows,
+                            float* const* dst, int n) = nullptr;
+    // 2-D kernel, in the reference's arithmetic bit for bit: dst[i] = sum
+    // over ky, kx of weights[ky * kw + kx] * rows[ky][i + offsets[kx]], from
+    // 0, in (ky, kx) order, each product and sum rounded on its own.
+    void (*denseRowExact)(const float* const* rows, const float* weights, int kh, int kw, const std::ptrdiff_t* offsets,
+                          bool skipZeros, float* dst, int n) = nullptr;
     // dst[i] = a[i] + b[i]
     void (*add)(float* dst, const float* a, const float* b, int n) = nullptr;
-    // sum[i] += add[i] - sub[i] (running sums of integers: exact).
-    void (*slide)(float* sum, const float* add, const float* sub, int n) = nullptr;
+    // dst[i] = previous[i] + (add[i] - sub[i]) (running sums of integers: exact).
+    void (*slide)(float* dst, const float* previous, const float* add, const float* sub, int n) = nullptr;
     // Combine, map and store n samples (second is read for Combine::Magnitude only).
     void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
 };

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu_common.hpp"
 #include "parallel_simd.hpp"
@@ -138,21 +139,85 @@ void widenU16(const std::uint16_t* src, float* dst, int n) {
     for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
 }
 
-// Four vectors of accumulators stay in registers across all taps, so each tap
-// costs one load and one multiply-add per vector and dst is written once.
-// Exact: each product and sum rounded on its own, in tap order.
-void weightedSumExact(const float* const* sources, const float* weights, int taps, float* dst, int n) {
+// Several output rows at once: each source row is loaded once and feeds
+// every output row it falls under, so the source rows, which live in L2,
+// are read once per group of rows, not once per output row. R rows x B
+// vectors of accumulators stay in registers across all taps.
+//
+// Rows: dst[r][i] = sum over t of weights[t] * rows[r + t][i].
+// Accumulators that fit the register file beside the loaded vectors
+// (AVX-512 has 32 vector registers, the others 16).
+constexpr int kAccumulators = N == 16 ? 16 : 8;
+
+template <int R>
+void columnRowsFusedFixed(const float* const* rows, const float* weights, int k, bool skipZeros, float* const* dst, int n) {
+    constexpr int B = kAccumulators / R;
+    int i = 0;
+    const auto block = [&](auto vectors) {
+        constexpr int V = decltype(vectors)::value;
+        F a[R][V];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+            for (int b = 0; b < V; ++b) a[r][b] = Vec::zero();
+        for (int j = 0; j < k + R - 1; ++j) {
+            F x[V];
+#pragma GCC unroll 16
+            for (int b = 0; b < V; ++b) x[b] = Vec::load(rows[j] + i + b * N);
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) {
+                const int t = j - r;
+                if (t < 0 || t >= k || (skipZeros && weights[t] == 0.0f)) continue;
+                const F w = Vec::set1(weights[t]);
+#pragma GCC unroll 16
+                for (int b = 0; b < V; ++b) a[r][b] = Vec::fused(w, x[b], a[r][b]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+            for (int b = 0; b < V; ++b) Vec::store(dst[r] + i + b * N, a[r][b]);
+    };
+    for (; i + B * N <= n; i += B * N) block(std::integral_constant<int, B>{});
+    for (; i + N <= n; i += N) block(std::integral_constant<int, 1>{});
+    for (; i < n; ++i)
+        for (int r = 0; r < R; ++r) {
+            float acc = 0.0f;
+            for (int t = 0; t < k; ++t)
+                if (!(skipZeros && weights[t] == 0.0f)) acc = fusedScalar(weights[t], rows[r + t][i], acc);
+            dst[r][i] = acc;
+        }
+}
+
+void columnRowsFused(const float* const* rows, const float* weights, int k, bool skipZeros, int outRows, float* const* dst,
+                     int n) {
+    switch (outRows) {
+    case 4: return columnRowsFusedFixed<4>(rows, weights, k, skipZeros, dst, n);
+    case 3: return columnRowsFusedFixed<3>(rows, weights, k, skipZeros, dst, n);
+    case 2: return columnRowsFusedFixed<2>(rows, weights, k, skipZeros, dst, n);
+    default: return columnRowsFusedFixed<1>(rows, weights, k, skipZeros, dst, n);
+    }
+}
+
+// 2-D, exact: four vectors of accumulators in registers across all taps;
+// each output adds its taps in the reference's order.
+void denseRowExact(const float* const* rows, const float* weights, int kh, int kw, const std::ptrdiff_t* offsets,
+                   bool skipZeros, float* dst, int n) {
+    const auto skip = [&](float w) { return skipZeros && w == 0.0f; };
     int i = 0;
     for (; i + 4 * N <= n; i += 4 * N) {
         F a0 = Vec::zero(), a1 = Vec::zero(), a2 = Vec::zero(), a3 = Vec::zero();
-        for (int t = 0; t < taps; ++t) {
-            const float* s = sources[t] + i;
-            const F w = Vec::set1(weights[t]);
-            a0 = Vec::add(a0, Vec::mul(w, Vec::load(s)));
-            a1 = Vec::add(a1, Vec::mul(w, Vec::load(s + N)));
-            a2 = Vec::add(a2, Vec::mul(w, Vec::load(s + 2 * N)));
-            a3 = Vec::add(a3, Vec::mul(w, Vec::load(s + 3 * N)));
-        }
+        for (int ky = 0; ky < kh; ++ky)
+            for (int kx = 0; kx < kw; ++kx) {
+                const float weight = weights[ky * kw + kx];
+                if (skip(weight)) continue;
+                const float* s = rows[ky] + offsets[kx] + i;
+                const F w = Vec::set1(weight);
+                a0 = Vec::add(a0, Vec::mul(w, Vec::load(s)));
+                a1 = Vec::add(a1, Vec::mul(w, Vec::load(s + N)));
+                a2 = Vec::add(a2, Vec::mul(w, Vec::load(s + 2 * N)));
+                a3 = Vec::add(a3, Vec::mul(w, Vec::load(s + 3 * N)));
+            }
         Vec::store(dst + i, a0);
         Vec::store(dst + i + N, a1);
         Vec::store(dst + i + 2 * N, a2);
@@ -160,12 +225,20 @@ void weightedSumExact(const float* const* sources, const float* weights, int tap
     }
     for (; i + N <= n; i += N) {
         F a = Vec::zero();
-        for (int t = 0; t < taps; ++t) a = Vec::add(a, Vec::mul(Vec::set1(weights[t]), Vec::load(sources[t] + i)));
+        for (int ky = 0; ky < kh; ++ky)
+            for (int kx = 0; kx < kw; ++kx) {
+                const float weight = weights[ky * kw + kx];
+                if (!skip(weight)) a = Vec::add(a, Vec::mul(Vec::set1(weight), Vec::load(rows[ky] + offsets[kx] + i)));
+            }
         Vec::store(dst + i, a);
     }
     for (; i < n; ++i) {
         float a = 0.0f;
-        for (int t = 0; t < taps; ++t) a = a + weights[t] * sources[t][i];
+        for (int ky = 0; ky < kh; ++ky)
+            for (int kx = 0; kx < kw; ++kx) {
+                const float weight = weights[ky * kw + kx];
+                if (!skip(weight)) a = a + weight * rows[ky][i + offsets[kx]];
+            }
         dst[i] = a;
     }
 }
@@ -234,10 +307,11 @@ void add(float* dst, const float* a, const float* b, int n) {
     for (; i < n; ++i) dst[i] = a[i] + b[i];
 }
 
-void slide(float* sum, const float* add, const float* sub, int n) {
+void slide(float* dst, const float* previous, const float* add, const float* sub, int n) {
     int i = 0;
-    for (; i + N <= n; i += N) Vec::store(sum + i, Vec::add(Vec::load(sum + i), Vec::sub(Vec::load(add + i), Vec::load(sub + i))));
-    for (; i < n; ++i) sum[i] += add[i] - sub[i];
+    for (; i + N <= n; i += N)
+        Vec::store(dst + i, Vec::add(Vec::load(previous + i), Vec::sub(Vec::load(add + i), Vec::load(sub + i))));
+    for (; i < n; ++i) dst[i] = previous[i] + (add[i] - sub[i]);
 }
 
 // The same operations as combineResponses, applyMapping and PixelTraits::store,
@@ -294,7 +368,7 @@ void finish(const float* first, const float* second, const FinishParams& p, void
 }  // namespace
 
 const RowOps& rowOps() {
-    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &weightedSumExact, &add, &slide, &finish};
+    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &columnRowsFused, &denseRowExact, &add, &slide, &finish};
     return ops;
 }
 
