@@ -198,6 +198,8 @@ struct Scratch {
     std::vector<float> responses;     // kernels x kRowGroup chunks of responses
     std::vector<float> columnSums;    // runningColumn: kernels x kRowGroup padded rows of column sums
     std::vector<const float*> sources;
+    std::vector<const void*> typedSources;  // typedInPlace_: integer rows read in place
+    std::vector<std::uint8_t> constantRow;  // typedInPlace_: a row of the constant border's samples
     std::vector<float> runs;  // uniformRow: sums of 2, 4, 8 ... taps
 };
 
@@ -214,6 +216,12 @@ public:
         // The column pass recomputes each chunk's border halo: keep it a small share.
         chunk_ = std::max(1024, (8 * (paddedValues_ - rowValues_) + 31) / 32 * 32);
         for (const Kernel& k : spec.kernels) plans_.push_back(planKernel(k, in.depth, spec.border, padX_, in.channels));
+        // Integer rows are converted as the column pass reads them, saving the
+        // ring's stores and loads, when each is read for few output rows: a
+        // short column pass on integer samples (the constant border's too).
+        typedInPlace_ = in.depth != Depth::F32 && integerSamples(in.depth, spec.border);
+        for (const KernelPlan& plan : plans_)
+            typedInPlace_ = typedInPlace_ && plan.separable && !plan.runningColumn && plan.column.size() <= 7;
         finish_.combine = spec.combine;
         finish_.scale = spec.output.scale;
         finish_.offset = spec.output.offset;
@@ -231,6 +239,10 @@ public:
         std::size_t maxTaps = 2 * static_cast<std::size_t>(padY_) + kRowGroup;
         for (const KernelPlan& plan : plans_) maxTaps = std::max(maxTaps, plan.taps());
         s.sources.resize(std::max<std::size_t>(maxTaps, 8));
+        if (typedInPlace_) {
+            s.typedSources.resize(s.sources.size());
+            fillConstantRow(s.constantRow);
+        }
         s.runs.resize(6 * runStride());
         for (int j = y0 - padY_; j < y0 + padY_; ++j) loadRow(j, s);
         const std::size_t outBytes = depthBytes(out_.depth);
@@ -253,6 +265,15 @@ public:
     }
 
 private:
+    void fillConstantRow(std::vector<std::uint8_t>& bytes) const {
+        bytes.resize(static_cast<std::size_t>(rowValues_) * depthBytes(in_.depth));
+        if (in_.depth == Depth::U8) std::fill(bytes.begin(), bytes.end(), static_cast<std::uint8_t>(spec_.border.value));
+        else {
+            const auto value = static_cast<std::uint16_t>(spec_.border.value);
+            for (int i = 0; i < rowValues_; ++i) std::memcpy(bytes.data() + 2 * i, &value, 2);
+        }
+    }
+
     int slotOf(int j) const { return ((j % ringRows_) + ringRows_) % ringRows_; }
     float* ringRow(int j, Scratch& s) const { return s.ring.data() + static_cast<std::size_t>(slotOf(j)) * paddedValues_; }
     std::size_t runStride() const { return static_cast<std::size_t>(chunk_ + paddedValues_ - rowValues_); }
@@ -267,7 +288,18 @@ private:
     // the row; the ring holds only the spans that reach a border (see loadRow).
     bool readsInPlace(int c0, int n) const {
         const int halo = padX_ * in_.channels;
-        return in_.depth == Depth::F32 && c0 >= halo && c0 + n + halo <= rowValues_;
+        return inPlaceDepth() && c0 >= halo && c0 + n + halo <= rowValues_;
+    }
+    // Float images always; integer ones when every kernel is a short column
+    // pass (see typedInPlace_).
+    bool inPlaceDepth() const { return in_.depth == Depth::F32 || typedInPlace_; }
+    // Integer image row j from padded position c0 on, in place; the constant
+    // border's rows (an integer sample, or typedInPlace_ is off) from a row of it.
+    const void* typedRowFrom(int j, int c0, Scratch& s) const {
+        const int sourceY = s.ringSource[static_cast<std::size_t>(slotOf(j))];
+        const std::size_t bytes = depthBytes(in_.depth);
+        const std::uint8_t* row = sourceY >= 0 ? in_.row<std::uint8_t>(sourceY) : s.constantRow.data();
+        return row + static_cast<std::size_t>(c0 - padX_ * in_.channels) * bytes;
     }
     // Padded row j from padded position c0 on.
     const float* rowFrom(int j, int c0, bool inPlace, Scratch& s) const {
@@ -288,21 +320,26 @@ private:
         }
         const int channels = in_.channels;
         float* inner = dst + static_cast<std::ptrdiff_t>(padX_) * channels;
-        switch (in_.depth) {
-        case Depth::U8: ops_.widenU8(in_.row<std::uint8_t>(sourceY), inner, rowValues_); break;
-        case Depth::U16: ops_.widenU16(in_.row<std::uint16_t>(sourceY), inner, rowValues_); break;
-        case Depth::F32: {
+        const auto convert = [&](int from, int count) {
+            switch (in_.depth) {
+            case Depth::U8: ops_.widenU8(in_.row<std::uint8_t>(sourceY) + from, inner + from, count); break;
+            case Depth::U16: ops_.widenU16(in_.row<std::uint16_t>(sourceY) + from, inner + from, count); break;
+            case Depth::F32:
+                std::memcpy(inner + from, in_.row<float>(sourceY) + from, static_cast<std::size_t>(count) * sizeof(float));
+                break;
+            }
+        };
+        if (inPlaceDepth()) {
             // Only the spans of the chunks that are not read in place: the first
             // and last chunk with their halos (readsInPlace).
-            const float* src = in_.row<float>(sourceY);
             const int edge = std::min(rowValues_, chunk_ + 2 * padX_ * channels);
-            std::memcpy(inner, src, static_cast<std::size_t>(edge) * sizeof(float));
-            std::memcpy(inner + (rowValues_ - edge), src + (rowValues_ - edge), static_cast<std::size_t>(edge) * sizeof(float));
-            break;
+            convert(0, edge);
+            convert(rowValues_ - edge, edge);
+        } else {
+            convert(0, rowValues_);
         }
-        }
-        // Edge pixels copy inner ones: converted exactly, or the float image's own.
-        const float* from = in_.depth == Depth::F32 ? in_.row<float>(sourceY) : inner;
+        // Edge pixels copy inner ones (near the edges, so always converted).
+        const float* from = inner;
         const auto fillEdge = [&](int x) {
             float* d = dst + static_cast<std::ptrdiff_t>(x + padX_) * channels;
             const int sx = borderIndex(x, in_.width, border.mode);
@@ -367,15 +404,27 @@ private:
         const bool inPlace = readsInPlace(c0, n);
         const int first = y - plan.radiusY, sourceRows = 2 * plan.radiusY + rows;
         const float** sources = s.sources.data();
-        for (int t = 0; t < sourceRows; ++t) sources[t] = rowFrom(first + t, c0, inPlace, s);
         if (plan.separable) {
             float* passed[kRowGroup];
             for (int r = 0; r < rows; ++r) passed[r] = s.columnPassed.data() + static_cast<std::size_t>(r) * runStride();
-            ops_.columnRowsFused(sources, plan.column.data(), static_cast<int>(plan.column.size()), plan.skipZeros, rows,
-                                 passed, n + paddedValues_ - rowValues_);
+            const int k = static_cast<int>(plan.column.size()), count = n + paddedValues_ - rowValues_;
+            if (inPlace && in_.depth != Depth::F32) {
+                const void** typed = s.typedSources.data();
+                for (int t = 0; t < sourceRows; ++t) typed[t] = typedRowFrom(first + t, c0, s);
+                if (in_.depth == Depth::U8)
+                    ops_.columnRowsFusedU8(reinterpret_cast<const std::uint8_t* const*>(typed), plan.column.data(), k,
+                                           plan.skipZeros, rows, passed, count);
+                else
+                    ops_.columnRowsFusedU16(reinterpret_cast<const std::uint16_t* const*>(typed), plan.column.data(), k,
+                                            plan.skipZeros, rows, passed, count);
+            } else {
+                for (int t = 0; t < sourceRows; ++t) sources[t] = rowFrom(first + t, c0, inPlace, s);
+                ops_.columnRowsFused(sources, plan.column.data(), k, plan.skipZeros, rows, passed, count);
+            }
             for (int r = 0; r < rows; ++r) rowPass(plan, passed[r], n, s, outs[r]);
             return;
         }
+        for (int t = 0; t < sourceRows; ++t) sources[t] = rowFrom(first + t, c0, inPlace, s);
         // One output row at a time: each tap is a multiply and an add on the
         // two vector ports whatever the grouping, and sharing loads across
         // rows measured slower (docs/performance.md).
@@ -392,6 +441,7 @@ private:
     simd::FinishParams finish_;
     int padX_ = 0, padY_ = 0, ringRows_ = 1;
     int rowValues_ = 0, paddedValues_ = 0, chunk_ = 1024;
+    bool typedInPlace_ = false;
 };
 
 Scratch& threadScratch() {

@@ -34,6 +34,11 @@ struct RowOps {
     // are skipped when skipZeros (finite samples only).
     void (*columnRowsFused)(const float* const* rows, const float* weights, int k, bool skipZeros, int outRows,
                             float* const* dst, int n) = nullptr;
+    // The same, converting integer samples as it reads them.
+    void (*columnRowsFusedU8)(const std::uint8_t* const* rows, const float* weights, int k, bool skipZeros, int outRows,
+                              float* const* dst, int n) = nullptr;
+    void (*columnRowsFusedU16)(const std::uint16_t* const* rows, const float* weights, int k, bool skipZeros, int outRows,
+                               float* const* dst, int n) = nullptr;
     // 2-D kernel, in the reference's arithmetic bit for bit: dst[i] = sum
     // over ky, kx of weights[ky * kw + kx] * rows[ky][i + offsets[kx]], from
     // 0, in (ky, kx) order, each product and sum rounded on its own.

@@ -149,8 +149,12 @@ void widenU16(const std::uint16_t* src, float* dst, int n) {
 // (AVX-512 has 32 vector registers, the others 16).
 constexpr int kAccumulators = N == 16 ? 16 : 8;
 
-template <int R>
-void columnRowsFusedFixed(const float* const* rows, const float* weights, int k, bool skipZeros, float* const* dst, int n) {
+inline F loadAny(const float* p) { return Vec::load(p); }
+inline F loadAny(const std::uint8_t* p) { return Vec::fromU8(p); }
+inline F loadAny(const std::uint16_t* p) { return Vec::fromU16(p); }
+
+template <int R, class Src>
+void columnRowsFusedFixed(const Src* const* rows, const float* weights, int k, bool skipZeros, float* const* dst, int n) {
     constexpr int B = kAccumulators / R;
     int i = 0;
     const auto block = [&](auto vectors) {
@@ -163,7 +167,7 @@ void columnRowsFusedFixed(const float* const* rows, const float* weights, int k,
         for (int j = 0; j < k + R - 1; ++j) {
             F x[V];
 #pragma GCC unroll 16
-            for (int b = 0; b < V; ++b) x[b] = Vec::load(rows[j] + i + b * N);
+            for (int b = 0; b < V; ++b) x[b] = loadAny(rows[j] + i + b * N);
 #pragma GCC unroll 4
             for (int r = 0; r < R; ++r) {
                 const int t = j - r;
@@ -184,12 +188,13 @@ void columnRowsFusedFixed(const float* const* rows, const float* weights, int k,
         for (int r = 0; r < R; ++r) {
             float acc = 0.0f;
             for (int t = 0; t < k; ++t)
-                if (!(skipZeros && weights[t] == 0.0f)) acc = fusedScalar(weights[t], rows[r + t][i], acc);
+                if (!(skipZeros && weights[t] == 0.0f)) acc = fusedScalar(weights[t], static_cast<float>(rows[r + t][i]), acc);
             dst[r][i] = acc;
         }
 }
 
-void columnRowsFused(const float* const* rows, const float* weights, int k, bool skipZeros, int outRows, float* const* dst,
+template <class Src>
+void columnRowsFused(const Src* const* rows, const float* weights, int k, bool skipZeros, int outRows, float* const* dst,
                      int n) {
     switch (outRows) {
     case 4: return columnRowsFusedFixed<4>(rows, weights, k, skipZeros, dst, n);
@@ -368,7 +373,7 @@ void finish(const float* first, const float* second, const FinishParams& p, void
 }  // namespace
 
 const RowOps& rowOps() {
-    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &columnRowsFused, &denseRowExact, &add, &slide, &finish};
+    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &columnRowsFused<float>, &columnRowsFused<std::uint8_t>, &columnRowsFused<std::uint16_t>, &denseRowExact, &add, &slide, &finish};
     return ops;
 }
 

@@ -197,6 +197,29 @@ TEST(ParallelPathsLargeKernels, ThirtyOneWideOnAWideImage) {
     }
 }
 
+// Rows wider than a chunk: inner chunks read integer and float rows in place
+// (converted as the column pass reads them), edge chunks from the ring; every
+// border, the constant one with integer and fractional values.
+TEST(ParallelPathsWideRows, InPlaceChunksEveryBorder) {
+    std::mt19937 rng = test::testRng();
+    const std::vector<KernelCase> cases = kernelCases(rng);
+    for (const RowOps* ops : instructionSets()) {
+        const WithRowOps use(*ops);
+        for (Depth depth : {Depth::U8, Depth::U16, Depth::F32})
+            for (int channels : {1, 3, 4}) {
+                const Image input = test::randomImage(2100 + channels, 9, channels, depth, rng);
+                for (const Border& border : bordersFor(depth))
+                    for (const KernelCase& c : cases) {
+                        if (c.name.find("31") != std::string::npos || c.name.find("15") != std::string::npos) continue;
+                        FilterSpec spec = c.make();
+                        spec.border = border;
+                        spec.output = mappings()[rng() % mappings().size()];
+                        compareOne(spec, input, mustBeExact(c.exactness, depth, border), c.name);
+                    }
+            }
+    }
+}
+
 // The batch runner caps the threads per job; results must not depend on it.
 TEST(ParallelPathsThreads, SameResultOnOneThreadAndOnAll) {
     std::mt19937 rng = test::testRng();
