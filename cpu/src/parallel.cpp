@@ -217,11 +217,11 @@ public:
         chunk_ = std::max(1024, (8 * (paddedValues_ - rowValues_) + 31) / 32 * 32);
         for (const Kernel& k : spec.kernels) plans_.push_back(planKernel(k, in.depth, spec.border, padX_, in.channels));
         // Integer rows are converted as the column pass reads them, saving the
-        // ring's stores and loads, when each is read for few output rows: a
-        // short column pass on integer samples (the constant border's too).
+        // ring's stores and reloads (faster for columns of 3 to 31 taps), when
+        // every kernel is a plain separable one and the constant border, if
+        // any, is an integer sample.
         typedInPlace_ = in.depth != Depth::F32 && integerSamples(in.depth, spec.border);
-        for (const KernelPlan& plan : plans_)
-            typedInPlace_ = typedInPlace_ && plan.separable && !plan.runningColumn && plan.column.size() <= 7;
+        for (const KernelPlan& plan : plans_) typedInPlace_ = typedInPlace_ && plan.separable && !plan.runningColumn;
         finish_.combine = spec.combine;
         finish_.scale = spec.output.scale;
         finish_.offset = spec.output.offset;
@@ -290,8 +290,7 @@ private:
         const int halo = padX_ * in_.channels;
         return inPlaceDepth() && c0 >= halo && c0 + n + halo <= rowValues_;
     }
-    // Float images always; integer ones when every kernel is a short column
-    // pass (see typedInPlace_).
+    // Float images always; integer ones when typedInPlace_.
     bool inPlaceDepth() const { return in_.depth == Depth::F32 || typedInPlace_; }
     // Integer image row j from padded position c0 on, in place; the constant
     // border's rows (an integer sample, or typedInPlace_ is off) from a row of it.
