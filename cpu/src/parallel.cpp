@@ -164,6 +164,16 @@ KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX,
         if (plan.skipZeros) factors = exactFactors(k, maxSampleOf(in));
         if (!factors)
             if (std::optional<Separable> s = separate(k)) factors = Factors{s->row, s->column};
+        // Weights so large that sums can overflow (README "Semantics": 255 x 3e38
+        // gives NaN) take the 2-D path, whose overflows are the reference's:
+        // a split, folded or fused sum could stay finite where it gives NaN.
+        if (factors) {
+            double rowSum = 0, columnSum = 0;
+            for (float w : factors->row) rowSum += std::fabs(static_cast<double>(w));
+            for (float w : factors->column) columnSum += std::fabs(static_cast<double>(w));
+            const double maxSample = in == Depth::F32 ? 1.0 : maxSampleOf(in);
+            if (rowSum * columnSum * std::max(maxSample, std::fabs(static_cast<double>(border.value))) > 1e30) factors.reset();
+        }
     }
     if (factors) {
         plan.separable = true;

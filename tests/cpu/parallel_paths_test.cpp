@@ -6,6 +6,7 @@
 // test::toleranceFor.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -217,6 +218,29 @@ TEST(ParallelPathsWideRows, InPlaceChunksEveryBorder) {
                         compareOne(spec, input, mustBeExact(c.exactness, depth, border), c.name);
                     }
             }
+    }
+}
+
+// Rank-1 kernels whose products overflow (README "Semantics": 255 x 3e38
+// gives NaN) must overflow where the reference does, NaN for NaN.
+TEST(ParallelPathsOverflow, HugeRankOneWeightsOverflowAsTheReferenceDoes) {
+    std::mt19937 rng = test::testRng();
+    for (Depth depth : {Depth::U8, Depth::F32}) {
+        const Image input = test::randomImage(70, 20, 3, depth, rng);
+        for (const Kernel& k : {Kernel::outer({0.5f, 1, 0.5f}, {3e38f, 0, -3e38f}), Kernel::outer({1, 1, 1}, {3e38f, 1, 3e38f})}) {
+            FilterSpec spec = specOf(k);
+            spec.output.floatOutput = true;
+            const Image expected = cpu::referenceFilter(spec, input.cview());
+            const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+            ASSERT_TRUE(r.ok()) << r.error;
+            long long differ = 0;
+            for (int y = 0; y < input.height(); ++y)
+                for (int i = 0; i < input.width() * input.channels(); ++i) {
+                    const float a = r.output.cview().row<float>(y)[i], e = expected.cview().row<float>(y)[i];
+                    if (!(a == e || (std::isnan(a) && std::isnan(e)))) ++differ;
+                }
+            EXPECT_EQ(differ, 0) << depthName(depth);
+        }
     }
 }
 
