@@ -321,26 +321,29 @@ void slide(float* dst, const float* previous, const float* add, const float* sub
 
 // The same operations as combineResponses, applyMapping and PixelTraits::store,
 // in the same order and unfused, so every lane equals the scalar result.
-template <Combine C, bool Abs, class Out> F finishVector(const float* first, const float* second, F scale, F offset) {
+// Mapped: false for scale 1, offset 0 into an integer type, where v * 1 + 0
+// is v (only a -0 would change, and the store maps it to 0 either way).
+template <Combine C, bool Abs, bool Mapped, class Out>
+F finishVector(const float* first, const float* second, F scale, F offset) {
     F v = Vec::load(first);
     if constexpr (C == Combine::Magnitude) {
         const F b = Vec::load(second);
         v = Vec::sqrt(Vec::add(Vec::mul(v, v), Vec::mul(b, b)));
     }
-    v = Vec::add(Vec::mul(v, scale), offset);
+    if constexpr (Mapped) v = Vec::add(Vec::mul(v, scale), offset);
     if constexpr (Abs) v = Vec::abs(v);
     if constexpr (std::is_same_v<Out, std::uint8_t>) v = Vec::min(Vec::max(v, Vec::zero()), Vec::set1(255.0f));
     if constexpr (std::is_same_v<Out, std::uint16_t>) v = Vec::min(Vec::max(v, Vec::zero()), Vec::set1(65535.0f));
     return v;
 }
 
-template <Combine C, bool Abs, class Out>
+template <Combine C, bool Abs, bool Mapped, class Out>
 void finishTyped(const float* first, const float* second, const FinishParams& p, void* dstVoid, int n) {
     Out* dst = static_cast<Out*>(dstVoid);
     const F scale = Vec::set1(p.scale), offset = Vec::set1(p.offset);
     int i = 0;
     for (; i + N <= n; i += N) {
-        const F v = finishVector<C, Abs, Out>(first + i, second + i, scale, offset);
+        const F v = finishVector<C, Abs, Mapped, Out>(first + i, second + i, scale, offset);
         if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::storeU8(dst + i, v);
         else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::storeU16(dst + i, v);
         else Vec::store(dst + i, v);
@@ -352,12 +355,17 @@ void finishTyped(const float* first, const float* second, const FinishParams& p,
 
 template <Combine C, bool Abs>
 void finishCombined(const float* first, const float* second, const FinishParams& p, void* dst, int n) {
+    const bool mapped = p.scale != 1.0f || p.offset != 0.0f;
     switch (p.outDepth) {
-    case Depth::U8: return finishTyped<C, Abs, std::uint8_t>(first, second, p, dst, n);
-    case Depth::U16: return finishTyped<C, Abs, std::uint16_t>(first, second, p, dst, n);
+    case Depth::U8:
+        if (mapped) return finishTyped<C, Abs, true, std::uint8_t>(first, second, p, dst, n);
+        return finishTyped<C, Abs, false, std::uint8_t>(first, second, p, dst, n);
+    case Depth::U16:
+        if (mapped) return finishTyped<C, Abs, true, std::uint16_t>(first, second, p, dst, n);
+        return finishTyped<C, Abs, false, std::uint16_t>(first, second, p, dst, n);
     case Depth::F32: break;
     }
-    finishTyped<C, Abs, float>(first, second, p, dst, n);
+    finishTyped<C, Abs, true, float>(first, second, p, dst, n);
 }
 
 void finish(const float* first, const float* second, const FinishParams& p, void* dst, int n) {
@@ -373,7 +381,17 @@ void finish(const float* first, const float* second, const FinishParams& p, void
 }  // namespace
 
 const RowOps& rowOps() {
-    static const RowOps ops{FS_SIMD_ISA_NAME, &widenU8, &widenU16, &weightedSumFused, &columnRowsFused<float>, &columnRowsFused<std::uint8_t>, &columnRowsFused<std::uint16_t>, &denseRowExact, &add, &slide, &finish};
+    static const RowOps ops{FS_SIMD_ISA_NAME,
+                            &widenU8,
+                            &widenU16,
+                            &weightedSumFused,
+                            &columnRowsFused<float>,
+                            &columnRowsFused<std::uint8_t>,
+                            &columnRowsFused<std::uint16_t>,
+                            &denseRowExact,
+                            &add,
+                            &slide,
+                            &finish};
     return ops;
 }
 
