@@ -15,6 +15,7 @@ struct FinishParams {
     float scale = 1.0f, offset = 0.0f;
     bool absolute = false;
     Depth outDepth = Depth::F32;
+    bool stream = false;  // non-temporal stores where the set has them (large outputs)
 };
 
 struct RowOps {
@@ -50,6 +51,8 @@ struct RowOps {
     void (*slide)(float* dst, const float* previous, const float* add, const float* sub, int n) = nullptr;
     // Combine, map and store n samples (second is read for Combine::Magnitude only).
     void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
+    // Orders a thread's non-temporal stores before what it does next.
+    void (*storeFence)() = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

@@ -44,6 +44,16 @@ struct Vec {
     static void storeU16(std::uint16_t* p, F v) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtusepi32_epi16(_mm512_cvtps_epi32(v)));
     }
+    // Non-temporal stores, p aligned to the bytes stored: large outputs skip
+    // the read-for-ownership of lines that are only written.
+    static constexpr bool kStreams = true;
+    static void streamF32(float* p, F v) { _mm512_stream_ps(p, v); }
+    static void streamU8(std::uint8_t* p, F v) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(v)));
+    }
+    static void streamU16(std::uint16_t* p, F v) {
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtusepi32_epi16(_mm512_cvtps_epi32(v)));
+    }
 };
 inline float fusedScalar(float w, float x, float acc) { return std::fma(w, x, acc); }
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -79,6 +89,10 @@ struct Vec {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
                          _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
     }
+    static constexpr bool kStreams = false;  // finishTyped never streams with this set
+    static void streamF32(float* p, F v) { store(p, v); }
+    static void streamU8(std::uint8_t* p, F v) { storeU8(p, v); }
+    static void streamU16(std::uint16_t* p, F v) { storeU16(p, v); }
 };
 inline float fusedScalar(float w, float x, float acc) { return std::fma(w, x, acc); }
 #else
@@ -120,6 +134,10 @@ struct Vec {
         const __m128i w = _mm_xor_si128(_mm_packs_epi32(i, i), _mm_set1_epi16(static_cast<short>(0x8000)));
         _mm_storel_epi64(reinterpret_cast<__m128i*>(p), w);
     }
+    static constexpr bool kStreams = false;  // finishTyped never streams with this set
+    static void streamF32(float* p, F v) { store(p, v); }
+    static void streamU8(std::uint8_t* p, F v) { storeU8(p, v); }
+    static void streamU16(std::uint16_t* p, F v) { storeU16(p, v); }
 };
 inline float fusedScalar(float w, float x, float acc) { return acc + w * x; }
 #endif
@@ -312,6 +330,8 @@ void add(float* dst, const float* a, const float* b, int n) {
     for (; i < n; ++i) dst[i] = a[i] + b[i];
 }
 
+void storeFence() { _mm_sfence(); }
+
 void slide(float* dst, const float* previous, const float* add, const float* sub, int n) {
     int i = 0;
     for (; i + N <= n; i += N)
@@ -337,20 +357,36 @@ F finishVector(const float* first, const float* second, F scale, F offset) {
     return v;
 }
 
+template <class Out> void streamVector(Out* p, F v) {
+    if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::streamU8(p, v);
+    else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::streamU16(p, v);
+    else Vec::streamF32(p, v);
+}
+
 template <Combine C, bool Abs, bool Mapped, class Out>
 void finishTyped(const float* first, const float* second, const FinishParams& p, void* dstVoid, int n) {
     Out* dst = static_cast<Out*>(dstVoid);
     const F scale = Vec::set1(p.scale), offset = Vec::set1(p.offset);
+    const OutputMapping m{p.scale, p.offset, Abs, false};
+    const auto scalar = [&](int i) {
+        dst[i] = finishSample<Out>(combineResponses(C, first[i], C == Combine::Magnitude ? second[i] : 0.0f), m);
+    };
     int i = 0;
+    if constexpr (Vec::kStreams) {
+        if (p.stream) {
+            // Scalar up to the first aligned vector, then non-temporal stores.
+            constexpr std::uintptr_t bytes = sizeof(Out) * N;
+            while (i < n && reinterpret_cast<std::uintptr_t>(dst + i) % bytes != 0) scalar(i++);
+            for (; i + N <= n; i += N) streamVector(dst + i, finishVector<C, Abs, Mapped, Out>(first + i, second + i, scale, offset));
+        }
+    }
     for (; i + N <= n; i += N) {
         const F v = finishVector<C, Abs, Mapped, Out>(first + i, second + i, scale, offset);
         if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::storeU8(dst + i, v);
         else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::storeU16(dst + i, v);
         else Vec::store(dst + i, v);
     }
-    const OutputMapping m{p.scale, p.offset, Abs, false};
-    for (; i < n; ++i)
-        dst[i] = finishSample<Out>(combineResponses(C, first[i], C == Combine::Magnitude ? second[i] : 0.0f), m);
+    for (; i < n; ++i) scalar(i);
 }
 
 template <Combine C, bool Abs>
@@ -391,7 +427,8 @@ const RowOps& rowOps() {
                             &denseRowExact,
                             &add,
                             &slide,
-                            &finish};
+                            &finish,
+                            &storeFence};
     return ops;
 }
 

@@ -221,6 +221,18 @@ TEST(ParallelPathsWideRows, InPlaceChunksEveryBorder) {
     }
 }
 
+// Float outputs of 64 MB and more are written with non-temporal stores from
+// the first aligned sample of each chunk on; odd widths move every row start.
+TEST(ParallelPathsLargeOutputs, StreamedFloatStores) {
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(4099, 4097, 1, Depth::F32, rng);
+    for (const RowOps* ops : instructionSets()) {
+        const WithRowOps use(*ops);
+        compareOne(specOf(laplacian4Kernel()), input, true, "laplacian 4, streamed");
+        compareOne(specOf(sobelKernel(3, true)), input, false, "sobel-x 3, streamed");
+    }
+}
+
 // Rank-1 kernels whose products overflow (README "Semantics": 255 x 3e38
 // gives NaN) must overflow where the reference does, NaN for NaN.
 TEST(ParallelPathsOverflow, HugeRankOneWeightsOverflowAsTheReferenceDoes) {
