@@ -1,15 +1,19 @@
-// Mode "parallel": row tiles shared out over one persistent thread pool. Each
-// tile keeps a ring of border-padded float rows (each source row converted
-// once) and computes every output row from it with explicit SIMD loops
-// (parallel_simd_*.cpp: AVX2+FMA or SSE2, chosen at run time).
+// Mode "parallel": row tiles shared out over one persistent thread pool, each
+// computed four output rows at a time, a chunk of about 1K samples at a time
+// (so intermediates stay in L1), with explicit SIMD loops
+// (parallel_simd_*.cpp: AVX-512, AVX2+FMA or SSE2, chosen at run time).
+// Source rows are read in place where a chunk lies inside the image and from
+// a ring of border-padded float rows elsewhere.
 //
 // Rank-1 kernels run as a column pass then a row pass, with fused
-// multiply-adds. When the kernel's weights are n / 2^shift and the samples
-// are integers (u8, u16), every product and partial sum of both passes and of
-// the reference is an exactly representable float (exactFactors checks the
-// bounds), so the result is the reference's bit for bit. Other rank-1 kernels
-// differ from the reference by rounding only. Every other kernel (2-D, 1xN,
-// Nx1) adds in the reference's order without fusing: bit for bit.
+// multiply-adds and mirrored taps paired; box kernels use running column sums
+// (integer images) and runs of 2, 4, 8 ... taps. When the kernel's weights are
+// n / 2^shift and the samples are integers (u8, u16), every product and
+// partial sum of both passes and of the reference is an exactly representable
+// float (exactFactors checks the bounds), so the result is the reference's
+// bit for bit. Other rank-1 kernels differ from the reference by rounding
+// only. Every other kernel (2-D, 1xN, Nx1), and rank-1 kernels whose sums
+// could overflow, add in the reference's order without fusing: bit for bit.
 #include <algorithm>
 #include <atomic>
 #include <cmath>

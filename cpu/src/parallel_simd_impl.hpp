@@ -1,5 +1,6 @@
-// Included once by each of parallel_simd_avx2.cpp and parallel_simd_sse2.cpp,
-// which compile it with different instruction sets; Vec hides the width.
+// Included once by each of parallel_simd_avx512.cpp, parallel_simd_avx2.cpp
+// and parallel_simd_sse2.cpp, which compile it with different instruction
+// sets; Vec hides the width.
 // Stores follow fs::saturateU8/U16: NaN and -Inf to 0, +Inf to the maximum,
 // round half to even (cvtps2dq under the default rounding mode).
 #include <immintrin.h>

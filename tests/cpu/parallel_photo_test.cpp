@@ -31,7 +31,8 @@ TEST(ParallelOnPhotographs, MoonAndFruitsInGrayBgrAndBgra) {
     cv::Mat bgra;
     cv::cvtColor(test::matOf(fruits), bgra, cv::COLOR_BGR2BGRA);
     for (const Image* photo : {&moon, &fruits}) {
-        for (const char* preset : {"gaussian:3", "gaussian:5", "gaussian:7", "sobel-x", "sobel-y:5", "sobel-mag:3", "laplacian-4", "laplacian-8", "scharr-x", "prewitt-y"})
+        for (const char* preset : {"gaussian:3", "gaussian:5", "gaussian:7", "sobel-x", "sobel-y:5", "sobel-mag:3",
+                                   "laplacian-4", "laplacian-8", "scharr-x", "prewitt-y"})
             check(*photo, preset, true);
         for (const char* preset : {"box:3", "box:15", "gaussian:15:3"}) check(*photo, preset, false);
     }
