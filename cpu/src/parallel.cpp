@@ -244,7 +244,9 @@ public:
         // 3: 0.13 ms in place, 0.11 ms from the ring).
         const int halo = padX_ * in.channels;
         edgeChunks_ = (in.depth == Depth::F32 || typedInPlace_) && rowValues_ >= 2048 && rowValues_ > 4 * halo;
-        const int innerBegin = edgeChunks_ ? halo : 0, innerEnd = edgeChunks_ ? rowValues_ - halo : rowValues_;
+        // Edge chunks at least 64 samples wide, so that they too run as vectors.
+        edgeWidth_ = std::max(halo, 64);
+        const int innerBegin = edgeChunks_ ? edgeWidth_ : 0, innerEnd = edgeChunks_ ? rowValues_ - edgeWidth_ : rowValues_;
         if (innerBegin > 0) chunks_.push_back({0, innerBegin});
         for (int c0 = innerBegin; c0 < innerEnd; c0 += chunk_) chunks_.push_back({c0, std::min(chunk_, innerEnd - c0)});
         if (innerEnd < rowValues_) chunks_.push_back({innerEnd, rowValues_ - innerEnd});
@@ -359,7 +361,7 @@ private:
         };
         if (edgeChunks_) {
             // Only what the two edge chunks read besides the border (readsInPlace).
-            const int edge = 2 * padX_ * channels;
+            const int edge = edgeWidth_ + padX_ * channels;
             convert(0, edge);
             convert(rowValues_ - edge, edge);
         } else {
@@ -469,6 +471,7 @@ private:
     int padX_ = 0, padY_ = 0, ringRows_ = 1;
     int rowValues_ = 0, paddedValues_ = 0, chunk_ = 1024;
     bool typedInPlace_ = false, edgeChunks_ = false;
+    int edgeWidth_ = 0;
     std::vector<std::pair<int, int>> chunks_;  // (first sample, count)
 };
 

@@ -158,6 +158,17 @@ void widenU16(const std::uint16_t* src, float* dst, int n) {
     for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
 }
 
+// Calls step(i) for vectors covering [i, n) and returns n, the last vector
+// overlapping the one before instead of leaving a scalar tail: every function
+// here computes a sample from its inputs alone, so writing it twice writes
+// the same value. Needs n >= N; otherwise returns i for a scalar loop.
+template <class Step> int vectorSteps(int i, int n, Step step) {
+    if (i >= n || n < N) return i;
+    for (; i + N <= n; i += N) step(i);
+    if (i < n) step(n - N);
+    return n;
+}
+
 // Several output rows at once: each source row is loaded once and feeds
 // every output row it falls under, so the source rows, which live in L2,
 // are read once per group of rows, not once per output row. R rows x B
@@ -202,7 +213,10 @@ void columnRowsFusedFixed(const Src* const* rows, const float* weights, int k, b
             for (int b = 0; b < V; ++b) Vec::store(dst[r] + i + b * N, a[r][b]);
     };
     for (; i + B * N <= n; i += B * N) block(std::integral_constant<int, B>{});
-    for (; i + N <= n; i += N) block(std::integral_constant<int, 1>{});
+    i = vectorSteps(i, n, [&](int at) {
+        i = at;
+        block(std::integral_constant<int, 1>{});
+    });
     for (; i < n; ++i)
         for (int r = 0; r < R; ++r) {
             float acc = 0.0f;
@@ -247,15 +261,15 @@ void denseRowExact(const float* const* rows, const float* weights, int kh, int k
         Vec::store(dst + i + 2 * N, a2);
         Vec::store(dst + i + 3 * N, a3);
     }
-    for (; i + N <= n; i += N) {
+    i = vectorSteps(i, n, [&](int at) {
         F a = Vec::zero();
         for (int ky = 0; ky < kh; ++ky)
             for (int kx = 0; kx < kw; ++kx) {
                 const float weight = weights[ky * kw + kx];
-                if (!skip(weight)) a = Vec::add(a, Vec::mul(Vec::set1(weight), Vec::load(rows[ky] + offsets[kx] + i)));
+                if (!skip(weight)) a = Vec::add(a, Vec::mul(Vec::set1(weight), Vec::load(rows[ky] + offsets[kx] + at)));
             }
-        Vec::store(dst + i, a);
-    }
+        Vec::store(dst + at, a);
+    });
     for (; i < n; ++i) {
         float a = 0.0f;
         for (int ky = 0; ky < kh; ++ky)
@@ -301,13 +315,15 @@ void weightedSumFolded(const float* const* sources, const float* weights, int pa
 #pragma GCC unroll 8
         for (int b = 0; b < B; ++b) Vec::store(dst + i + b * N, a[b]);
     }
-    for (; i + N <= n; i += N) {
+    i = vectorSteps(i, n, [&](int at) {
         F a = Vec::zero();
-        for (int t = 0; t < singles; ++t) a = Vec::fused(Vec::set1(singleWeights[t]), Vec::load(singleSources[t] + i), a);
-        for (int p = 0; p < pairs; ++p)
-            a = Vec::fused(Vec::set1(weights[p]), pairValue<Anti>(Vec::load(sources[2 * p] + i), Vec::load(sources[2 * p + 1] + i)), a);
-        Vec::store(dst + i, a);
-    }
+        for (int t = 0; t < singles; ++t) a = Vec::fused(Vec::set1(singleWeights[t]), Vec::load(singleSources[t] + at), a);
+        for (int p = 0; p < pairs; ++p) {
+            const F x = Vec::load(sources[2 * p] + at), y = Vec::load(sources[2 * p + 1] + at);
+            a = Vec::fused(Vec::set1(weights[p]), pairValue<Anti>(x, y), a);
+        }
+        Vec::store(dst + at, a);
+    });
     for (; i < n; ++i) {
         float a = 0.0f;
         for (int t = 0; t < singles; ++t) a = fusedScalar(singleWeights[t], singleSources[t][i], a);
@@ -381,12 +397,12 @@ void finishTyped(const float* first, const float* second, const FinishParams& p,
             for (; i + N <= n; i += N) streamVector(dst + i, finishVector<C, Abs, Mapped, Out>(first + i, second + i, scale, offset));
         }
     }
-    for (; i + N <= n; i += N) {
-        const F v = finishVector<C, Abs, Mapped, Out>(first + i, second + i, scale, offset);
-        if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::storeU8(dst + i, v);
-        else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::storeU16(dst + i, v);
-        else Vec::store(dst + i, v);
-    }
+    i = vectorSteps(i, n, [&](int at) {
+        const F v = finishVector<C, Abs, Mapped, Out>(first + at, second + at, scale, offset);
+        if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::storeU8(dst + at, v);
+        else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::storeU16(dst + at, v);
+        else Vec::store(dst + at, v);
+    });
     for (; i < n; ++i) scalar(i);
 }
 
