@@ -80,8 +80,12 @@ std::vector<CpuMode> builtinModes() {
           true, {}, /*isReference=*/true},
          &runReference},
         {{"parallel",
-          "Row tiles on every CPU core with loops the compiler vectorises; kernels that split into a row and a "
-          "column (rank 1) run as two 1-D passes.",
+          "Row tiles on a persistent pool of one thread per core, with explicit SIMD (AVX-512, AVX2+FMA or SSE2, "
+          "picked at run time). Rank-1 kernels run as a column pass then a row pass with fused multiply-adds "
+          "(box kernels on integer images as running sums); when the weights are n / 2^k and every sum of the "
+          "integer samples is exact in float (binomial Gaussians 3-7, Sobel, on u8) the result is the "
+          "reference's bit for bit, otherwise it differs by float rounding only. Other kernels add in the "
+          "reference's order: bit for bit.",
           true, {}, /*isReference=*/false, /*isDefault=*/true},
          &runParallel},
     };

@@ -1,0 +1,68 @@
+#pragma once
+// Row loops of mode "parallel", built once per instruction set (AVX-512,
+// AVX2 + FMA, and an SSE2 baseline every x86-64 has) and picked at run time.
+#include <cstddef>
+#include <cstdint>
+
+#include "fs/filter_spec.hpp"
+#include "fs/image.hpp"
+
+namespace fs::cpu::detail::simd {
+
+// What happens to each pixel once its kernel responses are known.
+struct FinishParams {
+    Combine combine = Combine::Single;
+    float scale = 1.0f, offset = 0.0f;
+    bool absolute = false;
+    Depth outDepth = Depth::F32;
+    bool stream = false;  // non-temporal stores where the set has them (large outputs)
+};
+
+struct RowOps {
+    const char* isa = "";
+    // Samples to floats, exactly.
+    void (*widenU8)(const std::uint8_t* src, float* dst, int n) = nullptr;
+    void (*widenU16)(const std::uint16_t* src, float* dst, int n) = nullptr;
+    // dst[i] = sum over taps of weight * source[i], as fused multiply-adds where
+    // the instruction set has them (separable passes). The first 2 * pairs
+    // sources come in pairs sharing weights[p] (a symmetric kernel's mirrored
+    // taps), added, or subtracted when `anti`, before the multiply; then
+    // `singles` sources with weights[pairs + s].
+    void (*weightedSumFused)(const float* const* sources, const float* weights, int pairs, int singles, bool anti,
+                             float* dst, int n) = nullptr;
+    // Column pass for outRows (1..4) output rows at once, fused:
+    // dst[r][i] = sum over t < k of weights[t] * rows[r + t][i]; zero weights
+    // are skipped when skipZeros (finite samples only).
+    void (*columnRowsFused)(const float* const* rows, const float* weights, int k, bool skipZeros, int outRows,
+                            float* const* dst, int n) = nullptr;
+    // The same, converting integer samples as it reads them.
+    void (*columnRowsFusedU8)(const std::uint8_t* const* rows, const float* weights, int k, bool skipZeros, int outRows,
+                              float* const* dst, int n) = nullptr;
+    void (*columnRowsFusedU16)(const std::uint16_t* const* rows, const float* weights, int k, bool skipZeros, int outRows,
+                               float* const* dst, int n) = nullptr;
+    // 2-D kernel, in the reference's arithmetic bit for bit: dst[i] = sum
+    // over ky, kx of weights[ky * kw + kx] * rows[ky][i + offsets[kx]], from
+    // 0, in (ky, kx) order, each product and sum rounded on its own.
+    void (*denseRowExact)(const float* const* rows, const float* weights, int kh, int kw, const std::ptrdiff_t* offsets,
+                          bool skipZeros, float* dst, int n) = nullptr;
+    // dst[i] = a[i] + b[i]
+    void (*add)(float* dst, const float* a, const float* b, int n) = nullptr;
+    // dst[i] = previous[i] + (add[i] - sub[i]) (running sums of integers: exact).
+    void (*slide)(float* dst, const float* previous, const float* add, const float* sub, int n) = nullptr;
+    // Combine, map and store n samples (second is read for Combine::Magnitude only).
+    void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
+    // Orders a thread's non-temporal stores before what it does next.
+    void (*storeFence)() = nullptr;
+};
+
+const RowOps& avx512RowOps();    // needs AVX-512F
+const RowOps& avx2RowOps();      // needs AVX2 and FMA
+const RowOps& baselineRowOps();  // SSE2
+bool cpuHasAvx512();
+bool cpuHasAvx2Fma();
+// The set mode "parallel" uses: the fastest this CPU runs unless a test chose
+// another with useRowOps (so the baseline is checked on AVX2 machines too).
+const RowOps& activeRowOps();
+void useRowOps(const RowOps& ops);
+
+}  // namespace fs::cpu::detail::simd

@@ -1,0 +1,453 @@
+// Included once by each of parallel_simd_avx512.cpp, parallel_simd_avx2.cpp
+// and parallel_simd_sse2.cpp, which compile it with different instruction
+// sets; Vec hides the width.
+// Stores follow fs::saturateU8/U16: NaN and -Inf to 0, +Inf to the maximum,
+// round half to even (cvtps2dq under the default rounding mode).
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "cpu_common.hpp"
+#include "parallel_simd.hpp"
+
+namespace fs::cpu::detail::simd {
+namespace FS_SIMD_NAMESPACE {
+namespace {
+
+#if defined(__AVX512F__)
+struct Vec {
+    static constexpr int N = 16;
+    using F = __m512;
+    static F load(const float* p) { return _mm512_loadu_ps(p); }
+    static void store(float* p, F v) { _mm512_storeu_ps(p, v); }
+    static F set1(float v) { return _mm512_set1_ps(v); }
+    static F zero() { return _mm512_setzero_ps(); }
+    static F add(F a, F b) { return _mm512_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
+    static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+    static F fused(F w, F x, F acc) { return _mm512_fmadd_ps(w, x, acc); }
+    static F max(F a, F b) { return _mm512_max_ps(a, b); }  // b when either is NaN
+    static F min(F a, F b) { return _mm512_min_ps(a, b); }
+    static F sqrt(F a) { return _mm512_sqrt_ps(a); }
+    static F abs(F a) { return _mm512_abs_ps(a); }
+    static F fromU8(const std::uint8_t* p) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
+    static F fromU16(const std::uint16_t* p) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
+    }
+    // v already clamped to [0, 255] or [0, 65535]: the saturating narrowings never saturate.
+    static void storeU8(std::uint8_t* p, F v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(v)));
+    }
+    static void storeU16(std::uint16_t* p, F v) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtusepi32_epi16(_mm512_cvtps_epi32(v)));
+    }
+    // Non-temporal stores, p aligned to the bytes stored: large outputs skip
+    // the read-for-ownership of lines that are only written.
+    static constexpr bool kStreams = true;
+    static void streamF32(float* p, F v) { _mm512_stream_ps(p, v); }
+    static void streamU8(std::uint8_t* p, F v) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(v)));
+    }
+    static void streamU16(std::uint16_t* p, F v) {
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtusepi32_epi16(_mm512_cvtps_epi32(v)));
+    }
+};
+inline float fusedScalar(float w, float x, float acc) { return std::fma(w, x, acc); }
+#elif defined(__AVX2__) && defined(__FMA__)
+struct Vec {
+    static constexpr int N = 8;
+    using F = __m256;
+    static F load(const float* p) { return _mm256_loadu_ps(p); }
+    static void store(float* p, F v) { _mm256_storeu_ps(p, v); }
+    static F set1(float v) { return _mm256_set1_ps(v); }
+    static F zero() { return _mm256_setzero_ps(); }
+    static F add(F a, F b) { return _mm256_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+    static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+    static F fused(F w, F x, F acc) { return _mm256_fmadd_ps(w, x, acc); }
+    static F max(F a, F b) { return _mm256_max_ps(a, b); }  // b when either is NaN
+    static F min(F a, F b) { return _mm256_min_ps(a, b); }
+    static F sqrt(F a) { return _mm256_sqrt_ps(a); }
+    static F abs(F a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+    static F fromU8(const std::uint8_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+    }
+    static F fromU16(const std::uint16_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
+    // v already clamped to [0, 255].
+    static void storeU8(std::uint8_t* p, F v) {
+        const __m256i i = _mm256_cvtps_epi32(v);
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(w, w));
+    }
+    static void storeU16(std::uint16_t* p, F v) {
+        const __m256i i = _mm256_cvtps_epi32(v);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                         _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
+    }
+    static constexpr bool kStreams = false;  // finishTyped never streams with this set
+    static void streamF32(float* p, F v) { store(p, v); }
+    static void streamU8(std::uint8_t* p, F v) { storeU8(p, v); }
+    static void streamU16(std::uint16_t* p, F v) { storeU16(p, v); }
+};
+inline float fusedScalar(float w, float x, float acc) { return std::fma(w, x, acc); }
+#else
+struct Vec {
+    static constexpr int N = 4;
+    using F = __m128;
+    static F load(const float* p) { return _mm_loadu_ps(p); }
+    static void store(float* p, F v) { _mm_storeu_ps(p, v); }
+    static F set1(float v) { return _mm_set1_ps(v); }
+    static F zero() { return _mm_setzero_ps(); }
+    static F add(F a, F b) { return _mm_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm_sub_ps(a, b); }
+    static F mul(F a, F b) { return _mm_mul_ps(a, b); }
+    static F fused(F w, F x, F acc) { return _mm_add_ps(_mm_mul_ps(w, x), acc); }
+    static F max(F a, F b) { return _mm_max_ps(a, b); }
+    static F min(F a, F b) { return _mm_min_ps(a, b); }
+    static F sqrt(F a) { return _mm_sqrt_ps(a); }
+    static F abs(F a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
+    static F fromU8(const std::uint8_t* p) {
+        std::int32_t bits;
+        __builtin_memcpy(&bits, p, 4);
+        const __m128i z = _mm_setzero_si128();
+        const __m128i w = _mm_unpacklo_epi8(_mm_cvtsi32_si128(bits), z);
+        return _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, z));
+    }
+    static F fromU16(const std::uint16_t* p) {
+        const __m128i w = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+        return _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, _mm_setzero_si128()));
+    }
+    static void storeU8(std::uint8_t* p, F v) {
+        const __m128i i = _mm_cvtps_epi32(v);
+        const __m128i w = _mm_packs_epi32(i, i);
+        const int bits = _mm_cvtsi128_si32(_mm_packus_epi16(w, w));
+        __builtin_memcpy(p, &bits, 4);
+    }
+    static void storeU16(std::uint16_t* p, F v) {
+        // SSE2 has no unsigned 32->16 pack: shift into signed range, pack, shift back.
+        const __m128i i = _mm_sub_epi32(_mm_cvtps_epi32(v), _mm_set1_epi32(32768));
+        const __m128i w = _mm_xor_si128(_mm_packs_epi32(i, i), _mm_set1_epi16(static_cast<short>(0x8000)));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(p), w);
+    }
+    static constexpr bool kStreams = false;  // finishTyped never streams with this set
+    static void streamF32(float* p, F v) { store(p, v); }
+    static void streamU8(std::uint8_t* p, F v) { storeU8(p, v); }
+    static void streamU16(std::uint16_t* p, F v) { storeU16(p, v); }
+};
+inline float fusedScalar(float w, float x, float acc) { return acc + w * x; }
+#endif
+
+using F = Vec::F;
+constexpr int N = Vec::N;
+
+void widenU8(const std::uint8_t* src, float* dst, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N) Vec::store(dst + i, Vec::fromU8(src + i));
+    for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+void widenU16(const std::uint16_t* src, float* dst, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N) Vec::store(dst + i, Vec::fromU16(src + i));
+    for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+// Calls step(i) for vectors covering [i, n) and returns n, the last vector
+// overlapping the one before instead of leaving a scalar tail: every function
+// here computes a sample from its inputs alone, so writing it twice writes
+// the same value. Needs n >= N; otherwise returns i for a scalar loop.
+template <class Step> int vectorSteps(int i, int n, Step step) {
+    if (i >= n || n < N) return i;
+    for (; i + N <= n; i += N) step(i);
+    if (i < n) step(n - N);
+    return n;
+}
+
+// Several output rows at once: each source row is loaded once and feeds
+// every output row it falls under, so the source rows, which live in L2,
+// are read once per group of rows, not once per output row. R rows x B
+// vectors of accumulators stay in registers across all taps.
+//
+// Rows: dst[r][i] = sum over t of weights[t] * rows[r + t][i].
+// Accumulators that fit the register file beside the loaded vectors
+// (AVX-512 has 32 vector registers, the others 16).
+constexpr int kAccumulators = N == 16 ? 16 : 8;
+
+inline F loadAny(const float* p) { return Vec::load(p); }
+inline F loadAny(const std::uint8_t* p) { return Vec::fromU8(p); }
+inline F loadAny(const std::uint16_t* p) { return Vec::fromU16(p); }
+
+template <int R, class Src>
+void columnRowsFusedFixed(const Src* const* rows, const float* weights, int k, bool skipZeros, float* const* dst, int n) {
+    constexpr int B = kAccumulators / R;
+    int i = 0;
+    const auto block = [&](auto vectors) {
+        constexpr int V = decltype(vectors)::value;
+        F a[R][V];
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+            for (int b = 0; b < V; ++b) a[r][b] = Vec::zero();
+        for (int j = 0; j < k + R - 1; ++j) {
+            F x[V];
+#pragma GCC unroll 16
+            for (int b = 0; b < V; ++b) x[b] = loadAny(rows[j] + i + b * N);
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) {
+                const int t = j - r;
+                if (t < 0 || t >= k || (skipZeros && weights[t] == 0.0f)) continue;
+                const F w = Vec::set1(weights[t]);
+#pragma GCC unroll 16
+                for (int b = 0; b < V; ++b) a[r][b] = Vec::fused(w, x[b], a[r][b]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+            for (int b = 0; b < V; ++b) Vec::store(dst[r] + i + b * N, a[r][b]);
+    };
+    for (; i + B * N <= n; i += B * N) block(std::integral_constant<int, B>{});
+    i = vectorSteps(i, n, [&](int at) {
+        i = at;
+        block(std::integral_constant<int, 1>{});
+    });
+    for (; i < n; ++i)
+        for (int r = 0; r < R; ++r) {
+            float acc = 0.0f;
+            for (int t = 0; t < k; ++t)
+                if (!(skipZeros && weights[t] == 0.0f)) acc = fusedScalar(weights[t], static_cast<float>(rows[r + t][i]), acc);
+            dst[r][i] = acc;
+        }
+}
+
+template <class Src>
+void columnRowsFused(const Src* const* rows, const float* weights, int k, bool skipZeros, int outRows, float* const* dst,
+                     int n) {
+    switch (outRows) {
+    case 4: return columnRowsFusedFixed<4>(rows, weights, k, skipZeros, dst, n);
+    case 3: return columnRowsFusedFixed<3>(rows, weights, k, skipZeros, dst, n);
+    case 2: return columnRowsFusedFixed<2>(rows, weights, k, skipZeros, dst, n);
+    default: return columnRowsFusedFixed<1>(rows, weights, k, skipZeros, dst, n);
+    }
+}
+
+// 2-D, exact: four vectors of accumulators in registers across all taps;
+// each output adds its taps in the reference's order.
+void denseRowExact(const float* const* rows, const float* weights, int kh, int kw, const std::ptrdiff_t* offsets,
+                   bool skipZeros, float* dst, int n) {
+    const auto skip = [&](float w) { return skipZeros && w == 0.0f; };
+    int i = 0;
+    for (; i + 4 * N <= n; i += 4 * N) {
+        F a0 = Vec::zero(), a1 = Vec::zero(), a2 = Vec::zero(), a3 = Vec::zero();
+        for (int ky = 0; ky < kh; ++ky)
+            for (int kx = 0; kx < kw; ++kx) {
+                const float weight = weights[ky * kw + kx];
+                if (skip(weight)) continue;
+                const float* s = rows[ky] + offsets[kx] + i;
+                const F w = Vec::set1(weight);
+                a0 = Vec::add(a0, Vec::mul(w, Vec::load(s)));
+                a1 = Vec::add(a1, Vec::mul(w, Vec::load(s + N)));
+                a2 = Vec::add(a2, Vec::mul(w, Vec::load(s + 2 * N)));
+                a3 = Vec::add(a3, Vec::mul(w, Vec::load(s + 3 * N)));
+            }
+        Vec::store(dst + i, a0);
+        Vec::store(dst + i + N, a1);
+        Vec::store(dst + i + 2 * N, a2);
+        Vec::store(dst + i + 3 * N, a3);
+    }
+    i = vectorSteps(i, n, [&](int at) {
+        F a = Vec::zero();
+        for (int ky = 0; ky < kh; ++ky)
+            for (int kx = 0; kx < kw; ++kx) {
+                const float weight = weights[ky * kw + kx];
+                if (!skip(weight)) a = Vec::add(a, Vec::mul(Vec::set1(weight), Vec::load(rows[ky] + offsets[kx] + at)));
+            }
+        Vec::store(dst + at, a);
+    });
+    for (; i < n; ++i) {
+        float a = 0.0f;
+        for (int ky = 0; ky < kh; ++ky)
+            for (int kx = 0; kx < kw; ++kx) {
+                const float weight = weights[ky * kw + kx];
+                if (!skip(weight)) a = a + weight * rows[ky][i + offsets[kx]];
+            }
+        dst[i] = a;
+    }
+}
+
+// Symmetric kernels fold: sources 2p and 2p + 1 share weights[p] and are added
+// (subtracted when Anti) before one multiply-add; then `singles` plain taps.
+template <bool Anti> F pairValue(F a, F b) {
+    if constexpr (Anti) return Vec::sub(a, b);
+    else return Vec::add(a, b);
+}
+template <bool Anti>
+void weightedSumFolded(const float* const* sources, const float* weights, int pairs, int singles, float* dst, int n) {
+    const float* const* singleSources = sources + 2 * pairs;
+    const float* singleWeights = weights + pairs;
+    // Eight accumulators: a fused multiply-add waits ~4 cycles for its
+    // accumulator, and two issue per cycle.
+    constexpr int B = 8;
+    int i = 0;
+    for (; i + B * N <= n; i += B * N) {
+        F a[B];
+#pragma GCC unroll 8
+        for (int b = 0; b < B; ++b) a[b] = Vec::zero();
+        for (int t = 0; t < singles; ++t) {
+            const float* s = singleSources[t] + i;
+            const F w = Vec::set1(singleWeights[t]);
+#pragma GCC unroll 8
+            for (int b = 0; b < B; ++b) a[b] = Vec::fused(w, Vec::load(s + b * N), a[b]);
+        }
+        for (int p = 0; p < pairs; ++p) {
+            const float* s = sources[2 * p] + i;
+            const float* u = sources[2 * p + 1] + i;
+            const F w = Vec::set1(weights[p]);
+#pragma GCC unroll 8
+            for (int b = 0; b < B; ++b) a[b] = Vec::fused(w, pairValue<Anti>(Vec::load(s + b * N), Vec::load(u + b * N)), a[b]);
+        }
+#pragma GCC unroll 8
+        for (int b = 0; b < B; ++b) Vec::store(dst + i + b * N, a[b]);
+    }
+    i = vectorSteps(i, n, [&](int at) {
+        F a = Vec::zero();
+        for (int t = 0; t < singles; ++t) a = Vec::fused(Vec::set1(singleWeights[t]), Vec::load(singleSources[t] + at), a);
+        for (int p = 0; p < pairs; ++p) {
+            const F x = Vec::load(sources[2 * p] + at), y = Vec::load(sources[2 * p + 1] + at);
+            a = Vec::fused(Vec::set1(weights[p]), pairValue<Anti>(x, y), a);
+        }
+        Vec::store(dst + at, a);
+    });
+    for (; i < n; ++i) {
+        float a = 0.0f;
+        for (int t = 0; t < singles; ++t) a = fusedScalar(singleWeights[t], singleSources[t][i], a);
+        for (int p = 0; p < pairs; ++p) {
+            const float x = sources[2 * p][i], y = sources[2 * p + 1][i];
+            a = fusedScalar(weights[p], Anti ? x - y : x + y, a);
+        }
+        dst[i] = a;
+    }
+}
+
+void weightedSumFused(const float* const* sources, const float* weights, int pairs, int singles, bool anti, float* dst,
+                      int n) {
+    if (anti) weightedSumFolded<true>(sources, weights, pairs, singles, dst, n);
+    else weightedSumFolded<false>(sources, weights, pairs, singles, dst, n);
+}
+
+void add(float* dst, const float* a, const float* b, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N) Vec::store(dst + i, Vec::add(Vec::load(a + i), Vec::load(b + i)));
+    for (; i < n; ++i) dst[i] = a[i] + b[i];
+}
+
+void storeFence() { _mm_sfence(); }
+
+void slide(float* dst, const float* previous, const float* add, const float* sub, int n) {
+    int i = 0;
+    for (; i + N <= n; i += N)
+        Vec::store(dst + i, Vec::add(Vec::load(previous + i), Vec::sub(Vec::load(add + i), Vec::load(sub + i))));
+    for (; i < n; ++i) dst[i] = previous[i] + (add[i] - sub[i]);
+}
+
+// The same operations as combineResponses, applyMapping and PixelTraits::store,
+// in the same order and unfused, so every lane equals the scalar result.
+// Mapped: false for scale 1, offset 0 into an integer type, where v * 1 + 0
+// is v (only a -0 would change, and the store maps it to 0 either way).
+template <Combine C, bool Abs, bool Mapped, class Out>
+F finishVector(const float* first, const float* second, F scale, F offset) {
+    F v = Vec::load(first);
+    if constexpr (C == Combine::Magnitude) {
+        const F b = Vec::load(second);
+        v = Vec::sqrt(Vec::add(Vec::mul(v, v), Vec::mul(b, b)));
+    }
+    if constexpr (Mapped) v = Vec::add(Vec::mul(v, scale), offset);
+    if constexpr (Abs) v = Vec::abs(v);
+    if constexpr (std::is_same_v<Out, std::uint8_t>) v = Vec::min(Vec::max(v, Vec::zero()), Vec::set1(255.0f));
+    if constexpr (std::is_same_v<Out, std::uint16_t>) v = Vec::min(Vec::max(v, Vec::zero()), Vec::set1(65535.0f));
+    return v;
+}
+
+template <class Out> void streamVector(Out* p, F v) {
+    if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::streamU8(p, v);
+    else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::streamU16(p, v);
+    else Vec::streamF32(p, v);
+}
+
+template <Combine C, bool Abs, bool Mapped, class Out>
+void finishTyped(const float* first, const float* second, const FinishParams& p, void* dstVoid, int n) {
+    Out* dst = static_cast<Out*>(dstVoid);
+    const F scale = Vec::set1(p.scale), offset = Vec::set1(p.offset);
+    const OutputMapping m{p.scale, p.offset, Abs, false};
+    const auto scalar = [&](int i) {
+        dst[i] = finishSample<Out>(combineResponses(C, first[i], C == Combine::Magnitude ? second[i] : 0.0f), m);
+    };
+    int i = 0;
+    if constexpr (Vec::kStreams) {
+        if (p.stream) {
+            // Scalar up to the first aligned vector, then non-temporal stores.
+            constexpr std::uintptr_t bytes = sizeof(Out) * N;
+            while (i < n && reinterpret_cast<std::uintptr_t>(dst + i) % bytes != 0) scalar(i++);
+            for (; i + N <= n; i += N) streamVector(dst + i, finishVector<C, Abs, Mapped, Out>(first + i, second + i, scale, offset));
+        }
+    }
+    i = vectorSteps(i, n, [&](int at) {
+        const F v = finishVector<C, Abs, Mapped, Out>(first + at, second + at, scale, offset);
+        if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::storeU8(dst + at, v);
+        else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::storeU16(dst + at, v);
+        else Vec::store(dst + at, v);
+    });
+    for (; i < n; ++i) scalar(i);
+}
+
+template <Combine C, bool Abs>
+void finishCombined(const float* first, const float* second, const FinishParams& p, void* dst, int n) {
+    const bool mapped = p.scale != 1.0f || p.offset != 0.0f;
+    switch (p.outDepth) {
+    case Depth::U8:
+        if (mapped) return finishTyped<C, Abs, true, std::uint8_t>(first, second, p, dst, n);
+        return finishTyped<C, Abs, false, std::uint8_t>(first, second, p, dst, n);
+    case Depth::U16:
+        if (mapped) return finishTyped<C, Abs, true, std::uint16_t>(first, second, p, dst, n);
+        return finishTyped<C, Abs, false, std::uint16_t>(first, second, p, dst, n);
+    case Depth::F32: break;
+    }
+    finishTyped<C, Abs, true, float>(first, second, p, dst, n);
+}
+
+void finish(const float* first, const float* second, const FinishParams& p, void* dst, int n) {
+    if (p.combine == Combine::Magnitude) {
+        if (p.absolute) finishCombined<Combine::Magnitude, true>(first, second, p, dst, n);
+        else finishCombined<Combine::Magnitude, false>(first, second, p, dst, n);
+    } else {
+        if (p.absolute) finishCombined<Combine::Single, true>(first, second, p, dst, n);
+        else finishCombined<Combine::Single, false>(first, second, p, dst, n);
+    }
+}
+
+}  // namespace
+
+const RowOps& rowOps() {
+    static const RowOps ops{FS_SIMD_ISA_NAME,
+                            &widenU8,
+                            &widenU16,
+                            &weightedSumFused,
+                            &columnRowsFused<float>,
+                            &columnRowsFused<std::uint8_t>,
+                            &columnRowsFused<std::uint16_t>,
+                            &denseRowExact,
+                            &add,
+                            &slide,
+                            &finish,
+                            &storeFence};
+    return ops;
+}
+
+}  // namespace FS_SIMD_NAMESPACE
+}  // namespace fs::cpu::detail::simd

@@ -1,0 +1,273 @@
+// Every path of mode "parallel" against the reference, with each instruction
+// set this CPU has (the SSE2 baseline always). Bit-exact where the mode
+// promises it: 2-D, 1xN and Nx1 kernels always; rank-1 kernels of weights
+// n / 2^shift on integer samples whose sums stay below 2^24 (binomial
+// Gaussians 3/5/7, Sobel, their magnitude). Everything else within
+// test::toleranceFor.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cpu_modes.hpp"
+#include "fs/cpu/cpu_backend.hpp"
+#include "fs/presets.hpp"
+#include "parallel_simd.hpp"
+#include "test_support.hpp"
+
+namespace fs {
+namespace {
+
+using cpu::detail::simd::RowOps;
+
+std::vector<const RowOps*> instructionSets() {
+    std::vector<const RowOps*> sets{&cpu::detail::simd::baselineRowOps()};
+    if (cpu::detail::simd::cpuHasAvx2Fma()) sets.push_back(&cpu::detail::simd::avx2RowOps());
+    if (cpu::detail::simd::cpuHasAvx512()) sets.push_back(&cpu::detail::simd::avx512RowOps());
+    return sets;
+}
+
+// Restores the CPU's own choice when a test ends.
+class WithRowOps {
+public:
+    explicit WithRowOps(const RowOps& ops) : saved_(cpu::detail::simd::activeRowOps()) { cpu::detail::simd::useRowOps(ops); }
+    ~WithRowOps() { cpu::detail::simd::useRowOps(saved_); }
+    WithRowOps(const WithRowOps&) = delete;
+    WithRowOps& operator=(const WithRowOps&) = delete;
+
+private:
+    const RowOps& saved_;
+};
+
+enum class Exactness { Always, DyadicU8, DyadicU8U16, Tolerance };
+
+struct KernelCase {
+    std::string name;
+    std::function<FilterSpec()> make;
+    Exactness exactness;
+};
+
+FilterSpec specOf(Kernel k) {
+    FilterSpec s;
+    s.name = "test";
+    s.kernels = {std::move(k)};
+    return s;
+}
+
+FilterSpec presetOf(const std::string& name) { return test::presetSpec(name); }
+
+std::vector<KernelCase> kernelCases(std::mt19937& rng) {
+    std::vector<KernelCase> cases;
+    // Binomial Gaussians (OpenCV's fixed tables) and Sobel: dyadic, rank 1.
+    // On u16, 65535 * sum|n| must stay below 2^24: Gaussian 3 and 5 and Sobel 3 and 5 do.
+    cases.push_back({"gaussian 3", [] { return specOf(gaussianKernel(3, 0)); }, Exactness::DyadicU8U16});
+    cases.push_back({"gaussian 5", [] { return specOf(gaussianKernel(5, 0)); }, Exactness::DyadicU8U16});
+    cases.push_back({"gaussian 7", [] { return specOf(gaussianKernel(7, 0)); }, Exactness::DyadicU8});
+    cases.push_back({"sobel-x 3", [] { return specOf(sobelKernel(3, true)); }, Exactness::DyadicU8U16});
+    cases.push_back({"sobel-y 5", [] { return specOf(sobelKernel(5, false)); }, Exactness::DyadicU8U16});
+    cases.push_back({"sobel-x 7", [] { return specOf(sobelKernel(7, true)); }, Exactness::DyadicU8});
+    cases.push_back({"sobel magnitude 3", [] { return presetOf("sobel-mag:3"); }, Exactness::DyadicU8U16});
+    // 2-D kernels: the reference's order, always exact.
+    cases.push_back({"laplacian 4", [] { return specOf(laplacian4Kernel()); }, Exactness::Always});
+    cases.push_back({"laplacian 8", [] { return specOf(laplacian8Kernel()); }, Exactness::Always});
+    for (int size : {3, 5, 7, 15}) {
+        const Kernel k = test::randomKernel(size, size, rng);
+        cases.push_back({"random " + std::to_string(size), [k] { return specOf(k); }, Exactness::Always});
+    }
+    const Kernel first = test::randomKernel(3, 5, rng), second = test::randomKernel(7, 3, rng);
+    cases.push_back({"magnitude of two random kernels", [first, second] {
+                         FilterSpec s = specOf(first);
+                         s.kernels.push_back(second);
+                         s.combine = Combine::Magnitude;
+                         return s;
+                     },
+                     Exactness::Always});
+    // Rank 1 but not dyadic: fused two-pass sums, running column sums and runs of taps.
+    for (int size : {3, 5, 7, 15, 31}) {
+        cases.push_back({"box " + std::to_string(size), [size] { return specOf(boxKernel(size)); }, Exactness::Tolerance});
+    }
+    cases.push_back({"gaussian 15", [] { return specOf(gaussianKernel(15, 0)); }, Exactness::Tolerance});
+    cases.push_back({"gaussian 31", [] { return specOf(gaussianKernel(31, 0)); }, Exactness::Tolerance});
+    cases.push_back({"gaussian 9x9 sigma 2", [] { return specOf(gaussianKernel(9, 2.0)); }, Exactness::Tolerance});
+    return cases;
+}
+
+std::vector<Border> bordersFor(Depth depth) {
+    const float max = static_cast<float>(test::maxInputOf(depth));
+    return {{BorderMode::Replicate, 0.0f},
+            {BorderMode::Reflect101, 0.0f},
+            {BorderMode::Wrap, 0.0f},
+            {BorderMode::Constant, depth == Depth::F32 ? 0.25f : 100.0f},       // an integer sample: exact paths stay
+            {BorderMode::Constant, depth == Depth::F32 ? 0.3f : 0.3f * max}};  // not one: they leave
+}
+
+bool mustBeExact(Exactness e, Depth depth, const Border& border) {
+    if (e == Exactness::Always) return true;
+    if (e == Exactness::Tolerance || depth == Depth::F32) return false;
+    if (border.mode == BorderMode::Constant && border.value != std::nearbyint(border.value)) return false;
+    return depth == Depth::U8 || e == Exactness::DyadicU8U16;
+}
+
+const std::vector<OutputMapping>& mappings() {
+    static const std::vector<OutputMapping> m = {
+        {}, {0.5f, 3.0f, true, false}, {0.25f, 128.0f, false, false}, {1.0f, 0.0f, false, true}};
+    return m;
+}
+
+void compareOne(const FilterSpec& spec, const Image& input, bool exact, const std::string& what) {
+    SCOPED_TRACE(what + ", border " + borderModeName(spec.border.mode) + " " + std::to_string(spec.border.value) + ", " +
+                 std::to_string(input.width()) + "x" + std::to_string(input.height()) + "x" +
+                 std::to_string(input.channels()) + " " + depthName(input.depth()) + ", scale " +
+                 std::to_string(spec.output.scale) + (spec.output.absolute ? " abs" : "") +
+                 (spec.output.floatOutput ? " -> f32" : "") + ", simd " + cpu::detail::simd::activeRowOps().isa);
+    const Image expected = cpu::referenceFilter(spec, input.cview());
+    const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+    ASSERT_TRUE(r.ok()) << r.error;
+    const test::Tolerance tol =
+        exact ? test::exact()
+              : test::toleranceFor(expected.depth(), test::responseScale(spec, test::maxInputOf(input.depth())));
+    EXPECT_TRUE(test::imagesMatch(r.output, expected, tol));
+}
+
+struct Shape {
+    int width, height;
+};
+
+class ParallelPaths : public ::testing::TestWithParam<Depth> {};
+
+// Odd sizes (smaller than the kernels too), every channel count, border and
+// mapping, with every instruction set.
+TEST_P(ParallelPaths, SmallImagesEveryKernelBorderAndMapping) {
+    const Depth depth = GetParam();
+    std::mt19937 rng = test::testRng();
+    const std::vector<KernelCase> cases = kernelCases(rng);
+    const Shape shapes[] = {{1, 1}, {7, 3}, {1, 13}, {13, 1}, {67, 45}};
+    for (const RowOps* ops : instructionSets()) {
+        const WithRowOps use(*ops);
+        for (const Shape& shape : shapes)
+            for (int channels : {1, 3, 4}) {
+                const Image input = test::randomImage(shape.width, shape.height, channels, depth, rng);
+                for (const Border& border : bordersFor(depth))
+                    for (const KernelCase& c : cases) {
+                        FilterSpec spec = c.make();
+                        spec.border = border;
+                        spec.output = mappings()[rng() % mappings().size()];
+                        compareOne(spec, input, mustBeExact(c.exactness, depth, border), c.name);
+                    }
+            }
+    }
+}
+
+// Wide rows: chunks read in place (f32), the running column sums across a
+// tile's rows, several tiles on several threads.
+TEST_P(ParallelPaths, LargeOddImages) {
+    const Depth depth = GetParam();
+    std::mt19937 rng = test::testRng();
+    const std::vector<KernelCase> cases = kernelCases(rng);
+    const std::vector<Border> borders = bordersFor(depth);
+    for (int channels : {1, 3, 4}) {
+        const Image input = test::randomImage(1023, 769, channels, depth, rng);
+        for (const KernelCase& c : cases) {
+            if (c.name == "gaussian 31" || c.name == "box 31" || c.name == "random 15" || c.name == "gaussian 15")
+                continue;  // the reference takes seconds on these
+            const Border border = borders[rng() % borders.size()];
+            FilterSpec spec = c.make();
+            spec.border = border;
+            spec.output = mappings()[rng() % mappings().size()];
+            compareOne(spec, input, mustBeExact(c.exactness, depth, border), c.name);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, ParallelPaths, ::testing::Values(Depth::U8, Depth::U16, Depth::F32),
+                         [](const ::testing::TestParamInfo<Depth>& p) { return std::string(depthName(p.param)); });
+
+// Large kernels on a wide image, once each: the tap runs of box 31 and the
+// halo of 31-wide chunks.
+TEST(ParallelPathsLargeKernels, ThirtyOneWideOnAWideImage) {
+    std::mt19937 rng = test::testRng();
+    for (Depth depth : {Depth::U8, Depth::F32}) {
+        const Image input = test::randomImage(1500, 40, 3, depth, rng);
+        for (const Kernel& k : {boxKernel(31), gaussianKernel(31, 0), gaussianKernel(25, 0)}) {
+            FilterSpec spec = specOf(k);
+            spec.border = {BorderMode::Reflect101, 0.0f};
+            compareOne(spec, input, false, "large separable " + std::to_string(k.width));
+        }
+    }
+}
+
+// Rows wider than a chunk: inner chunks read integer and float rows in place
+// (converted as the column pass reads them), edge chunks from the ring; every
+// border, the constant one with integer and fractional values.
+TEST(ParallelPathsWideRows, InPlaceChunksEveryBorder) {
+    std::mt19937 rng = test::testRng();
+    const std::vector<KernelCase> cases = kernelCases(rng);
+    for (const RowOps* ops : instructionSets()) {
+        const WithRowOps use(*ops);
+        for (Depth depth : {Depth::U8, Depth::U16, Depth::F32})
+            for (int channels : {1, 3, 4}) {
+                const Image input = test::randomImage(2100 + channels, 9, channels, depth, rng);
+                for (const Border& border : bordersFor(depth))
+                    for (const KernelCase& c : cases) {
+                        if (c.name.find("31") != std::string::npos || c.name.find("15") != std::string::npos) continue;
+                        FilterSpec spec = c.make();
+                        spec.border = border;
+                        spec.output = mappings()[rng() % mappings().size()];
+                        compareOne(spec, input, mustBeExact(c.exactness, depth, border), c.name);
+                    }
+            }
+    }
+}
+
+// Float outputs of 64 MB and more are written with non-temporal stores from
+// the first aligned sample of each chunk on; odd widths move every row start.
+TEST(ParallelPathsLargeOutputs, StreamedFloatStores) {
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(4099, 4097, 1, Depth::F32, rng);
+    for (const RowOps* ops : instructionSets()) {
+        const WithRowOps use(*ops);
+        compareOne(specOf(laplacian4Kernel()), input, true, "laplacian 4, streamed");
+        compareOne(specOf(sobelKernel(3, true)), input, false, "sobel-x 3, streamed");
+    }
+}
+
+// Rank-1 kernels whose products overflow (README "Semantics": 255 x 3e38
+// gives NaN) must overflow where the reference does, NaN for NaN.
+TEST(ParallelPathsOverflow, HugeRankOneWeightsOverflowAsTheReferenceDoes) {
+    std::mt19937 rng = test::testRng();
+    for (Depth depth : {Depth::U8, Depth::F32}) {
+        const Image input = test::randomImage(70, 20, 3, depth, rng);
+        for (const Kernel& k : {Kernel::outer({0.5f, 1, 0.5f}, {3e38f, 0, -3e38f}), Kernel::outer({1, 1, 1}, {3e38f, 1, 3e38f})}) {
+            FilterSpec spec = specOf(k);
+            spec.output.floatOutput = true;
+            const Image expected = cpu::referenceFilter(spec, input.cview());
+            const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+            ASSERT_TRUE(r.ok()) << r.error;
+            long long differ = 0;
+            for (int y = 0; y < input.height(); ++y)
+                for (int i = 0; i < input.width() * input.channels(); ++i) {
+                    const float a = r.output.cview().row<float>(y)[i], e = expected.cview().row<float>(y)[i];
+                    if (!(a == e || (std::isnan(a) && std::isnan(e)))) ++differ;
+                }
+            EXPECT_EQ(differ, 0) << depthName(depth);
+        }
+    }
+}
+
+// The batch runner caps the threads per job; results must not depend on it.
+TEST(ParallelPathsThreads, SameResultOnOneThreadAndOnAll) {
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(300, 200, 3, Depth::U8, rng);
+    FilterSpec spec = specOf(gaussianKernel(7, 0));
+    const RunResult all = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+    cpu::detail::parallelThreadLimit() = 1;
+    const RunResult one = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+    cpu::detail::parallelThreadLimit() = 0;
+    ASSERT_TRUE(all.ok() && one.ok());
+    EXPECT_TRUE(test::imagesMatch(all.output, one.output, test::exact()));
+}
+
+}  // namespace
+}  // namespace fs
