@@ -380,6 +380,9 @@ template <class Out> void streamVector(Out* p, F v) {
     else Vec::streamF32(p, v);
 }
 
+// A single response has no second row: a null row is passed on, never offset.
+inline const float* rowAt(const float* row, int at) { return row ? row + at : nullptr; }
+
 template <Combine C, bool Abs, bool Mapped, class Out>
 void finishTyped(const float* first, const float* second, const FinishParams& p, void* dstVoid, int n) {
     Out* dst = static_cast<Out*>(dstVoid);
@@ -394,11 +397,11 @@ void finishTyped(const float* first, const float* second, const FinishParams& p,
             // Scalar up to the first aligned vector, then non-temporal stores.
             constexpr std::uintptr_t bytes = sizeof(Out) * N;
             while (i < n && reinterpret_cast<std::uintptr_t>(dst + i) % bytes != 0) scalar(i++);
-            for (; i + N <= n; i += N) streamVector(dst + i, finishVector<C, Abs, Mapped, Out>(first + i, second + i, scale, offset));
+            for (; i + N <= n; i += N) streamVector(dst + i, finishVector<C, Abs, Mapped, Out>(first + i, rowAt(second, i), scale, offset));
         }
     }
     i = vectorSteps(i, n, [&](int at) {
-        const F v = finishVector<C, Abs, Mapped, Out>(first + at, second + at, scale, offset);
+        const F v = finishVector<C, Abs, Mapped, Out>(first + at, rowAt(second, at), scale, offset);
         if constexpr (std::is_same_v<Out, std::uint8_t>) Vec::storeU8(dst + at, v);
         else if constexpr (std::is_same_v<Out, std::uint16_t>) Vec::storeU16(dst + at, v);
         else Vec::store(dst + at, v);
