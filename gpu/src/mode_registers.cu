@@ -38,7 +38,7 @@ int defaultRegisterRows(int channels, int kernels, int radius) {
 // for 3x3 on 4-byte pixels, adjacent pixels from wide loads.
 enum class RegistersKernel { Strided, Rgba8Pairs, Rgba8Quads, Rgba8Lanes, GrayF32Quads };
 
-std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob("registers", "shared-memory halo to load (only shared has)");
     const KernelMath& m = f.math;
     const int C = f.channels, K = m.kernelCount;
@@ -132,7 +132,11 @@ std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int
     return checkPlan(out);
 }
 
-std::string supportsRegisters(const PreparedFilter&) { return {}; }
+Refusal supportsRegisters(const PreparedFilter&) { return {}; }
+
+std::vector<LaunchConfig> registersCandidates() {
+    return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}});
+}
 
 cudaError_t prepareRegisters(const PreparedFilter& f, cudaStream_t stream) {
     for (cudaError_t (*upload)(const PreparedFilter&, cudaStream_t) :
@@ -143,7 +147,7 @@ cudaError_t prepareRegisters(const PreparedFilter& f, cudaStream_t stream) {
 
 cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
-    if (!planRegisters(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
+    if (!planRegisters(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
     // Every registers kernel takes the same parameters (the adjacent-pixel ones ignore the column count).
     return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
@@ -156,7 +160,7 @@ const ModeImpl& registersMode() {
                                "Each thread slides down a column of outputs keeping partial sums in registers; "
                                "neighbouring threads share pixels through the L1 cache. No shared memory, no "
                                "barriers: the fastest choice for small kernels.",
-                               supportsRegisters, prepareRegisters, planRegisters, launchRegisters};
+                               supportsRegisters, prepareRegisters, planRegisters, launchRegisters, registersCandidates};
     return mode;
 }
 

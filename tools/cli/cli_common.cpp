@@ -119,7 +119,7 @@ int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
     const std::vector<ModeInfo> modes = backend->modes();
     if (mode.empty() && preferFast) {
         for (const ModeInfo& m : modes)
-            if (m.available && (m.id == "auto" || m.id == "parallel")) {
+            if (m.available && m.isDefault) {
                 mode = m.id;
                 break;
             }

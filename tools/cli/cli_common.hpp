@@ -63,7 +63,7 @@ using batch::lowerExtension;
 int loadKernel(const std::string& text, FilterSpec& spec);
 
 // Finds backend `id` and checks `mode` (empty: its first available mode, or
-// with `preferFast` its "auto" or "parallel" mode when it has one; written
+// with `preferFast` its default mode (ModeInfo::isDefault) when it has one; written
 // back). Returns an exit code after printing any error.
 // `suggestCpu`: name --backend cpu as the way out when the backend is missing or unavailable.
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
