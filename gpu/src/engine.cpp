@@ -93,7 +93,15 @@ std::string DeviceSession::launchWhole(ResolvedLaunch& resolved, const FilterSpe
 std::string DeviceSession::convolve(const FilterSpec& spec, const DeviceView& in, const std::string& mode,
                                     unsigned char* dst, std::size_t dstPitch, cudaStream_t stream, Refusal* refusal) {
     ResolvedLaunch resolved;
-    if (Refusal why = resolveMode(spec, in.depth, in.channels, mode, resolved); !why.ok()) {
+    Refusal why = resolveMode(spec, in.depth, in.channels, mode, resolved);
+    if (why.ok()) {
+        // Planned here too, so a shape the mode refuses is this call's refusal, not device trouble.
+        if (Refusal planned = resolved.mode->plan(resolved.filter, resolved.config, in.width, in.height, resolved.plan);
+            !planned.ok())
+            why = {planned.reason, std::string("mode ") + resolved.mode->id + ", " + resolved.config.toString() + ": " +
+                                       planned.message};
+    }
+    if (!why.ok()) {
         std::string text = why.message;
         if (refusal) *refusal = std::move(why);
         return text;

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,7 +20,11 @@
 namespace fs::test {
 namespace {
 
-constexpr int kRunsPerThread = 500;
+// FS_CONCURRENCY_RUNS lowers it for the slow compute-sanitizer runs.
+int runsPerThread() {
+    const char* env = std::getenv("FS_CONCURRENCY_RUNS");
+    return env && std::atoi(env) > 0 ? std::atoi(env) : 500;
+}
 
 // First failures of all threads, reported by the main thread.
 class Failures {
@@ -98,6 +103,7 @@ TEST(EngineConcurrency, BatchPipelineAndResidentRunsFromThreeThreadsMatchTheRefe
     ASSERT_TRUE(resident) << uploadError;
     const int residentBefore = engine.residentCount();
 
+    const int kRunsPerThread = runsPerThread();
     Failures failures;
     StartLine start(3);
     std::thread batchThread([&] {
