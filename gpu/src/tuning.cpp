@@ -47,7 +47,10 @@ public:
                    const TuneOptions& options)
         : session_(session), spec_(spec), input_(input), f_(resolved.filter), mode_(*resolved.mode),
           repeats_(std::max(1, options.repeats)), warmup_(std::max(0, options.warmup)) {}
-    ~CandidateTimer() { events_.destroy(); }
+    ~CandidateTimer() {
+        events_.destroy();
+        if (image_) Engine::instance().release(image_);
+    }
     CandidateTimer(const CandidateTimer&) = delete;
     CandidateTimer& operator=(const CandidateTimer&) = delete;
 
@@ -64,17 +67,17 @@ public:
                    "kind (results are kept per size class)";
         cudaError_t err = events_.create();
         if (err != cudaSuccess) return cudaMessage("creating CUDA events", err);
-        if ((err = src_.reserve(inPitch * input_.height)) != cudaSuccess ||
-            (err = dst_.reserve(outPitch * input_.height)) != cudaSuccess)
+        std::string error;
+        image_ = Engine::instance().upload(input_, error);  // inside our session: the lock is recursive
+        if (!image_) return error;
+        if ((err = dst_.reserve(outPitch * input_.height)) != cudaSuccess)
             return failed("allocating device memory for tuning", err);
-        if ((err = cudaMemcpy2DAsync(src_.get(), inPitch, input_.data, input_.stride, inRow, input_.height,
-                                     cudaMemcpyHostToDevice, stream)) != cudaSuccess)
-            return failed("uploading the image for tuning", err);
+        const DeviceView src = session_.core().resident.at(image_.id).view();
         if ((err = session_.uploadWeights(mode_, f_, stream)) != cudaSuccess ||
             (err = cudaStreamSynchronize(stream)) != cudaSuccess)
             return failed("uploading the weights", err);
         args_.filter = &f_;
-        args_.geom = wholeImageGeom(src_.data(), inPitch, input_.width, input_.height);
+        args_.geom = wholeImageGeom(src.data, src.pitch, input_.width, input_.height);
         args_.geom.dst = dst_.data();
         args_.geom.dstPitch = outPitch;
         args_.geom.border = spec_.border.mode;
@@ -118,7 +121,8 @@ private:
     PreparedFilter& f_;
     const ModeImpl& mode_;
     const int repeats_, warmup_;
-    DeviceBuffer src_, dst_;
+    DeviceImageHandle image_;  // the user's image, resident while tuning
+    DeviceBuffer dst_;
     PieceEvents events_;
     LaunchArgs args_;
 };
