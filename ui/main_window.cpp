@@ -63,6 +63,15 @@ namespace fs::ui {
 
 namespace {
 
+// The CUDA backend's id, for interop and the CPU fallback offer (empty without interop).
+QString cudaBackendId() {
+#ifdef FS_HAVE_CUDA_INTEROP
+    return QString::fromStdString(gpu::GlPixelBufferInterop::backendId());
+#else
+    return {};
+#endif
+}
+
 constexpr int kMaxRecent = 8;
 const char* kImageFilter =
     QT_TRANSLATE_NOOP("MainWindow", "Images (*.png *.jpg *.jpeg *.bmp *.tif *.tiff *.pgm *.ppm *.pnm *.webp *.pfm);;All files (*)");
@@ -629,7 +638,7 @@ void MainWindow::runNow() {
     }
     endSweep();  // a new change outdates a running sweep
     // A chosen launch configuration runs through runWithLaunch; the interop path knows only the default.
-    if (choice->backendId == QStringLiteral("cuda") && launch_->launchFor(choice->backendId).isDefault() &&
+    if (choice->backendId == cudaBackendId() && launch_->launchFor(choice->backendId).isDefault() &&
         runThroughInterop(currentSpec()))
         return;
     submit(choice->key(), view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
@@ -770,7 +779,7 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
         statusBar()->showMessage(tr("CUDA-GL interop failed (%1); using the upload path").arg(failure), 8000);
         return false;
     }
-    timing.backend = "cuda";
+    timing.backend = gpu::GlPixelBufferInterop::backendId();
     timing.mode = mode;
     timing.launch = "live frame";  // its own bar, beside the same mode's readback runs
     lastOutcome_.reset();  // no host pixels: ensureHostResult() makes them when needed
@@ -850,7 +859,7 @@ void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
                                          .arg(outcome->request.backend, outcome->request.mode,
                                               QString::fromStdString(outcome->request.launch.shortLabel()), message),
                                      8000);
-        } else if (firstTime && outcome->request.backend == QStringLiteral("cuda")) {
+        } else if (firstTime && outcome->request.backend == cudaBackendId()) {
             offerCpuInstead(message);
         } else if (firstTime) {
             error(tr("Filter failed"), message);

@@ -1,5 +1,8 @@
 #include "fs/backend.hpp"
 
+#include "fs/batch.hpp"
+#include "fs/pipeline.hpp"
+
 namespace fs {
 
 std::optional<ModeInfo> Backend::findMode(const std::string& mode) const {
@@ -41,6 +44,10 @@ TuneResult Backend::tune(const FilterSpec&, ConstImageView, const std::string& m
     result.error = displayName() + " has no launch configuration to tune";
     return result;
 }
+
+std::unique_ptr<BatchRunner> Backend::makeBatchRunner() { return makeLoopBatchRunner(*this); }
+
+std::unique_ptr<PipelineRunner> Backend::makePipelineRunner(const std::string&) { return nullptr; }
 
 std::string Backend::resetTuning() { return displayName() + " has no launch configuration to tune"; }
 

@@ -5,7 +5,9 @@
 #include <new>
 
 #include "cpu_modes.hpp"
+#include "fs/cpu/batch.hpp"
 #include "fs/cpu/cpu_backend.hpp"
+#include "fs/cpu/pipeline.hpp"
 
 namespace fs::cpu {
 namespace detail {
@@ -24,6 +26,11 @@ public:
     std::string id() const override { return "cpu"; }
     std::string displayName() const override { return "CPU"; }
     std::string unavailableReason() const override { return {}; }
+
+    std::unique_ptr<BatchRunner> makeBatchRunner() override { return makeCpuBatchRunner(*this); }
+    std::unique_ptr<PipelineRunner> makePipelineRunner(const std::string& mode) override {
+        return cpu::makePipelineRunner(*this, mode);
+    }
 
     std::vector<ModeInfo> modes() const override {
         std::vector<ModeInfo> infos;

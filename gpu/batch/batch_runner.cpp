@@ -12,16 +12,15 @@
 // same bytes, so it runs on several threads; runGridInto skips it for the
 // caller's images.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <new>
+#include <optional>
 #include <tuple>
 
-#include "device_buffer.hpp"
 #include "device_image.hpp"
+#include "engine_core.hpp"
 #include "fs/gpu/batch.hpp"
 #include "fused_kernel.hpp"
 #include "host_copies.hpp"
@@ -30,17 +29,7 @@ namespace fs::gpu {
 namespace batch {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-float elapsed(cudaEvent_t a, cudaEvent_t b) {
-    float ms = 0.0f;
-    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.0f;
-}
-
-std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
-
-constexpr int kSlots = 4;
+constexpr int kSlots = kEngineStreams;
 constexpr std::size_t kInputPitchAlign = 512;  // texture mode binds the input as a pitched 2D texture
 constexpr std::size_t kOutputAlign = 256;
 constexpr std::size_t kPinnedCap = std::size_t(2) << 30;  // pinned staging of all slots together
@@ -56,11 +45,10 @@ struct OutputPlace {
     std::string error;    // set at launch: this pair failed, the others go on
 };
 
+// Slot i runs on the engine's stream i with its batch buffers and staging.
 struct Slot {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr, uploaded = nullptr, filtered = nullptr, done = nullptr;
-    DeviceBuffer in, out;
-    PinnedBuffer inStage, outStage;
+    int index = 0;
+    PieceEvents events;
     // The image in flight.
     bool busy = false;
     std::size_t image = 0;
@@ -92,14 +80,12 @@ std::string checkTarget(const ImageView& t, ConstImageView in, Depth depth) {
 
 class PipelinedBatchRunner final : public CudaBatchRunner {
 public:
-    PipelinedBatchRunner(Backend& backend, CudaBatchOptions options) : CudaBatchRunner(backend), options_(options) {}
+    PipelinedBatchRunner(Backend& backend, CudaBatchOptions options) : CudaBatchRunner(backend), options_(options) {
+        for (int i = 0; i < kSlots; ++i) slots_[i].index = i;
+    }
 
     ~PipelinedBatchRunner() override {
-        for (Slot& s : slots_) {
-            if (s.stream) cudaStreamSynchronize(s.stream), cudaStreamDestroy(s.stream);
-            for (cudaEvent_t e : {s.start, s.uploaded, s.filtered, s.done})
-                if (e) cudaEventDestroy(e);
-        }
+        for (Slot& s : slots_) s.events.destroy();  // every call ends with its slots drained
     }
 
     std::vector<RunResult> runSpecs(ConstImageView input, const std::vector<FilterSpec>& specs,
@@ -139,11 +125,12 @@ private:
                 for (std::size_t j = 0; j < specs.size(); ++j) results.push_back(runPair(inputs[i], i, j, specs, mode));
             return results;
         }
-        std::lock_guard<std::mutex> lock(deviceMutex());
+        DeviceSession session;
         std::vector<RunResult> results(inputs.size() * specs.size());
-        std::string problem;
+        std::string problem = session.problem();
+        session_ = &session;
         try {
-            problem = runAll(inputs, specs, mode, results);
+            if (problem.empty()) problem = runAll(inputs, specs, mode, results);
         } catch (const std::bad_alloc&) {
             problem = "out of host memory";
         } catch (const std::exception& e) {
@@ -154,6 +141,7 @@ private:
             for (RunResult& r : results)
                 if (r.ok() && r.timing.backend.empty()) r.error = problem;  // not finished
         }
+        session_ = nullptr;
         return results;
     }
 
@@ -200,20 +188,22 @@ private:
                     if (imageOk[i]) results[i * m + j].error = why;
             }
 
-        for (const Pass& pass : planPasses(specs, prepared, specOk, mode)) {
+        const ModeImpl* registered = findRegisteredMode(mode);
+        const bool fuses = registered && registered->choosesPerFilter();  // the mode picks per filter: fusing is its pick
+        for (const Pass& pass : planPasses(specs, prepared, specOk, fuses)) {
             if (std::string why = runPass(pass, inputs, imageOk, specs, mode, results); !why.empty()) return why;
         }
         return {};
     }
 
     std::vector<Pass> planPasses(const std::vector<FilterSpec>& specs, const std::vector<PreparedFilter>& prepared,
-                                 const std::vector<bool>& specOk, const std::string& mode) {
+                                 const std::vector<bool>& specOk, bool fuses) {
         std::vector<Pass> passes(1);
         for (Pass& p : passes) p.weightOffset.assign(specs.size(), 0), p.borderGroup.assign(specs.size(), 0);
         for (std::size_t j = 0; j < specs.size(); ++j) {
             if (!specOk[j]) continue;
             const KernelMath& k = prepared[j].math;
-            if (mode != "auto" || std::max(k.kw, k.kh) > kFusedMaxSize) {
+            if (!fuses || std::max(k.kw, k.kh) > kFusedMaxSize) {
                 passes.front().byMode.push_back(j);
                 continue;
             }
@@ -244,14 +234,17 @@ private:
     }
 
     std::string createSlots() {
-        for (Slot& s : slots_) {
-            if (s.stream) continue;
-            cudaError_t err = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
-            for (cudaEvent_t* e : {&s.start, &s.uploaded, &s.filtered, &s.done})
-                if (err == cudaSuccess) err = cudaEventCreate(e);
-            if (err != cudaSuccess) return cudaProblem("creating streams", err);
-        }
+        for (Slot& s : slots_)
+            if (const cudaError_t err = s.events.create(); err != cudaSuccess) return cudaMessage("creating events", err);
         return {};
+    }
+
+    cudaStream_t streamOf(const Slot& s) const { return session_->stream(s.index); }
+    DeviceBuffer& inputOf(const Slot& s) const { return session_->core().batchIn[s.index]; }
+    DeviceBuffer& outputOf(const Slot& s) const { return session_->core().batchOut[s.index]; }
+    unsigned char* stage(const Slot& s, StagingSide side, std::optional<std::size_t> reserveBytes = std::nullopt) const {
+        const int key = stagingKey(StagingUser::Batch, s.index, side);
+        return reserveBytes ? session_->staging().reserve(key, *reserveBytes) : session_->staging().data(key);
     }
 
     // Where each output of this image goes; returns the arena size.
@@ -277,14 +270,15 @@ private:
     std::string runPass(const Pass& pass, const std::vector<ConstImageView>& inputs, const std::vector<bool>& imageOk,
                         const std::vector<FilterSpec>& specs, const std::string& mode, std::vector<RunResult>& results) {
         if (pass.fused.empty() && pass.byMode.empty()) return {};
-        cudaError_t err = uploadFusedWeights(pass.weights, slots_[0].stream);
-        if (err == cudaSuccess) err = cudaStreamSynchronize(slots_[0].stream);
-        if (err != cudaSuccess) return cudaProblem("uploading the weights", err);
+        const cudaStream_t first = streamOf(slots_[0]);
+        cudaError_t err = uploadFusedWeights(pass.weights, first);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(first);
+        if (err != cudaSuccess) return cudaMessage("uploading the weights", err);
 
         // Slots that fit beside each other in device memory and pinned staging.
         std::size_t freeBytes = 0, totalBytes = 0;
         if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) cudaGetLastError();
-        for (const Slot& s : slots_) freeBytes += s.in.bytes() + s.out.bytes();  // ours to reuse
+        for (const Slot& s : slots_) freeBytes += inputOf(s).bytes() + outputOf(s).bytes();  // ours to reuse
         const std::size_t deviceBudget = freeBytes / 10 * 8;
         std::vector<OutputPlace> places;
         std::size_t largest = 0;
@@ -310,7 +304,7 @@ private:
                 runPairsOneByOne(in, i, pass, specs, mode, results);
                 continue;
             }
-            if (std::string why = enqueue(s, in, i, pass, specs, mode, oneStream ? slots_[0].stream : s.stream);
+            if (std::string why = enqueue(s, in, i, pass, specs, mode, oneStream ? first : streamOf(s));
                 !why.empty())
                 return why;
         }
@@ -346,49 +340,55 @@ private:
         const std::size_t inRowBytes = in.rowBytes(), inPitch = alignUp(inRowBytes, kInputPitchAlign);
         const std::size_t rows = static_cast<std::size_t>(in.height);
         const bool inputPinned = isPinned(in.data);
-        cudaError_t err = s.in.reserve(inPitch * rows);
-        if (err == cudaSuccess) err = s.out.reserve(std::max<std::size_t>(arenaBytes, 1));
-        if (err == cudaSuccess) err = s.outStage.reserve(std::max<std::size_t>(arenaBytes, 1));
-        if (err == cudaSuccess && !inputPinned) err = s.inStage.reserve(inRowBytes * rows);
-        if (err != cudaSuccess) return cudaProblem("allocating the batch buffers", err);
+        DeviceBuffer& deviceIn = inputOf(s);
+        DeviceBuffer& deviceOut = outputOf(s);
+        cudaError_t err = deviceIn.reserve(inPitch * rows);
+        if (err == cudaSuccess) err = deviceOut.reserve(std::max<std::size_t>(arenaBytes, 1));
+        if (err != cudaSuccess) return cudaMessage("allocating the batch buffers", err);
+        unsigned char* outStage = stage(s, StagingSide::Out, std::max<std::size_t>(arenaBytes, 1));
+        unsigned char* inStage = inputPinned ? nullptr : stage(s, StagingSide::In, inRowBytes * rows);
+        if (!outStage || (!inputPinned && !inStage))
+            return cudaMessage("allocating the batch staging", session_->staging().allocator().lastError);
 
         const auto t0 = Clock::now();
         if (!inputPinned)
-            copier_->run({{s.inStage.data(), inRowBytes, static_cast<const unsigned char*>(in.data), in.stride, inRowBytes,
+            copier_->run({{inStage, inRowBytes, static_cast<const unsigned char*>(in.data), in.stride, inRowBytes,
                            in.height}});
         s.hostMs = msSince(t0);
 
-        cudaEventRecord(s.start, stream);
-        const void* from = inputPinned ? in.data : s.inStage.get();
+        cudaEventRecord(s.events.start, stream);
+        const void* from = inputPinned ? in.data : static_cast<const void*>(inStage);
         const std::size_t fromPitch = inputPinned ? in.stride : inRowBytes;
-        if ((err = cudaMemcpy2DAsync(s.in.get(), inPitch, from, fromPitch, inRowBytes, rows, cudaMemcpyHostToDevice,
+        if ((err = cudaMemcpy2DAsync(deviceIn.get(), inPitch, from, fromPitch, inRowBytes, rows, cudaMemcpyHostToDevice,
                                      stream)) != cudaSuccess)
-            return cudaProblem("uploading", err);
-        cudaEventRecord(s.uploaded, stream);
+            return cudaMessage("uploading", err);
+        cudaEventRecord(s.events.uploaded, stream);
 
-        const DeviceView view{s.in.data(), inPitch, in.width, in.height, in.channels, in.depth};
+        const DeviceView view{deviceIn.data(), inPitch, in.width, in.height, in.channels, in.depth};
         if (std::string why = launchFusedChunks(view, s, pass, specs, stream); !why.empty()) return why;
         for (OutputPlace& p : s.outputs) {
             if (p.fused || !p.error.empty()) continue;
-            std::string why = convolveInto(specs[p.spec], view, mode, s.out.data() + p.offset, p.rowBytes, stream);
+            Refusal refused;
+            std::string why = session_->convolve(specs[p.spec], view, mode, deviceOut.data() + p.offset, p.rowBytes,
+                                                 stream, &refused);
             if (why.empty()) continue;
             p.error = why;
-            if (why.rfind("unknown CUDA mode", 0) != 0 && why.rfind("mode ", 0) != 0) return why;  // device trouble
+            if (refused.ok()) return why;  // device trouble, not this pair's refusal
         }
-        cudaEventRecord(s.filtered, stream);
+        cudaEventRecord(s.events.filtered, stream);
         // One download for the whole arena, unless some outputs go straight into pinned targets.
-        if (!anyDirect) err = cudaMemcpyAsync(s.outStage.get(), s.out.get(), arenaBytes, cudaMemcpyDeviceToHost, stream);
+        if (!anyDirect) err = cudaMemcpyAsync(outStage, deviceOut.get(), arenaBytes, cudaMemcpyDeviceToHost, stream);
         for (const OutputPlace& p : s.outputs) {
             if (!anyDirect || err != cudaSuccess || !p.error.empty()) continue;
             if (p.direct)
-                err = cudaMemcpy2DAsync(p.target.data, p.target.stride, s.out.data() + p.offset, p.rowBytes, p.rowBytes,
+                err = cudaMemcpy2DAsync(p.target.data, p.target.stride, deviceOut.data() + p.offset, p.rowBytes, p.rowBytes,
                                         rows, cudaMemcpyDeviceToHost, stream);
             else
-                err = cudaMemcpyAsync(s.outStage.data() + p.offset, s.out.data() + p.offset, p.rowBytes * rows,
+                err = cudaMemcpyAsync(outStage + p.offset, deviceOut.data() + p.offset, p.rowBytes * rows,
                                       cudaMemcpyDeviceToHost, stream);
         }
-        if (err != cudaSuccess) return cudaProblem("downloading", err);
-        if ((err = cudaEventRecord(s.done, stream)) != cudaSuccess) return cudaProblem("recording an event", err);
+        if (err != cudaSuccess) return cudaMessage("downloading", err);
+        if ((err = cudaEventRecord(s.events.done, stream)) != cudaSuccess) return cudaMessage("recording an event", err);
         s.busy = true;
         s.image = image;
         s.width = in.width;
@@ -399,6 +399,7 @@ private:
 
     std::string launchFusedChunks(const DeviceView& view, const Slot& s, const Pass& pass,
                                   const std::vector<FilterSpec>& specs, cudaStream_t stream) {
+        unsigned char* outBase = outputOf(s).data();
         // Prepared per depth and channel count of the image (output depth, the CPU's mapping).
         std::vector<const OutputPlace*> fused;
         for (const OutputPlace& p : s.outputs)
@@ -419,8 +420,8 @@ private:
                 launch.rx = std::max(launch.rx, f.math.kw / 2);
                 launch.ry = std::max(launch.ry, f.math.kh / 2);
             }
-            if (cudaError_t err = launchFused(view, s.out.data(), launch, stream); err != cudaSuccess)
-                return cudaProblem("fused batch kernel launch", err);
+            if (cudaError_t err = launchFused(view, outBase, launch, stream); err != cudaSuccess)
+                return cudaMessage("fused batch kernel launch", err);
         }
         return {};
     }
@@ -441,10 +442,10 @@ private:
     std::string finish(Slot& s, const std::vector<FilterSpec>& specs, std::vector<RunResult>& results) {
         if (!s.busy) return {};
         s.busy = false;
-        if (cudaError_t err = cudaEventSynchronize(s.done); err != cudaSuccess) return cudaProblem("filtering", err);
+        if (cudaError_t err = cudaEventSynchronize(s.events.done); err != cudaSuccess) return cudaMessage("filtering", err);
         const std::size_t m = specs.size();
-        const double uploadMs = elapsed(s.start, s.uploaded), kernelMs = elapsed(s.uploaded, s.filtered),
-                     downloadMs = elapsed(s.filtered, s.done);
+        const double uploadMs = s.events.uploadMs(), kernelMs = s.events.kernelMs(), downloadMs = s.events.downloadMs();
+        const unsigned char* outStage = stage(s, StagingSide::Out);
         const auto t0 = Clock::now();
         std::vector<RowCopy> copies;
         for (const OutputPlace& p : s.outputs) {
@@ -456,7 +457,7 @@ private:
             if (targets_) {
                 if (!p.direct)
                     copies.push_back({static_cast<unsigned char*>(p.target.data), p.target.stride,
-                                      s.outStage.data() + p.offset, p.rowBytes, p.rowBytes, s.height, false});
+                                      outStage + p.offset, p.rowBytes, p.rowBytes, s.height, false});
                 continue;
             }
             try {
@@ -465,7 +466,7 @@ private:
                 r.error = "out of host memory for the output image";
                 continue;
             }
-            copies.push_back({r.output.data(), r.output.stride(), s.outStage.data() + p.offset, p.rowBytes, p.rowBytes,
+            copies.push_back({r.output.data(), r.output.stride(), outStage + p.offset, p.rowBytes, p.rowBytes,
                               s.height, true});
         }
         copier_->run(copies);
@@ -474,7 +475,7 @@ private:
             RunResult& r = results[s.image * m + p.spec];
             if (!r.ok()) continue;
             TimingRecord& t = r.timing;
-            t.backend = "cuda";
+            t.backend = backend().id();
             t.mode = mode_;
             if (p.fused) t.launch = fusedLaunchLabel();
             t.hostPrepMs = hostMs;
@@ -496,13 +497,14 @@ private:
     // After an error: stop waiting for anything.
     void drain() {
         for (Slot& s : slots_) {
-            if (s.stream) cudaStreamSynchronize(s.stream);
+            if (session_ && session_->problem().empty()) cudaStreamSynchronize(streamOf(s));
             s.busy = false;
         }
         cudaGetLastError();
     }
 
     CudaBatchOptions options_;
+    DeviceSession* session_ = nullptr;  // held for the whole of a runGrid call
     const std::vector<ImageView>* targets_ = nullptr;  // runGridInto's outputs during that call
     Slot slots_[kSlots];
     std::unique_ptr<HostCopier> copier_;

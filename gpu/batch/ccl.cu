@@ -94,7 +94,7 @@ std::string labelOnDevice(const DeviceImage& mask, DeviceImage& out, long long& 
     if (pixels > (1LL << 31) - 2) return "label: image too large for 32-bit pixel indices";
     const int n = static_cast<int>(pixels), width = mask.width;
     if (cudaError_t err = out.allocate(mask.width, mask.height, 1, Depth::F32); err != cudaSuccess)
-        return cudaProblem("label: allocating", err);
+        return cudaMessage("label: allocating", err);
     int *parent = nullptr, *isRoot = nullptr, *number = nullptr;
     void* scratch = nullptr;
     std::size_t scratchBytes = 0;
@@ -126,7 +126,7 @@ std::string labelOnDevice(const DeviceImage& mask, DeviceImage& out, long long& 
     cudaFree(isRoot);
     cudaFree(number);
     cudaFree(scratch);
-    if (err != cudaSuccess) return cudaProblem("label", err);
+    if (err != cudaSuccess) return cudaMessage("label", err);
     count = static_cast<long long>(last[0]) + last[1];
     if (count > (1LL << 24))
         return "label: " + std::to_string(count) + " objects, more than a float label image holds exactly (16777216)";

@@ -1,28 +1,17 @@
 #pragma once
-// Internal to gpu/batch: an image in device memory (pitched, owned) and the
-// error text every batch/pipeline function returns.
+// Internal to gpu/batch: an image in device memory (pitched, owned).
 #include <cuda_runtime.h>
 
-#include <mutex>
 #include <string>
 #include <utility>
 
 #include "fs/filter_spec.hpp"
+#include "cuda_support.hpp"
 #include "fs/image.hpp"
 
 namespace fs::gpu::batch {
 
-// An image in device memory someone else owns (a batch slot's buffers).
-struct DeviceView {
-    const unsigned char* data = nullptr;
-    std::size_t pitch = 0;
-    int width = 0, height = 0, channels = 1;
-    Depth depth = Depth::U8;
-};
-
-inline std::string cudaProblem(const std::string& what, cudaError_t err) {
-    return what + ": " + cudaGetErrorString(err);
-}
+using fs::gpu::DeviceView;
 
 class DeviceImage {
 public:
@@ -71,20 +60,6 @@ private:
     void* data_ = nullptr;
     std::size_t pitch_ = 0;
 };
-
-// Held by every batch and pipeline run: they share the weights buffer below
-// and the modes' constant memory.
-std::mutex& deviceMutex();
-
-// One FilterSpec on a device image through mode `mode` ("auto", "shared", ...):
-// the mode's own launch over the whole image, output allocated here.
-std::string convolveOnDevice(const FilterSpec& spec, const DeviceImage& in, const std::string& mode, DeviceImage& out,
-                             cudaStream_t s);
-// The same into memory the caller owns: `dst` holds in.height rows of `dstPitch`
-// bytes at the spec's output depth. Weights go through one process-wide buffer
-// and the modes' constant memory, so calls must stay in one stream's order.
-std::string convolveInto(const FilterSpec& spec, const DeviceView& in, const std::string& mode, unsigned char* dst,
-                         std::size_t dstPitch, cudaStream_t s);
 
 // Point operations and labelling on device images (point_ops.cu, ccl.cu).
 // Each allocates `out` and enqueues its work on `s`; empty or why not.

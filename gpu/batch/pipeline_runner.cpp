@@ -2,30 +2,33 @@
 // writes device images, and only the last result comes down. Each step is
 // timed with events; the first includes the upload, the last the download.
 #include <map>
-#include <mutex>
 
 #include "device_image.hpp"
+#include "engine_core.hpp"
 #include "fs/gpu/batch.hpp"
-#include "pipeline.hpp"
+#include "fs/gpu/cuda_backend.hpp"
 
 namespace fs::gpu {
 namespace batch {
 namespace {
 
-float elapsed(cudaEvent_t a, cudaEvent_t b) {
-    float ms = 0.0f;
-    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.0f;
+// A convolution step: the step's filter in `mode` over a device image, its output allocated here.
+std::string convolveStep(DeviceSession& session, const FilterSpec& spec, const DeviceImage& in, const std::string& mode,
+                         DeviceImage& out, cudaStream_t s) {
+    if (cudaError_t err = out.allocate(in.width, in.height, in.channels, spec.outputDepth(in.depth)); err != cudaSuccess)
+        return cudaMessage("allocating the output", err);
+    return session.convolve(spec, in.view(), mode, out.data(), out.pitch(), s);
 }
 
 class CudaPipelineRunner final : public PipelineRunner {
 public:
-    explicit CudaPipelineRunner(std::string mode) : mode_(std::move(mode)) {}
+    CudaPipelineRunner(std::string backendId, std::string mode)
+        : backendId_(std::move(backendId)), mode_(std::move(mode)) {}
 
     PipelineResult run(const Pipeline& pipeline, ConstImageView input) override {
         PipelineResult result;
         try {
-            if (std::string why = cudaUnavailableReason(); !why.empty()) result.error = why;
-            else result.error = runSteps(pipeline, input, result);
+            result.error = runSteps(pipeline, input, result);
         } catch (const std::exception& e) {
             result.error = e.what();
         }
@@ -37,30 +40,27 @@ private:
     std::string runSteps(const Pipeline& pipeline, ConstImageView input, PipelineResult& result) {
         if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
         if (std::string why = validateImage(input); !why.empty()) return "input: " + why;
-        std::lock_guard<std::mutex> lock(deviceMutex());
-        cudaStream_t s = nullptr;
-        if (cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); err != cudaSuccess)
-            return cudaProblem("creating a stream", err);
-        cudaEvent_t start = nullptr, stop = nullptr;
-        cudaEventCreate(&start);
-        cudaEventCreate(&stop);
+        DeviceSession session;
+        if (!session.problem().empty()) return session.problem();
+        const cudaStream_t s = session.stream(0);
+        PieceEvents events;
+        if (cudaError_t err = events.create(); err != cudaSuccess) return cudaMessage("creating events", err);
         struct Guard {
             cudaStream_t s;
-            cudaEvent_t a, b;
+            PieceEvents& events;
             ~Guard() {
                 cudaStreamSynchronize(s);
-                cudaEventDestroy(a);
-                cudaEventDestroy(b);
-                cudaStreamDestroy(s);
+                events.destroy();
             }
-        } guard{s, start, stop};
+        } guard{s, events};
+        const cudaEvent_t start = events.start, stop = events.done;
 
         DeviceImage source;
         cudaEventRecord(start, s);
-        if (cudaError_t err = source.upload(input, s); err != cudaSuccess) return cudaProblem("uploading", err);
+        if (cudaError_t err = source.upload(input, s); err != cudaSuccess) return cudaMessage("uploading", err);
         cudaEventRecord(stop, s);
         cudaEventSynchronize(stop);
-        const double uploadMs = elapsed(start, stop);
+        const double uploadMs = elapsedMs(start, stop);
 
         std::vector<DeviceImage> outputs(pipeline.steps.size());
         std::map<std::string, std::size_t> byId;
@@ -75,7 +75,7 @@ private:
             cudaEventRecord(start, s);
             std::string why;
             switch (step.op) {
-            case StepOp::Convolve: why = convolveOnDevice(step.filter, first, mode_, out, s); break;
+            case StepOp::Convolve: why = convolveStep(session, step.filter, first, mode_, out, s); break;
             case StepOp::Abs: why = absOnDevice(first, out, s); break;
             case StepOp::Magnitude: why = magnitudeOnDevice(first, resolve(step.inputs[1]), out, s); break;
             case StepOp::Threshold: why = thresholdOnDevice(first, step.threshold, out, s); break;
@@ -90,12 +90,12 @@ private:
             }
             if (!why.empty()) return where + why;
             cudaEventRecord(stop, s);
-            if (cudaError_t err = cudaEventSynchronize(stop); err != cudaSuccess) return where + cudaProblem("running", err);
+            if (cudaError_t err = cudaEventSynchronize(stop); err != cudaSuccess) return where + cudaMessage("running", err);
             StepReport report;
             report.label = step.label();
-            report.timing.backend = "cuda";
+            report.timing.backend = backendId_;
             report.timing.mode = step.op == StepOp::Convolve ? mode_ : "device";
-            report.timing.kernelMs = elapsed(start, stop);
+            report.timing.kernelMs = elapsedMs(start, stop);
             if (i == 0) report.timing.uploadMs = uploadMs;
             report.timing.totalMs = *report.timing.kernelMs + (i == 0 ? uploadMs : 0.0);
             result.steps.push_back(std::move(report));
@@ -103,15 +103,16 @@ private:
         }
         cudaEventRecord(start, s);
         if (cudaError_t err = outputs.back().download(result.output, s); err != cudaSuccess)
-            return cudaProblem("downloading", err);
+            return cudaMessage("downloading", err);
         cudaEventRecord(stop, s);
-        if (cudaError_t err = cudaEventSynchronize(stop); err != cudaSuccess) return cudaProblem("downloading", err);
+        if (cudaError_t err = cudaEventSynchronize(stop); err != cudaSuccess) return cudaMessage("downloading", err);
         TimingRecord& last = result.steps.back().timing;
-        last.downloadMs = elapsed(start, stop);
+        last.downloadMs = elapsedMs(start, stop);
         last.totalMs = *last.totalMs + *last.downloadMs;
         return {};
     }
 
+    std::string backendId_;
     std::string mode_;
 };
 
@@ -119,26 +120,23 @@ private:
 }  // namespace batch
 
 std::unique_ptr<PipelineRunner> makeCudaPipelineRunner(std::string mode) {
-    return std::make_unique<batch::CudaPipelineRunner>(std::move(mode));
+    return std::make_unique<batch::CudaPipelineRunner>(makeCudaBackend()->id(), std::move(mode));
 }
 
 std::string labelComponentsCuda(ConstImageView mask, Image& labels, long long& count) {
     try {
-        if (std::string why = cudaUnavailableReason(); !why.empty()) return why;
+        DeviceSession session;
+        if (!session.problem().empty()) return session.problem();
         if (std::string why = validateImage(mask); !why.empty()) return why;
-        std::lock_guard<std::mutex> lock(batch::deviceMutex());
         batch::DeviceImage in, out;
-        cudaStream_t s = nullptr;
-        if (cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); err != cudaSuccess)
-            return batch::cudaProblem("creating a stream", err);
+        const cudaStream_t s = session.stream(0);
         std::string why;
-        if (cudaError_t err = in.upload(mask, s); err != cudaSuccess) why = batch::cudaProblem("uploading", err);
+        if (cudaError_t err = in.upload(mask, s); err != cudaSuccess) why = cudaMessage("uploading", err);
         if (why.empty()) why = batch::labelOnDevice(in, out, count, s);
         if (why.empty())
-            if (cudaError_t err = out.download(labels, s); err != cudaSuccess) why = batch::cudaProblem("downloading", err);
+            if (cudaError_t err = out.download(labels, s); err != cudaSuccess) why = cudaMessage("downloading", err);
         if (cudaError_t err = cudaStreamSynchronize(s); why.empty() && err != cudaSuccess)
-            why = batch::cudaProblem("labelling", err);
-        cudaStreamDestroy(s);
+            why = cudaMessage("labelling", err);
         return why;
     } catch (const std::exception& e) {
         return e.what();

@@ -122,14 +122,14 @@ template <class T> __global__ void minMaxKernel(Plane p, int* lohi) {
 
 std::string launched(const char* what) {
     const cudaError_t err = cudaGetLastError();
-    return err == cudaSuccess ? std::string() : cudaProblem(what, err);
+    return err == cudaSuccess ? std::string() : cudaMessage(what, err);
 }
 
 }  // namespace
 
 std::string absOnDevice(const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
     if (cudaError_t err = out.allocate(in.width, in.height, in.channels, in.depth); err != cudaSuccess)
-        return cudaProblem("abs: allocating", err);
+        return cudaMessage("abs: allocating", err);
     const Plane p = planeOf(in, out);
     withType(in.depth, [&](auto t) {
         using T = decltype(t);
@@ -144,7 +144,7 @@ std::string magnitudeOnDevice(const DeviceImage& a, const DeviceImage& b, Device
                std::to_string(a.channels) + " " + depthName(a.depth) + " vs " + std::to_string(b.width) + "x" +
                std::to_string(b.height) + "x" + std::to_string(b.channels) + " " + depthName(b.depth) + ")";
     if (cudaError_t err = out.allocate(a.width, a.height, a.channels, a.depth); err != cudaSuccess)
-        return cudaProblem("magnitude: allocating", err);
+        return cudaMessage("magnitude: allocating", err);
     const Plane p = planeOf(a, out);
     withType(a.depth, [&](auto t) {
         using T = decltype(t);
@@ -155,7 +155,7 @@ std::string magnitudeOnDevice(const DeviceImage& a, const DeviceImage& b, Device
 
 std::string thresholdOnDevice(const DeviceImage& in, float threshold, DeviceImage& out, cudaStream_t s) {
     if (cudaError_t err = out.allocate(in.width, in.height, in.channels, Depth::U8); err != cudaSuccess)
-        return cudaProblem("threshold: allocating", err);
+        return cudaMessage("threshold: allocating", err);
     const Plane p = planeOf(in, out);
     withType(in.depth, [&](auto t) {
         using T = decltype(t);
@@ -166,9 +166,9 @@ std::string thresholdOnDevice(const DeviceImage& in, float threshold, DeviceImag
 
 std::string normalizeOnDevice(const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
     if (cudaError_t err = out.allocate(in.width, in.height, in.channels, Depth::U8); err != cudaSuccess)
-        return cudaProblem("normalize: allocating", err);
+        return cudaMessage("normalize: allocating", err);
     int* lohi = nullptr;
-    if (cudaError_t err = cudaMalloc(&lohi, 2 * sizeof(int)); err != cudaSuccess) return cudaProblem("normalize: allocating", err);
+    if (cudaError_t err = cudaMalloc(&lohi, 2 * sizeof(int)); err != cudaSuccess) return cudaMessage("normalize: allocating", err);
     const int init[2] = {INT_MAX, INT_MIN};
     int found[2] = {INT_MAX, INT_MIN};
     const Plane p = planeOf(in, out);
@@ -180,7 +180,7 @@ std::string normalizeOnDevice(const DeviceImage& in, DeviceImage& out, cudaStrea
     if (err == cudaSuccess) err = cudaMemcpyAsync(found, lohi, sizeof found, cudaMemcpyDeviceToHost, s);
     if (err == cudaSuccess) err = cudaStreamSynchronize(s);
     cudaFree(lohi);
-    if (err != cudaSuccess) return cudaProblem("normalize: min/max", err);
+    if (err != cudaSuccess) return cudaMessage("normalize: min/max", err);
     // As the CPU (and cv::normalize NORM_MINMAX): a flat or all non-finite image maps to 0.
     const bool any = found[0] != INT_MAX;
     const double lo = any ? fromOrderedInt(found[0]) : 0.0, hi = any ? fromOrderedInt(found[1]) : 0.0;
@@ -195,11 +195,11 @@ std::string normalizeOnDevice(const DeviceImage& in, DeviceImage& out, cudaStrea
 
 std::string grayscaleOnDevice(const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
     if (cudaError_t err = out.allocate(in.width, in.height, 1, in.depth); err != cudaSuccess)
-        return cudaProblem("grayscale: allocating", err);
+        return cudaMessage("grayscale: allocating", err);
     if (in.channels == 1) {
         const cudaError_t err = cudaMemcpy2DAsync(out.data(), out.pitch(), in.data(), in.pitch(), in.rowBytes(),
                                                   static_cast<std::size_t>(in.height), cudaMemcpyDeviceToDevice, s);
-        return err == cudaSuccess ? std::string() : cudaProblem("grayscale: copy", err);
+        return err == cudaSuccess ? std::string() : cudaMessage("grayscale: copy", err);
     }
     Plane p = planeOf(in, out);
     p.samplesPerRow = in.width;

@@ -6,7 +6,9 @@ include(CheckIncludeFileCXX)
 check_include_file_cxx(GL/gl.h FS_HAVE_GL_HEADERS)
 if(FS_HAVE_GL_HEADERS)
   add_library(fs_cuda_interop STATIC ${CMAKE_CURRENT_LIST_DIR}/src/gl_interop.cu)
-  target_include_directories(fs_cuda_interop PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
+  # gpu/include: the plain C++ engine header its API names (device-resident images).
+  target_include_directories(fs_cuda_interop PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include ${CMAKE_CURRENT_LIST_DIR}/../include
+                                             PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../src)
   target_link_libraries(fs_cuda_interop PUBLIC fs_core PRIVATE fs_cuda CUDA::cudart_static fs_warnings)
   set_target_properties(fs_cuda_interop PROPERTIES CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
 else()

@@ -1,37 +1,33 @@
-// Backend "cuda": the Backend interface over the pipeline and the modes.
+// Backend "cuda": the Backend interface over fs::gpu::Engine and the mode registry.
 #include "fs/gpu/cuda_backend.hpp"
 
 #include <new>
 
+#include "fs/gpu/engine.hpp"
 #include "launch.hpp"
-#include "pipeline.hpp"
 #include "tuning.hpp"
+#if defined(FS_HAVE_CUDA_BATCH)
+#include "fs/gpu/batch.hpp"
+#endif
 
 namespace fs::gpu {
 namespace {
-
-const char* autoDescription =
-    "Picks the fastest correct mode for the filter: registers for kernels up to 7x7, separable for larger "
-    "rank-1 kernels, otherwise shared; with the launch configuration the autotuner found for this GPU, filter "
-    "and image size, when there is one.";
 
 class CudaBackend final : public Backend {
 public:
     std::string id() const override { return "cuda"; }
     std::string displayName() const override {
-        const std::string name = cudaDeviceName();
+        const std::string name = Engine::instance().deviceName();
         return name.empty() ? "CUDA (no device)" : "CUDA (" + name + ")";
     }
     std::vector<ModeInfo> modes() const override {
         const std::string reason = unavailableReason();
         std::vector<ModeInfo> out;
-        for (const ModeImpl* m :
-             {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode(), &registersMode()})
-            out.push_back({m->id, m->description, reason.empty(), reason});
-        out.push_back({"auto", autoDescription, reason.empty(), reason, /*isReference=*/false, /*isDefault=*/true});
+        for (const ModeImpl* m : registeredModes())
+            out.push_back({m->id, m->description, reason.empty(), reason, /*isReference=*/false, m->isDefault});
         return out;
     }
-    std::string unavailableReason() const override { return cudaUnavailableReason(); }
+    std::string unavailableReason() const override { return Engine::instance().unavailableReason(); }
 
     RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
         return runWithLaunch(spec, input, mode, LaunchConfig{});
@@ -48,9 +44,8 @@ public:
         if (!result.error.empty()) return result;
         try {
             Image output(input.width, input.height, input.channels, spec.outputDepth(input.depth));
-            PipelineTarget target;
-            target.host = output.view();
-            result.error = runPipeline(spec, input, mode, target, result.timing, launch);
+            result.error = Engine::instance().run(spec, input, mode, RunTarget::hostImage(output.view()), result.timing,
+                                                  launch);
             if (result.error.empty()) result.output = std::move(output);
         } catch (const std::bad_alloc&) {
             result.error = "out of host memory for the output image";
@@ -78,6 +73,13 @@ public:
     }
 
     std::string resetTuning() override { return resetCudaTuning(); }
+
+#if defined(FS_HAVE_CUDA_BATCH)
+    std::unique_ptr<BatchRunner> makeBatchRunner() override { return makeCudaBatchRunner(*this); }
+    std::unique_ptr<PipelineRunner> makePipelineRunner(const std::string& mode) override {
+        return makeCudaPipelineRunner(mode);
+    }
+#endif
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
-// Internal: device and pinned host buffers that grow on demand and are kept
-// for reuse (pipeline and batch slots, the tuner's image). Move-only; the
-// destructor frees, so a buffer must outlive the work queued on it.
+// Internal: device buffers that grow on demand and are kept for reuse
+// (pipeline and batch slots, resident images, the tuner's image; pinned host
+// staging lives in staging_pool.hpp). Move-only; the destructor frees, so a
+// buffer must outlive the work queued on it.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -14,8 +15,6 @@ namespace fs::gpu {
 // buffer could serve from what it already holds.
 bool deviceAllocationFailureForced();
 
-enum class Memory { Device, Pinned };
-
 // Whether host memory p is page-locked (cudaHostAlloc or registered): copies
 // then go straight from or into it, without a pinned staging buffer.
 inline bool isPinned(const void* p) {
@@ -27,13 +26,13 @@ inline bool isPinned(const void* p) {
     return a.type == cudaMemoryTypeHost;
 }
 
-template <Memory kWhere> class Buffer {
+class DeviceBuffer {
 public:
-    Buffer() = default;
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
-    Buffer(Buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-    Buffer& operator=(Buffer&& o) noexcept {
+    DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
         if (this != &o) {
             release();
             ptr_ = std::exchange(o.ptr_, nullptr);
@@ -41,18 +40,15 @@ public:
         }
         return *this;
     }
-    ~Buffer() { release(); }
+    ~DeviceBuffer() { release(); }
 
     // At least `need` bytes. Growing drops the old contents (nothing keeps
     // data across a reserve that grows).
     cudaError_t reserve(std::size_t need) {
-        if constexpr (kWhere == Memory::Device)
-            if (deviceAllocationFailureForced()) return cudaErrorMemoryAllocation;
+        if (deviceAllocationFailureForced()) return cudaErrorMemoryAllocation;
         if (need <= bytes_) return cudaSuccess;
         release();
-        cudaError_t err;
-        if constexpr (kWhere == Memory::Device) err = cudaMalloc(&ptr_, need);
-        else err = cudaHostAlloc(&ptr_, need, cudaHostAllocDefault);
+        const cudaError_t err = cudaMalloc(&ptr_, need);
         if (err != cudaSuccess) {
             ptr_ = nullptr;
             return err;
@@ -62,10 +58,7 @@ public:
     }
 
     void release() {
-        if (ptr_) {
-            if constexpr (kWhere == Memory::Device) cudaFree(ptr_);
-            else cudaFreeHost(ptr_);
-        }
+        if (ptr_) cudaFree(ptr_);
         ptr_ = nullptr;
         bytes_ = 0;
     }
@@ -78,8 +71,5 @@ private:
     void* ptr_ = nullptr;
     std::size_t bytes_ = 0;
 };
-
-using DeviceBuffer = Buffer<Memory::Device>;
-using PinnedBuffer = Buffer<Memory::Pinned>;
 
 }  // namespace fs::gpu

@@ -7,21 +7,34 @@
 
 namespace fs::gpu {
 
-const cudaDeviceProp& deviceProps() {
-    static cudaDeviceProp props = [] {
-        cudaDeviceProp p{};
+namespace {
+struct Props {
+    cudaDeviceProp props{};
+    bool usable = false;
+};
+const Props& readProps() {
+    static const Props read = [] {
+        Props out;
+        cudaDeviceProp& p = out.props;
         int device = 0;
-        if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+        out.usable = cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&p, device) == cudaSuccess;
+        if (!out.usable) {
+            cudaGetLastError();
+            p = cudaDeviceProp{};
             // No device: modes never launch; keep conservative numbers.
             p.multiProcessorCount = 1;
             p.sharedMemPerBlockOptin = 48 * 1024;
             p.sharedMemPerMultiprocessor = 48 * 1024;
             p.maxThreadsPerMultiProcessor = 1024;
         }
-        return p;
+        return out;
     }();
-    return props;
+    return read;
 }
+}  // namespace
+
+const cudaDeviceProp& deviceProps() { return readProps().props; }
+bool deviceUsable() { return readProps().usable; }
 
 TileShape chooseTileShape(int width, int rows, int rx, int ry, int channels, int kernels, int colsPerThread,
                           int rowsPerThread, SharedBytesFor sharedBytesFor) {

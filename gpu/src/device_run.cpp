@@ -1,9 +1,9 @@
-// fs::gpu::runToDevice: the pipeline with the device buffer as its target.
+// fs::gpu::runToDevice: the engine's run with device memory as its target.
 #include "fs/gpu/device_run.hpp"
 
 #include <exception>
 
-#include "pipeline.hpp"
+#include "fs/gpu/engine.hpp"
 
 namespace fs::gpu {
 
@@ -11,11 +11,8 @@ std::string runToDevice(const FilterSpec& spec, ConstImageView input, const std:
                         TimingRecord* timing, const LaunchConfig& launch) {
     try {
         TimingRecord local;
-        PipelineTarget target;
-        target.device = output;
-        target.toDevice = true;
-        std::string error = runPipeline(spec, input, mode, target, timing ? *timing : local, launch);
-        return error;
+        return Engine::instance().run(spec, input, mode, RunTarget::deviceMemory(output), timing ? *timing : local,
+                                      launch);
     } catch (const std::exception& e) {
         return e.what();
     }

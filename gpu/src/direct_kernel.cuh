@@ -68,8 +68,8 @@ template <class Source, class Weights> const void* directKernelFor(const Prepare
 
 // The launch knobs of the one-thread-per-pixel modes: any block shape and
 // 1, 2 or 4 outputs per thread each way; no halo, run-time radius only.
-inline std::string planDirect(const char* mode, const void* kernel, const LaunchConfig& want, int width, int rows,
-                              LaunchPlan& out) {
+inline Refusal planDirect(const char* mode, const void* kernel, const LaunchConfig& want, int width, int rows,
+                          LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob(mode, "shared-memory halo to load (only shared has)");
     if (want.radius == RadiusPath::Compiled)
         return refuseKnob(mode, "compiled radius: it reads the weights at run-time indices (shared, registers and "
@@ -87,10 +87,15 @@ inline std::string planDirect(const char* mode, const void* kernel, const Launch
     return checkPlan(out);
 }
 
+// What the autotuner times for the one-thread-per-pixel modes.
+inline std::vector<LaunchConfig> directCandidates() {
+    return candidateGrid({{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 4}, {4, 1}});
+}
+
 template <class Source, class Weights>
 cudaError_t launchDirect(const ModeImpl& mode, const LaunchArgs& a, cudaStream_t stream, Source src, Weights w) {
     LaunchPlan plan;
-    if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty()) return cudaErrorInvalidConfiguration;
+    if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok()) return cudaErrorInvalidConfiguration;
     plan.kernel = directKernelFor<Source, Weights>(*a.filter);  // the source the border needs
     return launchPlanned(plan, stream, a.geom, a.filter->math, src, w, plan.config.perThreadX, plan.config.perThreadY);
 }

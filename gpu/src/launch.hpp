@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fs/filter_spec.hpp"
 #include "fs/image.hpp"
 #include "fs/lane_math.hpp"
 #include "fs/launch.hpp"
+#include "refusal.hpp"
 
 namespace fs::gpu {
 
@@ -103,17 +105,27 @@ struct LaunchPlan {
     std::string variant;           // e.g. "r1 compiled, 1x8 per thread"
 };
 
-// One implementation mode. supports() says why a filter cannot run ("" if it
-// can); prepare() runs once per run (weights to constant memory); plan()
-// resolves a launch configuration for width x rows outputs or says why it is
-// refused; launch() runs per strip or pipeline piece. Never throw.
+// One implementation mode, registered once (mode_registry.cpp): its id and
+// description appear only in its ModeImpl. supports() says why a filter
+// cannot run (ok() if it can); prepare() runs once per run (weights to
+// constant memory); plan() resolves a launch configuration for width x rows
+// outputs or says why it is refused; launch() runs per strip or pipeline
+// piece; candidates() are the configurations the autotuner times. Never throw.
+// A mode that picks another per filter ("auto") sets choose() instead of the
+// five functions.
 struct ModeImpl {
+    using PlanFn = Refusal (*)(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out);
     const char* id;
     const char* description;
-    std::string (*supports)(const PreparedFilter& f);
+    Refusal (*supports)(const PreparedFilter& f);
     cudaError_t (*prepare)(const PreparedFilter& f, cudaStream_t stream);
-    std::string (*plan)(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out);
+    PlanFn plan;
     cudaError_t (*launch)(const LaunchArgs& args, cudaStream_t stream);
+    std::vector<LaunchConfig> (*candidates)();
+    const ModeImpl& (*choose)(const PreparedFilter& f) = nullptr;
+    bool isDefault = false;  // the backend's default (ModeInfo::isDefault)
+
+    bool choosesPerFilter() const { return choose != nullptr; }
 };
 
 const ModeImpl& globalMode();
@@ -122,12 +134,23 @@ const ModeImpl& sharedMode();
 const ModeImpl& textureMode();
 const ModeImpl& separableMode();
 const ModeImpl& registersMode();
-// The fastest correct one for this filter (what the "auto" mode runs).
-const ModeImpl& chooseAutoMode(const PreparedFilter& f);
+const ModeImpl& autoMode();
 
-// Every mode id in display order, "auto" last; nullptr for an unknown id.
-const std::vector<const char*>& modeIds();
+// ---- The registry (mode_registry.cpp) --------------------------------------
+// Every mode in display order, the choosing one last.
+const std::vector<const ModeImpl*>& registeredModes();
+// The registered mode of that id, or nullptr.
+const ModeImpl* findRegisteredMode(const std::string& id);
+// The mode that runs `f` when `mode` is asked for (a choosing mode resolved).
+const ModeImpl& modeFor(const ModeImpl& mode, const PreparedFilter& f);
+// findRegisteredMode + modeFor; nullptr for an unknown id.
 const ModeImpl* findModeImpl(const std::string& id, const PreparedFilter& f);
+// A supports() for modes whose only limits are their planner's: refused
+// when the default configuration does not plan (no device: not refused).
+Refusal supportedIfPlans(ModeImpl::PlanFn plan, const PreparedFilter& f);
+// The autotuner's block shapes (8x8 ... 32x32, 32x4 ... 128x4) times a
+// mode's outputs per thread (x, y).
+std::vector<LaunchConfig> candidateGrid(std::initializer_list<std::pair<int, int>> perThread);
 
 }  // namespace fs::gpu
 
@@ -135,6 +158,8 @@ namespace fs::gpu {
 
 // Properties of the current device, read once.
 const cudaDeviceProp& deviceProps();
+// Whether deviceProps() came from a device (else conservative stand-ins).
+bool deviceUsable();
 
 // Block and grid for a tiled kernel: block.x threads wide each computing
 // colsPerThread columns (tile width block.x * colsPerThread), block.y threads
@@ -156,8 +181,8 @@ inline unsigned ceilDiv(int a, int b) { return static_cast<unsigned>((a + b - 1)
 
 // The checks every plan ends with, read from the device and the kernel's own
 // attributes: threads per block, shared memory, at least one resident block,
-// grid limits. Empty when the plan can launch.
-std::string checkPlan(const LaunchPlan& plan);
+// grid limits. ok() when the plan can launch; NoDevice without a device.
+Refusal checkPlan(const LaunchPlan& plan);
 // Refuses knobs a mode does not have: `what` names them in the message.
 std::string refuseKnob(const char* mode, const char* what);
 // The value of a per-thread knob (0: `fallback`), or -1 when `allowed` lacks it.
@@ -186,7 +211,7 @@ template <class... Args> cudaError_t launchPlanned(const LaunchPlan& plan, cudaS
 template <class... Args>
 cudaError_t planAndLaunch(const ModeImpl& mode, const LaunchArgs& a, cudaStream_t stream, Args... kernelArgs) {
     LaunchPlan plan;
-    if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty()) return cudaErrorInvalidConfiguration;
+    if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok()) return cudaErrorInvalidConfiguration;
     return launchPlanned(plan, stream, kernelArgs...);
 }
 

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "launch.hpp"
 
@@ -48,64 +50,96 @@ dim3 gridFor(int width, int rows, dim3 block, int perThreadX, int perThreadY) {
                 ceilDiv(std::max(rows, 1), static_cast<int>(block.y) * perThreadY));
 }
 
+const char* refusalReasonName(RefusalReason reason) {
+    switch (reason) {
+    case RefusalReason::None: return "none";
+    case RefusalReason::UnknownMode: return "unknown mode";
+    case RefusalReason::InvalidFilter: return "invalid filter";
+    case RefusalReason::FilterUnsupported: return "filter unsupported";
+    case RefusalReason::ConfigRefused: return "configuration refused";
+    case RefusalReason::DeviceLimit: return "device limit";
+    case RefusalReason::NoDevice: return "no device";
+    }
+    return "?";
+}
+
+Refusal supportedIfPlans(ModeImpl::PlanFn plan, const PreparedFilter& f) {
+    LaunchPlan unused;
+    Refusal r = plan(f, LaunchConfig{}, 64, 64, unused);
+    if (r.ok() || r.reason == RefusalReason::NoDevice) return {};
+    r.reason = RefusalReason::FilterUnsupported;
+    return r;
+}
+
+std::vector<LaunchConfig> candidateGrid(std::initializer_list<std::pair<int, int>> perThread) {
+    static const int blocks[][2] = {{8, 8},   {16, 8},  {16, 16}, {32, 4},  {32, 8}, {32, 16},
+                                    {32, 32}, {64, 4},  {64, 8},  {64, 16}, {128, 4}};
+    std::vector<LaunchConfig> out;
+    for (const auto& b : blocks)
+        for (const auto& p : perThread) out.push_back(LaunchConfig{b[0], b[1], p.first, p.second, {}, {}});
+    return out;
+}
+
 namespace {
 // What the device says about one (kernel, block, shared memory) choice never
 // changes: remembered, so a launch per pipeline piece does not re-query it.
-std::string checkResources(const LaunchPlan& plan);
+Refusal checkResources(const LaunchPlan& plan);
 }  // namespace
 
-std::string checkPlan(const LaunchPlan& plan) {
+Refusal checkPlan(const LaunchPlan& plan) {
+    if (!deviceUsable()) return {RefusalReason::NoDevice, "no usable CUDA device to check the launch against"};
     const cudaDeviceProp& p = deviceProps();
     if (plan.grid.y > static_cast<unsigned>(p.maxGridSize[1]) || plan.grid.x > static_cast<unsigned>(p.maxGridSize[0]))
-        return "the grid " + std::to_string(plan.grid.x) + "x" + std::to_string(plan.grid.y) +
-               " exceeds the device's limit; use a taller block or more outputs per thread";
+        return {RefusalReason::DeviceLimit, "the grid " + std::to_string(plan.grid.x) + "x" + std::to_string(plan.grid.y) +
+                                                " exceeds the device's limit; use a taller block or more outputs per thread"};
     using Key = std::tuple<const void*, unsigned, unsigned, std::size_t>;
     static std::mutex mutex;
-    static std::map<Key, std::string> known;
+    static std::map<Key, Refusal> known;
     const Key key{plan.kernel, plan.block.x, plan.block.y, plan.sharedBytes};
     {
         std::lock_guard<std::mutex> lock(mutex);
         if (auto it = known.find(key); it != known.end()) return it->second;
     }
-    std::string verdict = checkResources(plan);
-    if (verdict.find("CUDA device") != std::string::npos) return verdict;  // may change once a device is usable
+    Refusal verdict = checkResources(plan);
+    if (verdict.reason == RefusalReason::NoDevice) return verdict;  // may change once a device is usable
     std::lock_guard<std::mutex> lock(mutex);
     known.emplace(key, verdict);
     return verdict;
 }
 
 namespace {
-std::string checkResources(const LaunchPlan& plan) {
+Refusal checkResources(const LaunchPlan& plan) {
+    const auto limit = [](std::string why) { return Refusal{RefusalReason::DeviceLimit, std::move(why)}; };
     const cudaDeviceProp& p = deviceProps();
     const int threads = static_cast<int>(plan.block.x * plan.block.y);
     if (plan.block.x > static_cast<unsigned>(p.maxThreadsDim[0]) || plan.block.y > static_cast<unsigned>(p.maxThreadsDim[1]))
-        return "block " + std::to_string(plan.block.x) + "x" + std::to_string(plan.block.y) +
+        return limit("block " + std::to_string(plan.block.x) + "x" + std::to_string(plan.block.y) +
                " exceeds the device's block dimensions (" + std::to_string(p.maxThreadsDim[0]) + "x" +
-               std::to_string(p.maxThreadsDim[1]) + ")";
+               std::to_string(p.maxThreadsDim[1]) + ")");
     cudaFuncAttributes attr{};
     if (cudaFuncGetAttributes(&attr, plan.kernel) != cudaSuccess) {
         cudaGetLastError();
-        return "cannot read the kernel's attributes (no usable CUDA device)";
+        return {RefusalReason::NoDevice, "cannot read the kernel's attributes (no usable CUDA device)"};
     }
     if (threads > attr.maxThreadsPerBlock)
-        return std::to_string(threads) + " threads per block: this kernel launches at most " +
+        return limit(std::to_string(threads) + " threads per block: this kernel launches at most " +
                std::to_string(attr.maxThreadsPerBlock) + " (" + std::to_string(attr.numRegs) +
                " registers per thread; its __launch_bounds__ and the " + std::to_string(p.regsPerBlock) +
-               " registers of a block limit it)";
+               " registers of a block limit it)");
     const std::size_t shared = plan.sharedBytes + attr.sharedSizeBytes;
     if (shared > p.sharedMemPerBlockOptin)
-        return "the tile with its halo needs " + kb(shared) + " of shared memory per block; this device allows " +
-               kb(p.sharedMemPerBlockOptin);
+        return limit("the tile with its halo needs " + kb(shared) + " of shared memory per block; this device allows " +
+               kb(p.sharedMemPerBlockOptin));
     if (plan.sharedBytes > 48 * 1024 &&
         cudaFuncSetAttribute(plan.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(plan.sharedBytes)) != cudaSuccess) {
         cudaGetLastError();
-        return "the device refused " + kb(plan.sharedBytes) + " of dynamic shared memory for this kernel";
+        return limit("the device refused " + kb(plan.sharedBytes) + " of dynamic shared memory for this kernel");
     }
     int blocks = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, plan.kernel, threads, plan.sharedBytes) != cudaSuccess) {
         cudaGetLastError();
-        return "the occupancy calculator refused this launch";
+        return limit("the occupancy calculator refused this launch");
     }
     if (blocks < 1) return "no block of this shape fits on a multiprocessor (registers or shared memory)";
     return {};
@@ -121,8 +155,8 @@ LaunchReport reportPlan(const LaunchPlan& plan, const std::string& mode) {
     r.gridX = static_cast<int>(plan.grid.x);
     r.gridY = static_cast<int>(plan.grid.y);
     r.sharedBytesPerBlock = plan.sharedBytes;
-    if (std::string why = checkPlan(plan); !why.empty()) {
-        r.error = why;
+    if (const Refusal why = checkPlan(plan); !why.ok()) {
+        r.error = why.message;
         return r;
     }
     const cudaDeviceProp& p = deviceProps();

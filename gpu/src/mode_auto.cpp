@@ -1,31 +1,32 @@
-// Mode "auto" and the mode registry. Auto runs the registers mode for kernels
-// up to 7x7, the separable mode for larger rank-1 kernels (kw + kh work
-// instead of kw * kh), otherwise the shared-memory mode: the fastest correct
-// choice in filterstudio-bench's table of every mode (bench/results/).
+// Mode "auto": the registers mode for kernels up to 7x7, the separable mode
+// for larger rank-1 kernels (kw + kh work instead of kw * kh), otherwise the
+// shared-memory mode: the fastest correct choice in filterstudio-bench's table
+// of every mode (bench/results/). Runs with a default launch take the
+// autotuner's configuration for the chosen mode when there is one.
 #include <algorithm>
 
 #include "launch.hpp"
 
 namespace fs::gpu {
+namespace {
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
     if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
-    if (f.separable && separableMode().supports(f).empty()) return separableMode();
-    if (sharedMode().supports(f).empty()) return sharedMode();
+    if (f.separable && separableMode().supports(f).ok()) return separableMode();
+    if (sharedMode().supports(f).ok()) return sharedMode();
     return constantMode();
 }
 
-const std::vector<const char*>& modeIds() {
-    static const std::vector<const char*> ids{"global", "constant", "shared", "texture", "separable", "registers", "auto"};
-    return ids;
-}
+}  // namespace
 
-const ModeImpl* findModeImpl(const std::string& id, const PreparedFilter& f) {
-    if (id == "auto") return &chooseAutoMode(f);
-    for (const ModeImpl* m :
-         {&globalMode(), &constantMode(), &sharedMode(), &textureMode(), &separableMode(), &registersMode()})
-        if (id == m->id) return m;
-    return nullptr;
+const ModeImpl& autoMode() {
+    static const ModeImpl mode{
+        "auto",
+        "Picks the fastest correct mode for the filter: registers for kernels up to 7x7, separable for larger "
+        "rank-1 kernels, otherwise shared; with the launch configuration the autotuner found for this GPU, filter "
+        "and image size, when there is one.",
+        nullptr, nullptr, nullptr, nullptr, nullptr, chooseAutoMode, /*isDefault=*/true};
+    return mode;
 }
 
 }  // namespace fs::gpu

@@ -6,8 +6,8 @@
 namespace fs::gpu {
 namespace {
 
-std::string supportsConstant(const PreparedFilter&) { return {}; }
-std::string planConstant(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+Refusal supportsConstant(const PreparedFilter&) { return {}; }
+Refusal planConstant(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     return planDirect("constant", directKernelFor<GlobalSource, ConstantWeights>(f), want, width, rows, out);
 }
 cudaError_t launchConstant(const LaunchArgs& a, cudaStream_t stream) {
@@ -20,7 +20,7 @@ const ModeImpl& constantMode() {
     static const ModeImpl mode{"constant",
                                "One thread per output pixel with the weights in constant memory: every thread of a "
                                "warp reads the same weight at once, served as one broadcast.",
-                               supportsConstant, uploadConstantWeights, planConstant, launchConstant};
+                               supportsConstant, uploadConstantWeights, planConstant, launchConstant, directCandidates};
     return mode;
 }
 

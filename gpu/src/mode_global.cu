@@ -5,9 +5,9 @@
 namespace fs::gpu {
 namespace {
 
-std::string supportsGlobal(const PreparedFilter&) { return {}; }
+Refusal supportsGlobal(const PreparedFilter&) { return {}; }
 cudaError_t prepareGlobal(const PreparedFilter&, cudaStream_t) { return cudaSuccess; }
-std::string planGlobal(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+Refusal planGlobal(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     return planDirect("global", directKernelFor<GlobalSource, GlobalWeights>(f), want, width, rows, out);
 }
 cudaError_t launchGlobal(const LaunchArgs& a, cudaStream_t stream) {
@@ -20,7 +20,7 @@ const ModeImpl& globalMode() {
     static const ModeImpl mode{"global",
                                "One thread per output pixel; pixels and weights are read from global memory for "
                                "every tap. The baseline the other modes improve on.",
-                               supportsGlobal, prepareGlobal, planGlobal, launchGlobal};
+                               supportsGlobal, prepareGlobal, planGlobal, launchGlobal, directCandidates};
     return mode;
 }
 

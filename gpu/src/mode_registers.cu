@@ -9,6 +9,8 @@
 // in floats or, for dyadic weights whose sums fit 16-bit lanes (Gaussian, Laplacian,
 // sharpen, Sobel magnitude), in exact integer lanes.
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <string>
 
 #include "registers_kernel.cuh"
@@ -19,9 +21,9 @@ namespace {
 // Rows per thread: the compiled-radius kernels are built for 2, 4, 8 and 16
 // (16 only when C x K <= 2: more accumulators would spill), the run-time
 // radius kernel for 4. 3x3 default 2 columns x 4 rows where the sums are few;
-// 5x5 and 7x7: one column, 32x4 blocks; rows from the autotuner's table.
-// Longer columns need more registers than they save (1 x 16 at 3x3: 176
-// registers per thread, one block per SM; docs/performance.md).
+// 5x5 and 7x7 one column, 32x4 blocks, rows from the autotuner's table: longer
+// columns need more registers than they save (16 rows at 3x3 use 176 registers
+// per thread, one block per SM; docs/performance.md).
 int defaultRegisterColumns(int channels, int kernels, int radius) {
     return radius == 1 && channels * kernels <= 2 ? 2 : 1;
 }
@@ -31,104 +33,160 @@ int defaultRegisterRows(int channels, int kernels, int radius) {
     return radius == 2 ? (gray ? 4 : 8) : (gray ? 2 : 4);
 }
 
-// Which kernel runs: the general one (columns strided by the block width) or,
-// for 3x3 on 4-byte pixels, adjacent pixels from wide loads.
-enum class RegistersKernel { Strided, Rgba8Pairs, Rgba8Quads, Rgba8Lanes, GrayF32Quads };
+// What the choice of kernel depends on.
+struct RegistersShape {
+    const PreparedFilter* f = nullptr;
+    int C = 1, K = 1;
+    int radius = -1;                  // -1: the run-time radius kernel
+    bool rgba8 = false;               // u8 RGBA 3x3: adjacent pixels from wide loads
+    bool grayF32 = false;             // f32 gray 3x3: 4 adjacent pixels
+    bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
+    bool separableGradient = false;   // lanes, a [1 b 1] x [-1 0 1] magnitude pair
+};
 
-std::string planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+// Rows per thread a kernel family is built for: the default, the allowed
+// counts, and what a refused count is told.
+struct RowChoice {
+    int fallback;
+    std::array<int, 4> allowed;  // 0: unused
+    const char* refusal;
+
+    // As pickCount: the requested count (0: the fallback), or -1 when not allowed.
+    int pick(int requested) const {
+        const int v = requested > 0 ? requested : fallback;
+        return std::find(allowed.begin(), allowed.end(), v) != allowed.end() ? v : -1;
+    }
+};
+
+// One family of registers kernels: when it runs (for px columns per thread),
+// its rows, the kernel for py rows, and how the Launch panel names it. The
+// planner takes the first family that applies.
+struct RegistersFamily {
+    bool (*applies)(const RegistersShape& s, int px);
+    RowChoice (*rows)(const RegistersShape& s);
+    const void* (*kernel)(const RegistersShape& s, int py);
+    std::string (*describe)(const RegistersShape& s);
+};
+
+// 2 rows for the integer lanes: 4 and 8 rows measured slower for Gaussian 3x3
+// and the separable Sobel magnitude (more live sums, up to 198 registers;
+// docs/performance.md).
+const RegistersFamily kFamilies[] = {
+    {// RGBA8 3x3, 2 adjacent pixels from 8-byte loads
+     [](const RegistersShape& s, int px) { return s.rgba8 && px == 2; },
+     [](const RegistersShape& s) {
+         return RowChoice{s.K == 1 ? 4 : 2, {2, 4}, "the RGBA8 3x3 pair kernel computes 2 or 4 rows per thread"};
+     },
+     [](const RegistersShape& s, int py) { return rgba8PairVariant(py, s.K); },
+     [](const RegistersShape&) { return std::string(" (adjacent RGBA8 pairs, 8-byte loads)"); }},
+    {// RGBA8 3x3 in exact integer lanes, 4 adjacent pixels
+     [](const RegistersShape& s, int px) { return s.lanes && px == 4; },
+     [](const RegistersShape& s) {
+         if (s.K == 1)
+             return RowChoice{2, {2, 4}, "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread"};
+         if (s.separableGradient)
+             return RowChoice{2, {2, 4}, "the RGBA8 3x3 separable integer-lane gradient kernel computes 2 or 4 rows per thread"};
+         return RowChoice{2, {2}, "the RGBA8 3x3 integer-lane magnitude kernel computes 2 rows per thread (4 rows hold 64 sums)"};
+     },
+     [](const RegistersShape& s, int py) {
+         return rgba8LaneVariant(py, s.K, s.f->laneForm.clamps, s.f->laneGradientZeros, s.separableGradient);
+     },
+     [](const RegistersShape& s) {
+         const PreparedFilter& f = *s.f;
+         return std::string(" (4 adjacent RGBA8 pixels in exact 16-bit integer lanes") +
+                (s.separableGradient ? ", separable [1 " + std::to_string(*f.laneGradientCentre) + " 1] gradient pair"
+                 : f.laneGradientZeros ? ", gradient zeros skipped"
+                                       : "") +
+                ", 16-byte loads and stores)";
+     }},
+    {// RGBA8 3x3 in floats, 4 adjacent pixels
+     [](const RegistersShape& s, int px) { return s.rgba8 && px == 4; },
+     [](const RegistersShape& s) {
+         if (s.K == 1) return RowChoice{2, {2, 4}, "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 or 4 rows per thread"};
+         return RowChoice{2, {2}, "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread for two kernels "
+                                  "(4 rows need 128 sums: they spill)"};
+     },
+     [](const RegistersShape& s, int py) { return rgba8QuadVariant(py, s.K); },
+     [](const RegistersShape&) { return std::string(" (4 adjacent RGBA8 pixels, 16-byte loads and stores)"); }},
+    {// gray f32 3x3, 4 adjacent pixels
+     [](const RegistersShape& s, int px) { return s.grayF32 && px == 4; },
+     [](const RegistersShape&) {
+         return RowChoice{2, {2, 4, 8}, "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread"};
+     },
+     [](const RegistersShape& s, int py) { return grayF32QuadVariant(py, s.K); },
+     [](const RegistersShape&) { return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores)"); }},
+    {// the general kernel, run-time radius
+     [](const RegistersShape& s, int) { return s.radius < 0; },
+     [](const RegistersShape&) { return RowChoice{4, {4}, "the run-time-radius registers kernel computes 4 rows per thread"}; },
+     nullptr, [](const RegistersShape&) { return std::string(); }},
+    {// the general kernel, compiled radius
+     [](const RegistersShape&, int) { return true; },
+     [](const RegistersShape& s) {
+         return RowChoice{defaultRegisterRows(s.C, s.K, s.radius), {2, 4, 8, 16},
+                          "the registers mode computes 2, 4, 8 or 16 rows per thread"};
+     },
+     nullptr, [](const RegistersShape&) { return std::string(); }},
+};
+
+// The general kernel for any depth and channel count (the families above without a kernel function).
+const void* stridedKernel(const RegistersShape& s, int py) {
+    const void* kernel = nullptr;
+    dispatchPixel(s.f->inDepth, s.C, [&](auto tag, auto channels) {
+        using T = decltype(tag);
+        constexpr int CC = decltype(channels)::value;
+        kernel = registersKernelFor<T>(CC, s.K, s.radius, py);
+    });
+    return kernel;
+}
+
+Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob("registers", "shared-memory halo to load (only shared has)");
     const KernelMath& m = f.math;
-    const int C = f.channels, K = m.kernelCount;
     const bool compilable = m.kw == m.kh && m.kw >= 3 && m.kw <= 7;
     if (want.radius == RadiusPath::Compiled && !compilable)
         return "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7); this one needs the "
                "run-time radius";
-    const int radius = compilable && want.radius != RadiusPath::Runtime ? m.kw / 2 : -1;
-    const bool rgba8 = f.inDepth == Depth::U8 && C == 4 && radius == 1;
-    const bool grayF32 = f.inDepth == Depth::F32 && C == 1 && radius == 1;
-    // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 pixels of two
-    // kernels take 114 registers and were slower).
-    const int rgba8Columns = K == 1 || f.packedLanes ? 4 : 2;
-    const int px =
-        pickCount(want.perThreadX, rgba8 ? rgba8Columns : grayF32 ? 4 : defaultRegisterColumns(C, K, radius), {1, 2, 4});
+    RegistersShape s;
+    s.f = &f;
+    s.C = f.channels;
+    s.K = m.kernelCount;
+    s.radius = compilable && want.radius != RadiusPath::Runtime ? m.kw / 2 : -1;
+    s.rgba8 = f.inDepth == Depth::U8 && s.C == 4 && s.radius == 1;
+    s.grayF32 = f.inDepth == Depth::F32 && s.C == 1 && s.radius == 1;
+    s.lanes = s.rgba8 && f.packedLanes;
+    s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
+    // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
+    // and measured slower; docs/performance.md).
+    const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
+    const int px = pickCount(want.perThreadX,
+                             s.rgba8 ? rgba8Columns : s.grayF32 ? 4 : defaultRegisterColumns(s.C, s.K, s.radius), {1, 2, 4});
     if (px < 0) return "the registers mode computes 1, 2 or 4 columns per thread";
-    // Exact integer lanes where the weights allow (PreparedFilter::packedLanes), floats otherwise.
-    const bool lanes = rgba8 && f.packedLanes;
-    const bool separableGradient = lanes && K == 2 && f.laneGradientCentre.has_value();
-    const RegistersKernel kind = rgba8 && px == 2   ? RegistersKernel::Rgba8Pairs
-                                 : lanes && px == 4 ? RegistersKernel::Rgba8Lanes
-                                 : rgba8 && px == 4 ? RegistersKernel::Rgba8Quads
-                                 : grayF32 && px == 4 ? RegistersKernel::GrayF32Quads
-                                                      : RegistersKernel::Strided;
-    int py = 0;
-    if (kind == RegistersKernel::Rgba8Pairs) {
-        py = pickCount(want.perThreadY, K == 1 ? 4 : 2, {2, 4});
-        if (py < 0) return "the RGBA8 3x3 pair kernel computes 2 or 4 rows per thread";
-    } else if (kind == RegistersKernel::Rgba8Quads) {
-        py = K == 1 ? pickCount(want.perThreadY, 2, {2, 4}) : pickCount(want.perThreadY, 2, {2});
-        if (py < 0)
-            return K == 1 ? "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 or 4 rows per thread"
-                          : "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread for two kernels "
-                            "(4 rows need 128 sums: they spill)";
-    } else if (kind == RegistersKernel::Rgba8Lanes) {
-        // 2 rows: more were slower for every lane kernel (fewer threads, more
-        // registers; docs/performance.md).
-        py = K == 1 || separableGradient ? pickCount(want.perThreadY, 2, {2, 4}) : pickCount(want.perThreadY, 2, {2});
-        if (py < 0)
-            return K == 1 ? "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread"
-                   : separableGradient
-                       ? "the RGBA8 3x3 separable integer-lane gradient kernel computes 2 or 4 rows per thread"
-                       : "the RGBA8 3x3 integer-lane magnitude kernel computes 2 rows per thread (4 rows hold 64 "
-                         "sums)";
-    } else if (kind == RegistersKernel::GrayF32Quads) {
-        py = pickCount(want.perThreadY, 2, {2, 4, 8});
-        if (py < 0) return "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread";
-    } else if (radius < 0) {
-        py = pickCount(want.perThreadY, 4, {4});
-        if (py < 0) return "the run-time-radius registers kernel computes 4 rows per thread";
-    } else {
-        py = pickCount(want.perThreadY, defaultRegisterRows(C, K, radius), {2, 4, 8, 16});
-        if (py < 0) return "the registers mode computes 2, 4, 8 or 16 rows per thread";
-        if (py == 16 && C * K > 2)
-            return "16 rows per thread need " + std::to_string(16 * C * K) +
-                   " accumulator registers (C x K = " + std::to_string(C * K) + "): built for gray single filters only";
-    }
-    dispatchPixel(f.inDepth, C, [&](auto tag, auto channels) {
-        using T = decltype(tag);
-        constexpr int CC = decltype(channels)::value;
-        switch (kind) {
-        case RegistersKernel::Rgba8Pairs: out.kernel = rgba8PairVariant(py, K); break;
-        case RegistersKernel::Rgba8Quads: out.kernel = rgba8QuadVariant(py, K); break;
-        case RegistersKernel::Rgba8Lanes:
-            out.kernel = rgba8LaneVariant(py, K, f.laneForm.clamps, f.laneGradientZeros, separableGradient);
-            break;
-        case RegistersKernel::GrayF32Quads: out.kernel = grayF32QuadVariant(py, K); break;
-        default: out.kernel = registersKernelFor<T>(CC, K, radius, py); break;
-        }
-    });
-    out.block = pickBlock(want, radius >= 2 ? dim3(32, 4) : dim3(32, 8));
+
+    const RegistersFamily& family = *std::find_if(std::begin(kFamilies), std::end(kFamilies),
+                                                  [&](const RegistersFamily& fam) { return fam.applies(s, px); });
+    const RowChoice rowChoice = family.rows(s);
+    const int py = rowChoice.pick(want.perThreadY);
+    if (py < 0) return rowChoice.refusal;
+    if (py == 16 && s.C * s.K > 2)
+        return "16 rows per thread need " + std::to_string(16 * s.C * s.K) + " accumulator registers (C x K = " +
+               std::to_string(s.C * s.K) + "): built for gray single filters only";
+    out.kernel = family.kernel ? family.kernel(s, py) : stridedKernel(s, py);
+    out.block = pickBlock(want, s.radius >= 2 ? dim3(32, 4) : dim3(32, 8));
     out.grid = gridFor(width, rows, out.block, px, py);
     out.sharedBytes = 0;
     out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
-                              HaloScheme::Default, radius > 0 ? RadiusPath::Compiled : RadiusPath::Runtime};
+                              HaloScheme::Default, s.radius > 0 ? RadiusPath::Compiled : RadiusPath::Runtime};
     out.variant = std::string("registers, ") +
-                  (radius > 0 ? "compiled radius " + std::to_string(radius) : std::string("run-time radius")) + ", " +
-                  std::to_string(px) + "x" + std::to_string(py) + " outputs per thread" +
-                  (kind == RegistersKernel::Rgba8Pairs     ? " (adjacent RGBA8 pairs, 8-byte loads)"
-                   : kind == RegistersKernel::Rgba8Quads   ? " (4 adjacent RGBA8 pixels, 16-byte loads and stores)"
-                   : kind == RegistersKernel::Rgba8Lanes
-                       ? std::string(" (4 adjacent RGBA8 pixels in exact 16-bit integer lanes") +
-                             (separableGradient       ? ", separable [1 " + std::to_string(*f.laneGradientCentre) +
-                                                      " 1] gradient pair"
-                              : f.laneGradientZeros ? ", gradient zeros skipped"
-                                                    : "") +
-                             ", 16-byte loads and stores)"
-                   : kind == RegistersKernel::GrayF32Quads ? " (4 adjacent f32 pixels, 16-byte loads and stores)"
-                                                           : "");
+                  (s.radius > 0 ? "compiled radius " + std::to_string(s.radius) : std::string("run-time radius")) +
+                  ", " + std::to_string(px) + "x" + std::to_string(py) + " outputs per thread" + family.describe(s);
     return checkPlan(out);
 }
 
-std::string supportsRegisters(const PreparedFilter&) { return {}; }
+Refusal supportsRegisters(const PreparedFilter&) { return {}; }
+
+std::vector<LaunchConfig> registersCandidates() {
+    return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}});
+}
 
 cudaError_t prepareRegisters(const PreparedFilter& f, cudaStream_t stream) {
     for (cudaError_t (*upload)(const PreparedFilter&, cudaStream_t) :
@@ -139,7 +197,7 @@ cudaError_t prepareRegisters(const PreparedFilter& f, cudaStream_t stream) {
 
 cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
-    if (!planRegisters(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
+    if (!planRegisters(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
     // Every registers kernel takes the same parameters (the adjacent-pixel ones ignore the column count).
     return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
@@ -152,7 +210,7 @@ const ModeImpl& registersMode() {
                                "Each thread slides down a column of outputs keeping partial sums in registers; "
                                "neighbouring threads share pixels through the L1 cache. No shared memory, no "
                                "barriers: the fastest choice for small kernels.",
-                               supportsRegisters, prepareRegisters, planRegisters, launchRegisters};
+                               supportsRegisters, prepareRegisters, planRegisters, launchRegisters, registersCandidates};
     return mode;
 }
 

@@ -299,8 +299,9 @@ LaunchConfig stripConfig() {
     return LaunchConfig{kStripThreads, 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
 }
 
-std::string planSeparable(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
-    if (!f.separable) return "the kernel is not separable (not rank 1); use shared or auto";
+Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+    if (!f.separable)
+        return {RefusalReason::FilterUnsupported, "the kernel is not separable (not rank 1); use shared or auto"};
     const KernelMath& m = f.math;
     const int rx = m.kw / 2, ry = m.kh / 2, C = f.channels, K = m.kernelCount;
     if (stripApplies(f) && (want.isDefault() || want == stripConfig())) {
@@ -351,11 +352,9 @@ std::string planSeparable(const PreparedFilter& f, const LaunchConfig& want, int
     return checkPlan(out);
 }
 
-std::string supportsSeparable(const PreparedFilter& f) {
-    LaunchPlan plan;
-    const std::string why = planSeparable(f, LaunchConfig{}, 64, 64, plan);
-    return why.empty() || why.find("CUDA device") != std::string::npos ? std::string() : why;
-}
+Refusal supportsSeparable(const PreparedFilter& f) { return supportedIfPlans(planSeparable, f); }
+
+std::vector<LaunchConfig> separableCandidates() { return candidateGrid({{1, 2}, {1, 4}, {1, 8}}); }
 
 cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
     float rows[kMaxKernels * kMaxKernelSize] = {};
@@ -374,7 +373,7 @@ cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
 
 cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
-    if (!planSeparable(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
+    if (!planSeparable(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
     if (plan.config == stripConfig() && stripApplies(*a.filter))
         return launchPlanned(plan, stream, a.geom, a.filter->math, stripSegmentRows(a.geom.width, a.geom.outRows));
@@ -388,7 +387,7 @@ const ModeImpl& separableMode() {
                                "Rank-1 kernels as a row pass and a column pass fused in one launch through shared "
                                "memory: kw + kh multiply-adds per pixel instead of kw * kh (gray 15x15 and 31x31: a "
                                "rolling window down column strips, each input row read once).",
-                               supportsSeparable, prepareSeparable, planSeparable, launchSeparable};
+                               supportsSeparable, prepareSeparable, planSeparable, launchSeparable, separableCandidates};
     return mode;
 }
 

@@ -19,7 +19,7 @@ const void* sharedVariant(int rows, int channels, int radius, int kernels) {
     }
 }
 
-std::string planShared(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+Refusal planShared(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     const KernelMath& m = f.math;
     const int rx = m.kw / 2, ry = m.kh / 2, C = f.channels, K = m.kernelCount;
     // Defaults from the autotuner's table: 2 columns x 8 rows for small 3x3
@@ -40,7 +40,9 @@ std::string planShared(const PreparedFilter& f, const LaunchConfig& want, int wi
         out.block = pickBlock(want, dim3(32, 8));
     } else {
         const TileShape shape = chooseTileShape(width, rows, rx, ry, C, K, px, py, sharedTileBytes);
-        if (!shape.ok) return "the tile with its halo for this kernel size does not fit in shared memory";
+        if (!shape.ok)
+            return {RefusalReason::FilterUnsupported,
+                    "the tile with its halo for this kernel size does not fit in shared memory"};
         out.block = shape.block;
     }
     out.kernel = sharedVariant(py, C, compiled ? rx : -1, K);
@@ -55,10 +57,10 @@ std::string planShared(const PreparedFilter& f, const LaunchConfig& want, int wi
     return checkPlan(out);
 }
 
-std::string supportsShared(const PreparedFilter& f) {
-    LaunchPlan plan;
-    const std::string why = planShared(f, LaunchConfig{}, 64, 64, plan);
-    return why.empty() || why.find("CUDA device") != std::string::npos ? std::string() : why;
+Refusal supportsShared(const PreparedFilter& f) { return supportedIfPlans(planShared, f); }
+
+std::vector<LaunchConfig> sharedCandidates() {
+    return candidateGrid({{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 2}, {2, 4}, {2, 8}});
 }
 
 cudaError_t prepareShared(const PreparedFilter& f, cudaStream_t stream) {
@@ -70,7 +72,7 @@ cudaError_t prepareShared(const PreparedFilter& f, cudaStream_t stream) {
 
 cudaError_t launchShared(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
-    if (!planShared(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).empty())
+    if (!planShared(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
     return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX,
                          plan.config.halo == HaloScheme::PerThread ? 1 : 0);
@@ -82,7 +84,7 @@ const ModeImpl& sharedMode() {
     static const ModeImpl mode{"shared",
                                "Tiles with a halo copied to shared memory once, weights in constant memory, and "
                                "several outputs per thread; the tile shape comes from the device's properties.",
-                               supportsShared, prepareShared, planShared, launchShared};
+                               supportsShared, prepareShared, planShared, launchShared, sharedCandidates};
     return mode;
 }
 

@@ -50,11 +50,11 @@ cudaChannelFormatDesc texelFormat(Depth depth, int channels) {
     return cudaCreateChannelDesc(bits, y, y, y, kind);
 }
 
-std::string supportsTexture(const PreparedFilter&) { return {}; }
+Refusal supportsTexture(const PreparedFilter&) { return {}; }
 
 // Planned with the texture-fetch kernel; borders the hardware cannot resolve
 // run the read-only-cache kernel in the same shape.
-std::string planTexture(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+Refusal planTexture(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     return planDirect("texture", directKernelFor<TextureSource, ConstantWeights>(f), want, width, rows, out);
 }
 
@@ -95,7 +95,7 @@ const ModeImpl& textureMode() {
                                "One thread per output pixel reading through the texture unit: its clamp/zero "
                                "addressing handles replicate and constant-0 borders in hardware; other borders use "
                                "the read-only data cache.",
-                               supportsTexture, uploadConstantWeights, planTexture, launchTexture};
+                               supportsTexture, uploadConstantWeights, planTexture, launchTexture, directCandidates};
     return mode;
 }
 

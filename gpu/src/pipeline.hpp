@@ -1,43 +1,20 @@
 #pragma once
-// Internal: runs a FilterSpec from host memory through the device, in pieces
-// with halos (pipelined upload / kernel / download on three streams, or
-// strips when the image exceeds the device memory budget).
-#include <cuda_runtime.h>
-
-#include <cstddef>
-#include <functional>
+// Internal: the short names the benchmark and the tests use for the engine's
+// run of a host image (fs::gpu::Engine::run).
 #include <string>
 
-#include "fs/backend.hpp"
-#include "fs/gpu/device_run.hpp"
+#include "engine_core.hpp"
 
 namespace fs::gpu {
 
-// Where the result goes: a host image (downloaded) or device memory.
-struct PipelineTarget {
-    ImageView host;
-    DeviceOutput device;
-    bool toDevice = false;
-};
+using PipelineTarget = RunTarget;
 
-// Empty on success; fills the timing's upload/kernel/download/hostPrep/total.
-// Input or host output already in pinned memory is transferred directly.
-// `launch` is checked against the mode first (refused with the reason); the
-// "auto" mode with a default launch uses the tuning cache's best entry.
-std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std::string& mode,
-                        const PipelineTarget& target, TimingRecord& timing, const LaunchConfig& launch = {});
+inline std::string runPipeline(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                               const PipelineTarget& target, TimingRecord& timing, const LaunchConfig& launch = {}) {
+    return Engine::instance().run(spec, input, mode, target, timing, launch);
+}
 
-// Pieces an image of `imageBytes` input bytes goes in when setPipelineRows is
-// 0, before the memory budget asks for more (1: the whole image at once).
-int automaticPieceCount(std::size_t imageBytes);
-
-// Runs `work` on the pipeline's first stream while holding the device, so no
-// filter run changes the modes' constant memory meanwhile (the tuner uses it).
-// Returns why the device is unusable, else what `work` returns.
-std::string withDevice(const std::function<std::string(cudaStream_t)>& work);
-
-// Empty when a CUDA device can be used, else why not.
-std::string cudaUnavailableReason();
-std::string cudaDeviceName();
+inline std::string cudaUnavailableReason() { return Engine::instance().unavailableReason(); }
+inline std::string cudaDeviceName() { return Engine::instance().deviceName(); }
 
 }  // namespace fs::gpu

@@ -19,7 +19,7 @@ const void* rgba8PairVariant(int rows, int kernels);
 const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
-// adjacent pixels per thread (registers_u8.cu); nullptr when not built.
+// adjacent pixels per thread (registers_lanes_u8.cu); nullptr when not built.
 const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 

@@ -9,8 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "device_buffer.hpp"
-#include "pipeline.hpp"
+#include "engine_core.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -24,7 +23,7 @@ TuneCache& processCache() {
 
 TuneKey keyFor(const ModeImpl& mode, const PreparedFilter& f, int width, int height) {
     TuneKey key;
-    key.gpu = deviceProps().name;  // not cudaDeviceName(): runPipeline asks while holding the device lock
+    key.gpu = deviceProps().name;  // not Engine::deviceName(): runs ask while holding the device
     key.mode = mode.id;
     key.radiusX = f.math.kw / 2;
     key.radiusY = f.math.kh / 2;
@@ -35,31 +34,195 @@ TuneKey keyFor(const ModeImpl& mode, const PreparedFilter& f, int width, int hei
     return key;
 }
 
-// Block shapes from the range (8x8 ... 32x32, 32x4 ... 64x16) and
-// outputs per thread each mode is built for; refusals are kept in the table.
-std::vector<LaunchConfig> candidates(const ModeImpl& mode) {
-    static const int blocks[][2] = {{8, 8},   {16, 8},  {16, 16}, {32, 4},  {32, 8}, {32, 16},
-                                    {32, 32}, {64, 4},  {64, 8},  {64, 16}, {128, 4}};
-    std::vector<std::pair<int, int>> perThread;
-    const std::string id = mode.id;
-    if (id == "shared") perThread = {{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 2}, {2, 4}, {2, 8}};
-    else if (id == "registers") perThread = {{1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}};
-    else if (id == "separable") perThread = {{1, 2}, {1, 4}, {1, 8}};
-    else perThread = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {1, 4}, {4, 1}};
-    std::vector<LaunchConfig> out;
-    for (const auto& b : blocks)
-        for (const auto& p : perThread) out.push_back(LaunchConfig{b[0], b[1], p.first, p.second, {}, {}});
-    return out;
-}
-
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-struct DeviceImage {
-    DeviceBuffer src, dst, weights;
+// The user's image on the device, uploaded once, and one mode's launches on
+// it timed with events (median of `repeats` after `warmup`).
+class CandidateTimer {
+public:
+    CandidateTimer(DeviceSession& session, const FilterSpec& spec, ConstImageView input, ResolvedLaunch& resolved,
+                   const TuneOptions& options)
+        : session_(session), spec_(spec), input_(input), f_(resolved.filter), mode_(*resolved.mode),
+          repeats_(std::max(1, options.repeats)), warmup_(std::max(0, options.warmup)) {}
+    ~CandidateTimer() {
+        events_.destroy();
+        if (image_) Engine::instance().release(image_);
+    }
+    CandidateTimer(const CandidateTimer&) = delete;
+    CandidateTimer& operator=(const CandidateTimer&) = delete;
+
+    std::string upload() {
+        const cudaStream_t stream = session_.stream(0);
+        const Depth outDepth = spec_.outputDepth(input_.depth);
+        const std::size_t inRow = input_.rowBytes();
+        const std::size_t outRow = depthBytes(outDepth) * input_.channels * static_cast<std::size_t>(input_.width);
+        const std::size_t inPitch = alignUp(inRow, kPitchAlign), outPitch = alignUp(outRow, kPitchAlign);
+        std::size_t freeBytes = 0, totalBytes = 0;
+        cudaMemGetInfo(&freeBytes, &totalBytes);
+        if ((inPitch + outPitch) * input_.height > freeBytes / 10 * 8)
+            return "the image is too large to tune in one piece on this device; tune a smaller image of the same "
+                   "kind (results are kept per size class)";
+        cudaError_t err = events_.create();
+        if (err != cudaSuccess) return cudaMessage("creating CUDA events", err);
+        std::string error;
+        image_ = Engine::instance().upload(input_, error);  // inside our session: the lock is recursive
+        if (!image_) return error;
+        if ((err = dst_.reserve(outPitch * input_.height)) != cudaSuccess)
+            return failed("allocating device memory for tuning", err);
+        const DeviceView src = session_.core().resident.at(image_.id).view();
+        if ((err = session_.uploadWeights(mode_, f_, stream)) != cudaSuccess ||
+            (err = cudaStreamSynchronize(stream)) != cudaSuccess)
+            return failed("uploading the weights", err);
+        args_.filter = &f_;
+        args_.geom = wholeImageGeom(src.data, src.pitch, input_.width, input_.height);
+        args_.geom.dst = dst_.data();
+        args_.geom.dstPitch = outPitch;
+        args_.geom.border = spec_.border.mode;
+        args_.geom.borderValue = spec_.border.value;
+        return {};
+    }
+
+    // Median kernel ms of one configuration, or why it cannot run.
+    std::string time(const LaunchConfig& config, double& ms) {
+        LaunchPlan plan;
+        if (Refusal why = mode_.plan(f_, config, input_.width, input_.height, plan); !why.ok()) return why.message;
+        const cudaStream_t stream = session_.stream(0);
+        args_.config = config;
+        std::vector<double> samples;
+        for (int i = 0; i < warmup_ + repeats_; ++i) {
+            cudaEventRecord(events_.uploaded, stream);
+            cudaError_t err = mode_.launch(args_, stream);
+            cudaEventRecord(events_.filtered, stream);
+            if (err == cudaSuccess) err = cudaEventSynchronize(events_.filtered);
+            if (err != cudaSuccess) return failed("launch failed", err);
+            if (i >= warmup_) samples.push_back(events_.kernelMs());
+        }
+        ms = median(samples);
+        return {};
+    }
+
+    const ModeImpl& mode() const { return mode_; }
+    const PreparedFilter& filter() const { return f_; }
+    int width() const { return input_.width; }
+    int height() const { return input_.height; }
+
+private:
+    static std::string failed(const char* what, cudaError_t err) {
+        cudaGetLastError();
+        return cudaMessage(what, err);
+    }
+
+    DeviceSession& session_;
+    const FilterSpec& spec_;
+    ConstImageView input_;
+    PreparedFilter& f_;
+    const ModeImpl& mode_;
+    const int repeats_, warmup_;
+    DeviceImageHandle image_;  // the user's image, resident while tuning
+    DeviceBuffer dst_;
+    PieceEvents events_;
+    LaunchArgs args_;
 };
+
+// Counts the tuner's steps for the progress callback; false once cancelled.
+class TuneSteps {
+public:
+    TuneSteps(int total, const TuneProgress& progress) : total_(total), progress_(progress) {}
+    bool next() { return !progress_ || progress_(++done_, total_); }
+
+private:
+    int total_, done_ = 0;
+    const TuneProgress& progress_;
+};
+
+// Times one configuration into result.entries; keeps it in `best` when faster.
+void consider(CandidateTimer& timer, const LaunchConfig& c, TuneEntry& best, TuneResult& result) {
+    TuneEntry e;
+    LaunchPlan plan;
+    const Refusal refused = timer.mode().plan(timer.filter(), c, timer.width(), timer.height(), plan);
+    e.error = refused.message;
+    e.config = refused.ok() ? plan.config : c;
+    if (refused.ok()) e.error = timer.time(c, e.medianMs);
+    if (e.error.empty() && e.medianMs < best.medianMs) best = e;
+    result.entries.push_back(e);
+}
+
+// Second stage on the winner: the other halo scheme and the run-time radius.
+// False when cancelled.
+bool refineWinner(CandidateTimer& timer, TuneEntry& best, TuneResult& result, TuneSteps& steps) {
+    const LaunchConfig winner = best.config;
+    LaunchConfig other = winner;
+    other.halo = winner.halo == HaloScheme::PerThread ? HaloScheme::Cooperative : HaloScheme::PerThread;
+    if (winner.halo != HaloScheme::Default) consider(timer, other, best, result);
+    if (!steps.next()) return false;
+    if (winner.radius == RadiusPath::Compiled) {
+        LaunchConfig runtime = winner;
+        runtime.radius = RadiusPath::Runtime;
+        consider(timer, runtime, best, result);
+    }
+    return steps.next();
+}
+
+// Best and default alternately, three rounds each: the choice is kept only
+// when it beats the default in the same conditions.
+void confirmBest(CandidateTimer& timer, const TuneEntry& best, TuneResult& result) {
+    std::vector<double> bestMs, defaultMs;
+    for (int round = 0; round < 3 && best.config != result.defaultConfig; ++round) {
+        double a = 0, b = 0;
+        if (!timer.time(best.config, a).empty() || !timer.time(LaunchConfig{}, b).empty()) break;
+        bestMs.push_back(a), defaultMs.push_back(b);
+    }
+    if (!bestMs.empty() && median(bestMs) < median(defaultMs)) {
+        result.best = best.config;
+        result.bestMs = median(bestMs);
+        result.defaultMs = median(defaultMs);
+    } else {
+        result.best = result.defaultConfig;
+        result.bestMs = result.defaultMs;
+    }
+}
+
+// Every candidate of the mode, the second stage and the confirmation.
+void searchCandidates(CandidateTimer& timer, TuneResult& result, const TuneProgress& progress) {
+    const std::vector<LaunchConfig> list = timer.mode().candidates();
+    TuneSteps steps(static_cast<int>(list.size()) + 3, progress);  // + the second stage and the confirmation
+    TuneEntry best{result.defaultConfig, result.defaultMs, {}};
+    for (const LaunchConfig& c : list) {
+        consider(timer, c, best, result);
+        if (!steps.next()) {
+            result.cancelled = true;
+            return;
+        }
+    }
+    if (!refineWinner(timer, best, result, steps)) {
+        result.cancelled = true;
+        return;
+    }
+    confirmBest(timer, best, result);
+    steps.next();
+}
+
+// The tuning on the device: the default's time, then the cached choice
+// re-timed or the full search.
+std::string tuneOnDevice(const FilterSpec& spec, ConstImageView input, ResolvedLaunch& resolved,
+                         const TuneOptions& options, const TuneProgress& progress, TuneResult& result) {
+    DeviceSession session;
+    if (!session.problem().empty()) return session.problem();
+    CandidateTimer timer(session, spec, input, resolved, options);
+    if (std::string why = timer.upload(); !why.empty()) return why;
+    LaunchPlan defaultPlan;
+    if (Refusal why = resolved.mode->plan(resolved.filter, LaunchConfig{}, input.width, input.height, defaultPlan);
+        !why.ok())
+        return why.message;
+    result.defaultConfig = defaultPlan.config;
+    if (std::string why = timer.time(LaunchConfig{}, result.defaultMs); !why.empty()) return why;
+    if (result.fromCache) return timer.time(result.best, result.bestMs);
+    searchCandidates(timer, result, progress);
+    return {};
+}
 
 }  // namespace
 
@@ -67,42 +230,46 @@ LaunchConfig tunedConfig(const ModeImpl& mode, const PreparedFilter& f, int widt
     const std::optional<LaunchConfig> cached = processCache().find(keyFor(mode, f, width, height));
     if (!cached) return {};
     LaunchPlan plan;
-    return mode.plan(f, *cached, width, height, plan).empty() ? *cached : LaunchConfig{};
+    return mode.plan(f, *cached, width, height, plan).ok() ? *cached : LaunchConfig{};
 }
 
 std::string resetCudaTuning() { return processCache().reset(); }
 
-std::string resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
-                        ResolvedLaunch& out) {
-    if (std::string why = prepareFilter(spec, depth, channels, out.filter); !why.empty()) return why;
-    out.mode = findModeImpl(modeId, out.filter);
-    if (!out.mode) return "unknown CUDA mode '" + modeId + "'";
-    if (!(out.reason = out.mode->supports(out.filter)).empty())
-        return std::string("mode ") + out.mode->id + ": " + out.reason;
+Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                    ResolvedLaunch& out) {
+    if (std::string why = prepareFilter(spec, depth, channels, out.filter); !why.empty())
+        return {RefusalReason::InvalidFilter, why};
+    const ModeImpl* requested = findRegisteredMode(modeId);
+    if (!requested) return {RefusalReason::UnknownMode, "unknown CUDA mode '" + modeId + "'"};
+    out.mode = &modeFor(*requested, out.filter);
+    out.tunedByDefault = requested->choosesPerFilter();
+    out.reason = out.mode->supports(out.filter).message;
+    if (!out.reason.empty()) return {RefusalReason::FilterUnsupported, std::string("mode ") + out.mode->id + ": " + out.reason};
     return {};
 }
 
-std::string resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
-                          const LaunchConfig& launch, int width, int height, ResolvedLaunch& out) {
-    if (std::string why = resolveMode(spec, depth, channels, modeId, out); !why.empty()) return why;
-    out.config = modeId == "auto" && launch.isDefault() ? tunedConfig(*out.mode, out.filter, width, height) : launch;
-    if (!(out.reason = out.mode->plan(out.filter, out.config, width, height, out.plan)).empty())
-        return std::string("mode ") + out.mode->id + ", " + out.config.toString() + ": " + out.reason;
-    return {};
+Refusal resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                      const LaunchConfig& launch, int width, int height, ResolvedLaunch& out) {
+    if (Refusal why = resolveMode(spec, depth, channels, modeId, out); !why.ok()) return why;
+    out.config = out.tunedByDefault && launch.isDefault() ? tunedConfig(*out.mode, out.filter, width, height) : launch;
+    Refusal planned = out.mode->plan(out.filter, out.config, width, height, out.plan);
+    if (planned.ok()) return {};
+    out.reason = planned.message;
+    return {planned.reason, std::string("mode ") + out.mode->id + ", " + out.config.toString() + ": " + out.reason};
 }
 
 LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
                                 const std::string& modeId, const LaunchConfig& launch) {
     LaunchReport report;
     report.mode = modeId;
-    if (std::string why = cudaUnavailableReason(); !why.empty()) return report.error = why, report;
+    if (std::string why = Engine::instance().unavailableReason(); !why.empty()) return report.error = why, report;
     if (width < 1 || height < 1) return report.error = "no image", report;
     ResolvedLaunch r;
-    const std::string why = resolveLaunch(spec, depth, channels, modeId, launch, width, height, r);
+    const Refusal why = resolveLaunch(spec, depth, channels, modeId, launch, width, height, r);
     if (r.mode) report.mode = r.mode->id;
-    if (!why.empty()) {
+    if (!why.ok()) {
         // The report names the mode and configuration itself: the reason alone.
-        report.error = r.reason.empty() ? why : r.reason;
+        report.error = r.reason.empty() ? why.message : r.reason;
         report.config = r.config;
         return report;
     }
@@ -115,159 +282,21 @@ TuneResult tuneCudaMode(const FilterSpec& spec, ConstImageView input, const std:
     result.mode = modeId;
     if (std::string why = validateRun(spec, input); !why.empty()) return result.error = why, result;
     ResolvedLaunch resolved;
-    const std::string unresolved = resolveLaunch(spec, input.depth, input.channels, modeId, LaunchConfig{},
-                                                 input.width, input.height, resolved);
+    const Refusal unresolved = resolveLaunch(spec, input.depth, input.channels, modeId, LaunchConfig{}, input.width,
+                                             input.height, resolved);
     if (resolved.mode) result.mode = resolved.mode->id;
-    if (!unresolved.empty()) return result.error = unresolved, result;
-    PreparedFilter& f = resolved.filter;
-    const ModeImpl* mode = resolved.mode;
-    const TuneKey key = keyFor(*mode, f, input.width, input.height);
-    const int repeats = std::max(1, options.repeats), warmup = std::max(0, options.warmup);
-
+    if (!unresolved.ok()) return result.error = unresolved.message, result;
+    const TuneKey key = keyFor(*resolved.mode, resolved.filter, input.width, input.height);
     if (options.useCache) {
         if (std::optional<LaunchConfig> cached = processCache().find(key)) {
             LaunchPlan plan;
-            if (mode->plan(f, *cached, input.width, input.height, plan).empty()) {
+            if (resolved.mode->plan(resolved.filter, *cached, input.width, input.height, plan).ok()) {
                 result.best = plan.config;
                 result.fromCache = true;
             }
         }
     }
-
-    const std::string problem = withDevice([&](cudaStream_t stream) -> std::string {
-        const Depth outDepth = spec.outputDepth(input.depth);
-        const std::size_t inRow = input.rowBytes();
-        const std::size_t outRow = depthBytes(outDepth) * input.channels * static_cast<std::size_t>(input.width);
-        const std::size_t inPitch = (inRow + 511) / 512 * 512, outPitch = (outRow + 511) / 512 * 512;
-        std::size_t freeBytes = 0, totalBytes = 0;
-        cudaMemGetInfo(&freeBytes, &totalBytes);
-        if ((inPitch + outPitch) * input.height > freeBytes / 10 * 8)
-            return "the image is too large to tune in one piece on this device; tune a smaller image of the same "
-                   "kind (results are kept per size class)";
-        DeviceImage d;
-        cudaError_t err = cudaSuccess;
-        auto fail = [&](const char* what) {
-            cudaGetLastError();
-            return std::string(what) + ": " + cudaGetErrorString(err);
-        };
-        if ((err = d.src.reserve(inPitch * input.height)) != cudaSuccess ||
-            (err = d.dst.reserve(outPitch * input.height)) != cudaSuccess ||
-            (err = d.weights.reserve(f.weights.size() * sizeof(float))) != cudaSuccess)
-            return fail("allocating device memory for tuning");
-        if ((err = cudaMemcpy2DAsync(d.src.get(), inPitch, input.data, input.stride, inRow, input.height,
-                                     cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
-            (err = cudaMemcpyAsync(d.weights.get(), f.weights.data(), f.weights.size() * sizeof(float),
-                                   cudaMemcpyHostToDevice, stream)) != cudaSuccess)
-            return fail("uploading the image for tuning");
-        f.deviceWeights = static_cast<const float*>(d.weights.get());
-        if ((err = mode->prepare(f, stream)) != cudaSuccess || (err = cudaStreamSynchronize(stream)) != cudaSuccess)
-            return fail("uploading the weights");
-
-        LaunchArgs args;
-        args.filter = &f;
-        KernelGeom& g = args.geom;
-        g.src = d.src.data();
-        g.srcPitch = inPitch;
-        g.dst = d.dst.data();
-        g.dstPitch = outPitch;
-        g.width = input.width;
-        g.imageHeight = input.height;
-        g.srcRows = input.height;
-        g.outRows = input.height;
-        g.border = spec.border.mode;
-        g.borderValue = spec.border.value;
-
-        cudaEvent_t start = nullptr, stop = nullptr;
-        cudaEventCreate(&start);
-        cudaEventCreate(&stop);
-        // Median kernel ms of one configuration, or why it cannot run.
-        auto time = [&](const LaunchConfig& config, double& ms) -> std::string {
-            LaunchPlan plan;
-            if (std::string why = mode->plan(f, config, input.width, input.height, plan); !why.empty()) return why;
-            args.config = config;
-            std::vector<double> samples;
-            for (int i = 0; i < warmup + repeats; ++i) {
-                cudaEventRecord(start, stream);
-                err = mode->launch(args, stream);
-                cudaEventRecord(stop, stream);
-                if (err == cudaSuccess) err = cudaEventSynchronize(stop);
-                if (err != cudaSuccess) {
-                    cudaGetLastError();
-                    return std::string("launch failed: ") + cudaGetErrorString(err);
-                }
-                float t = 0.0f;
-                cudaEventElapsedTime(&t, start, stop);
-                if (i >= warmup) samples.push_back(t);
-            }
-            ms = median(samples);
-            return {};
-        };
-        auto finish = [&](std::string message) {
-            cudaEventDestroy(start);
-            cudaEventDestroy(stop);
-            return message;
-        };
-
-        LaunchPlan defaultPlan;
-        if (std::string why = mode->plan(f, LaunchConfig{}, input.width, input.height, defaultPlan); !why.empty())
-            return finish(why);
-        result.defaultConfig = defaultPlan.config;
-        if (std::string why = time(LaunchConfig{}, result.defaultMs); !why.empty()) return finish(why);
-        if (result.fromCache) {
-            std::string why = time(result.best, result.bestMs);
-            return finish(why);
-        }
-
-        std::vector<LaunchConfig> list = candidates(*mode);
-        const int total = static_cast<int>(list.size()) + 3;  // + the second stage and the confirmation
-        int done = 0;
-        auto step = [&] { return !progress || progress(++done, total); };
-        TuneEntry best{result.defaultConfig, result.defaultMs, {}};
-        auto consider = [&](const LaunchConfig& c) {
-            TuneEntry e;
-            LaunchPlan plan;
-            e.error = mode->plan(f, c, input.width, input.height, plan);
-            e.config = e.error.empty() ? plan.config : c;
-            if (e.error.empty()) e.error = time(c, e.medianMs);
-            if (e.error.empty() && e.medianMs < best.medianMs) best = e;
-            result.entries.push_back(e);
-        };
-        for (const LaunchConfig& c : list) {
-            consider(c);
-            if (!step()) return result.cancelled = true, finish({});
-        }
-        // Second stage on the winner: the other halo scheme and the run-time radius.
-        const LaunchConfig winner = best.config;
-        LaunchConfig other = winner;
-        other.halo = winner.halo == HaloScheme::PerThread ? HaloScheme::Cooperative : HaloScheme::PerThread;
-        if (winner.halo != HaloScheme::Default) consider(other);
-        if (!step()) return result.cancelled = true, finish({});
-        if (winner.radius == RadiusPath::Compiled) {
-            LaunchConfig runtime = winner;
-            runtime.radius = RadiusPath::Runtime;
-            consider(runtime);
-        }
-        if (!step()) return result.cancelled = true, finish({});
-
-        // Confirmation: best and default alternately, three rounds each.
-        std::vector<double> bestMs, defaultMs;
-        for (int round = 0; round < 3 && best.config != result.defaultConfig; ++round) {
-            double a = 0, b = 0;
-            if (!time(best.config, a).empty() || !time(LaunchConfig{}, b).empty()) break;
-            bestMs.push_back(a), defaultMs.push_back(b);
-        }
-        if (!bestMs.empty() && median(bestMs) < median(defaultMs)) {
-            result.best = best.config;
-            result.bestMs = median(bestMs);
-            result.defaultMs = median(defaultMs);
-        } else {
-            result.best = result.defaultConfig;
-            result.bestMs = result.defaultMs;
-        }
-        step();
-        return finish({});
-    });
-    if (!problem.empty()) {
+    if (std::string problem = tuneOnDevice(spec, input, resolved, options, progress, result); !problem.empty()) {
         result.error = problem;
         return result;
     }

@@ -10,29 +10,31 @@ namespace fs::gpu {
 // A run request resolved for one image shape.
 struct ResolvedLaunch {
     PreparedFilter filter;
-    const ModeImpl* mode = nullptr;  // "auto" resolved; set once the id is known
+    const ModeImpl* mode = nullptr;  // a choosing mode resolved; set once the id is known
+    bool tunedByDefault = false;     // the requested mode chooses per filter: a default launch takes the tuned one
     LaunchConfig config;             // as requested, or the tuned one; set once the mode supports the filter
     LaunchPlan plan;
     std::string reason;  // why it cannot launch, without the "mode m, <config>: " prefix
 };
 
-// prepareFilter -> the mode ("auto" resolved) -> supports: empty when the
-// mode can run the filter, else prepareFilter's message, "unknown CUDA mode
-// 'x'" or "mode m: why". The first half of resolveLaunch, for callers that
+// prepareFilter -> the registered mode (a choosing one resolved) -> supports:
+// ok() when the mode can run the filter, else InvalidFilter (prepareFilter's
+// message), UnknownMode ("unknown CUDA mode 'x'") or FilterUnsupported
+// ("mode m: why"). The first half of resolveLaunch, for callers that
 // launch the mode's default configuration (the batch runner).
-std::string resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
-                        ResolvedLaunch& out);
+Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                    ResolvedLaunch& out);
 
 // resolveMode -> the configuration
-// (for "auto" with a default `launch`, tunedConfig's) -> plan. Empty when it
-// can launch, else why, worded alike for runs, launch reports and the tuner:
-// prepareFilter's message, "unknown CUDA mode 'x'", "mode m: why" (filter
-// not supported) or "mode m, <config>: why" (configuration refused).
-// Safe under the pipeline's device lock (tunedConfig never takes it).
-std::string resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
-                          const LaunchConfig& launch, int width, int height, ResolvedLaunch& out);
+// (for a choosing mode with a default `launch`, tunedConfig's) -> plan. ok()
+// when it can launch, else why, worded alike for runs, launch reports and the
+// tuner: resolveMode's refusals or "mode m, <config>: why" with the
+// planner's reason (configuration refused, device limit).
+// Safe under the engine's device lock (tunedConfig never takes it).
+Refusal resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
+                      const LaunchConfig& launch, int width, int height, ResolvedLaunch& out);
 
-// What `mode` would launch for this image shape ("auto" resolved, its tuned
+// What `mode` would launch for this image shape (a choosing mode resolved, its tuned
 // configuration applied when `launch` is default).
 LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
                                 const std::string& mode, const LaunchConfig& launch);

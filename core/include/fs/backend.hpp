@@ -11,6 +11,9 @@
 
 namespace fs {
 
+class BatchRunner;
+class PipelineRunner;
+
 struct ModeInfo {
     std::string id;           // "reference", "shared", ...
     std::string description;  // one or two sentences for the classroom
@@ -57,6 +60,14 @@ public:
                             const TuneOptions& options, const TuneProgress& progress);
     // Forgets every tuned configuration (memory and file). Empty on success.
     virtual std::string resetTuning();
+
+    // The best batch runner for this backend (fs/batch.hpp); the default
+    // loops over run() on the calling thread.
+    virtual std::unique_ptr<BatchRunner> makeBatchRunner();
+    // A pipeline runner with this backend's own way of keeping intermediates
+    // (fs/pipeline.hpp), or nullptr when it has none: callers then run the
+    // host pipeline around run().
+    virtual std::unique_ptr<PipelineRunner> makePipelineRunner(const std::string& mode);
 
     std::optional<ModeInfo> findMode(const std::string& mode) const;
     // The id of the mode marked isDefault, else the first mode's; empty when there are none.

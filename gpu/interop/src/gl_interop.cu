@@ -6,20 +6,19 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdint>
+#include <functional>
 
+#include "cuda_support.hpp"
+#include "fs/gpu/cuda_backend.hpp"
 #include "fs/gpu/device_run.hpp"
+#include "fs/gpu/engine.hpp"
 #include "fs/pixel_math.hpp"
 
 namespace fs::gpu {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-std::string cudaFailure(const char* what, cudaError_t e) { return std::string(what) + ": " + cudaGetErrorString(e); }
 
 template <class T> __device__ std::uint8_t displayByte(T v);
 template <> __device__ std::uint8_t displayByte<std::uint8_t>(std::uint8_t v) { return v; }
@@ -79,15 +78,11 @@ struct GlPixelBufferInterop::State {
 GlPixelBufferInterop::GlPixelBufferInterop() : state_(std::make_unique<State>()) {}
 GlPixelBufferInterop::~GlPixelBufferInterop() = default;
 
-std::string GlPixelBufferInterop::unavailableReason() {
-    static const std::string reason = [] {
-        int count = 0;
-        const cudaError_t e = cudaGetDeviceCount(&count);
-        if (e != cudaSuccess) return cudaFailure("no CUDA device", e);
-        if (count == 0) return std::string("no CUDA device found");
-        return std::string();
-    }();
-    return reason;
+std::string GlPixelBufferInterop::unavailableReason() { return Engine::instance().unavailableReason(); }
+
+std::string GlPixelBufferInterop::backendId() {
+    static const std::string id = makeCudaBackend()->id();
+    return id;
 }
 
 std::string GlPixelBufferInterop::pinInput(ConstImageView input) {
@@ -99,7 +94,7 @@ std::string GlPixelBufferInterop::pinInput(ConstImageView input) {
     const cudaError_t e = cudaHostRegister(const_cast<void*>(input.data), bytes, cudaHostRegisterDefault);
     if (e != cudaSuccess) {
         cudaGetLastError();  // not sticky: clear it so the next call starts clean
-        return cudaFailure("cudaHostRegister", e);
+        return cudaMessage("cudaHostRegister", e);
     }
     state_->pinned = input.data;
     return {};
@@ -118,6 +113,27 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
     const auto start = Clock::now();
     if (std::string why = unavailableReason(); !why.empty()) return why;
     if (std::string why = validateImage(input); !why.empty()) return why;
+    const DeviceImageInfo shape{input.width, input.height, input.channels, input.depth};
+    return runInto(glBuffer, bufferBytes, spec, shape, start, timing, [&](DeviceOutput out, TimingRecord& run) {
+        return runToDevice(spec, input, mode, out, &run);
+    });
+}
+
+std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
+                                                     DeviceImageHandle image, const std::string& mode,
+                                                     TimingRecord* timing) {
+    const auto start = Clock::now();
+    if (std::string why = unavailableReason(); !why.empty()) return why;
+    const std::optional<DeviceImageInfo> shape = Engine::instance().info(image);
+    if (!shape) return "no device image " + std::to_string(image.id) + " (released or never uploaded)";
+    return runInto(glBuffer, bufferBytes, spec, *shape, start, timing, [&](DeviceOutput out, TimingRecord& run) {
+        return Engine::instance().run(spec, image, mode, RunTarget::deviceMemory(out), run);
+    });
+}
+
+std::string GlPixelBufferInterop::runInto(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
+                                          const DeviceImageInfo& input, std::chrono::steady_clock::time_point start,
+                                          TimingRecord* timing, const DeviceRun& runFilter) {
     const std::size_t pixels = static_cast<std::size_t>(input.width) * static_cast<std::size_t>(input.height);
     if (bufferBytes != pixels * 4)
         return "pixel buffer holds " + std::to_string(bufferBytes) + " bytes, the image needs " + std::to_string(pixels * 4);
@@ -131,7 +147,7 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
         const cudaError_t e = cudaGraphicsGLRegisterBuffer(&s.resource, glBuffer, cudaGraphicsRegisterFlagsWriteDiscard);
         if (e != cudaSuccess) {
             s.resource = nullptr;
-            return cudaFailure("cudaGraphicsGLRegisterBuffer", e);
+            return cudaMessage("cudaGraphicsGLRegisterBuffer", e);
         }
         s.buffer = glBuffer;
         s.bytes = bufferBytes;
@@ -141,7 +157,7 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
     auto t = Clock::now();
     if (const cudaError_t e = cudaGraphicsMapResources(1, &s.resource, nullptr); e != cudaSuccess) {
         s.unregister();  // a stale registration (buffer re-specified) must not stick
-        return cudaFailure("cudaGraphicsMapResources", e);
+        return cudaMessage("cudaGraphicsMapResources", e);
     }
     void* mapped = nullptr;
     std::size_t mappedBytes = 0;
@@ -153,12 +169,12 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
     double convertMs = 0.0;
     const Depth outDepth = spec.outputDepth(input.depth);
     if (e != cudaSuccess) {
-        error = cudaFailure("cudaGraphicsResourceGetMappedPointer", e);
+        error = cudaMessage("cudaGraphicsResourceGetMappedPointer", e);
     } else if (mappedBytes < bufferBytes) {
         error = "mapped pixel buffer is smaller than expected";
     } else if (input.channels == 4 && outDepth == Depth::U8) {
         // Already BGRA8: the mode writes the buffer itself.
-        error = runToDevice(spec, input, mode, {mapped, static_cast<std::size_t>(input.width) * 4}, &run);
+        error = runFilter({mapped, static_cast<std::size_t>(input.width) * 4}, run);
     } else {
         const std::size_t pitch = static_cast<std::size_t>(input.width) * static_cast<std::size_t>(input.channels) * depthBytes(outDepth);
         const std::size_t need = pitch * static_cast<std::size_t>(input.height);
@@ -166,10 +182,10 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
             if (s.scratch) cudaFree(s.scratch);
             s.scratch = nullptr;
             s.scratchBytes = 0;
-            if ((e = cudaMalloc(&s.scratch, need)) != cudaSuccess) error = cudaFailure("cudaMalloc (scratch)", e);
+            if ((e = cudaMalloc(&s.scratch, need)) != cudaSuccess) error = cudaMessage("cudaMalloc (scratch)", e);
             else s.scratchBytes = need;
         }
-        if (error.empty()) error = runToDevice(spec, input, mode, {s.scratch, pitch}, &run);
+        if (error.empty()) error = runFilter({s.scratch, pitch}, run);
         if (error.empty()) {
             const auto tc = Clock::now();
             const dim3 block(32, 8);
@@ -182,7 +198,7 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
             case Depth::F32: toBgra8<float><<<grid, block>>>(src, pitch, input.channels, input.width, input.height, dst); break;
             }
             if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess)
-                error = cudaFailure("display conversion", e);
+                error = cudaMessage("display conversion", e);
             convertMs = msSince(tc);
         }
     }
@@ -190,7 +206,7 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
     t = Clock::now();
     e = cudaGraphicsUnmapResources(1, &s.resource, nullptr);
     mapMs += msSince(t);
-    if (error.empty() && e != cudaSuccess) error = cudaFailure("cudaGraphicsUnmapResources", e);
+    if (error.empty() && e != cudaSuccess) error = cudaMessage("cudaGraphicsUnmapResources", e);
     if (!error.empty()) return error;
 
     if (timing) {

@@ -18,7 +18,7 @@ void setAllocationFailureForTesting(bool fail);
 
 // Output rows per pipeline piece (upload, filter, download overlap across
 // pieces). 0 (the default): images up to 8 MB in one piece, larger ones in
-// pieces of at least 4 MB, at most 12 (automaticPieceCount in pipeline.cpp).
+// pieces of at least 4 MB, at most 12 (automaticPieceCount in src/piece_run.cpp).
 void setPipelineRows(int rows);
 
 }  // namespace fs::gpu

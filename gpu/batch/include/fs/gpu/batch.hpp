@@ -47,8 +47,8 @@ std::unique_ptr<CudaBatchRunner> makeCudaBatchRunner(Backend& cudaBackend, CudaB
 
 // Every step on the device, intermediates never leaving it: the source is
 // uploaded once and only the last result comes back. Convolutions use `mode`
-// ("auto", "shared", ...). Not to be run while another thread uses the CUDA
-// backend (the modes keep their weights in process-wide constant memory).
+// ("auto", "shared", ...). Safe beside other threads' CUDA work: every run
+// holds the device through fs::gpu::Engine.
 std::unique_ptr<PipelineRunner> makeCudaPipelineRunner(std::string mode);
 
 // 4-connected labelling on the device (union-find with atomicMin); labels

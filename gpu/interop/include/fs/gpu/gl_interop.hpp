@@ -1,11 +1,14 @@
 #pragma once
 // CUDA-GL interop behind plain C++: OpenGL objects are passed by their ids, so
 // the GUI includes neither CUDA nor GL headers through this file.
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "fs/filter_spec.hpp"
+#include "fs/gpu/engine.hpp"
 #include "fs/image.hpp"
 #include "fs/timing.hpp"
 
@@ -29,6 +32,8 @@ public:
 
     // Empty when CUDA-GL interop can be tried, otherwise why not.
     static std::string unavailableReason();
+    // The id of the backend whose modes this runs (Backend::id() of makeCudaBackend()).
+    static std::string backendId();
 
     // Runs `mode` of the CUDA backend into `glBuffer` (bufferBytes must be
     // width*height*4). Empty on success, otherwise why not; the caller then
@@ -36,6 +41,10 @@ public:
     // mapMs (register + map + unmap) and totalMs.
     std::string runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
                                    ConstImageView input, const std::string& mode, TimingRecord* timing);
+    // The same from an image kept on the device (fs::gpu::Engine::upload):
+    // nothing crosses PCIe per frame.
+    std::string runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
+                                   DeviceImageHandle image, const std::string& mode, TimingRecord* timing);
 
     // Drops the cached registration (call before deleting the GL buffer).
     void forget(unsigned glBuffer);
@@ -49,6 +58,10 @@ public:
     const void* pinnedInput() const;
 
 private:
+    using DeviceRun = std::function<std::string(DeviceOutput, TimingRecord&)>;
+    std::string runInto(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec, const DeviceImageInfo& input,
+                        std::chrono::steady_clock::time_point start, TimingRecord* timing, const DeviceRun& runFilter);
+
     struct State;
     std::unique_ptr<State> state_;
 };

@@ -1,0 +1,165 @@
+// The engine's host-side logic, run with or without a device (CI has none):
+// pinned staging bookkeeping, typed refusals, the mode registry and the
+// engine's answers when no device is usable.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fs/gpu/cuda_backend.hpp"
+#include "fs/gpu/engine.hpp"
+#include "fs/presets.hpp"
+#include "launch.hpp"
+#include "staging_pool.hpp"
+#include "test_support.hpp"
+#include "tuning.hpp"
+
+namespace fs::gpu {
+namespace {
+
+using test::presetSpec;
+
+// Counts what the pool asks for; fails on request.
+struct CountingAllocator {
+    int allocated = 0, freed = 0;
+    bool fail = false;
+    std::vector<std::unique_ptr<unsigned char[]>> blocks;
+    void* allocate(std::size_t bytes) {
+        if (fail) return nullptr;
+        ++allocated;
+        blocks.push_back(std::make_unique<unsigned char[]>(bytes));
+        return blocks.back().get();
+    }
+    void free(void*) { ++freed; }
+};
+
+TEST(StagingPool, ReusesABufferLargeEnoughAndGrowsOtherwise) {
+    StagingPool<CountingAllocator> pool;
+    const int key = stagingKey(StagingUser::Pipeline, 0, StagingSide::In);
+    unsigned char* first = pool.reserve(key, 1000);
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(pool.reserve(key, 600), first);  // smaller: the same buffer
+    EXPECT_EQ(pool.allocator().allocated, 1);
+    EXPECT_EQ(pool.totalBytes(), 1000u);
+    unsigned char* grown = pool.reserve(key, 5000);
+    ASSERT_NE(grown, nullptr);
+    EXPECT_EQ(pool.allocator().allocated, 2);
+    EXPECT_EQ(pool.allocator().freed, 1);  // the old one went back
+    EXPECT_EQ(pool.bytes(key), 5000u);
+    EXPECT_EQ(pool.totalBytes(), 5000u);
+    EXPECT_EQ(pool.data(key), grown);
+}
+
+TEST(StagingPool, KeysOfEveryClientAndSideAreDistinct) {
+    std::set<int> keys;
+    for (StagingUser user : {StagingUser::Pipeline, StagingUser::Batch})
+        for (int slot = 0; slot < 4; ++slot)
+            for (StagingSide side : {StagingSide::In, StagingSide::Out}) keys.insert(stagingKey(user, slot, side));
+    EXPECT_EQ(keys.size(), 16u);
+
+    StagingPool<CountingAllocator> pool;
+    pool.reserve(stagingKey(StagingUser::Batch, 1, StagingSide::Out), 300);
+    pool.reserve(stagingKey(StagingUser::Pipeline, 1, StagingSide::Out), 200);
+    EXPECT_EQ(pool.totalBytes(), 500u);
+    pool.release(stagingKey(StagingUser::Batch, 1, StagingSide::Out));
+    EXPECT_EQ(pool.totalBytes(), 200u);
+    EXPECT_EQ(pool.data(stagingKey(StagingUser::Batch, 1, StagingSide::Out)), nullptr);
+    pool.releaseAll();
+    EXPECT_EQ(pool.totalBytes(), 0u);
+    EXPECT_EQ(pool.allocator().freed, 2);
+}
+
+TEST(StagingPool, AFailedAllocationLeavesTheKeyEmptyAndTheTotalsRight) {
+    StagingPool<CountingAllocator> pool;
+    pool.reserve(1, 100);
+    pool.allocator().fail = true;
+    EXPECT_EQ(pool.reserve(1, 200), nullptr);  // growing failed: the old buffer is gone too
+    EXPECT_EQ(pool.bytes(1), 0u);
+    EXPECT_EQ(pool.totalBytes(), 0u);
+    pool.allocator().fail = false;
+    EXPECT_NE(pool.reserve(1, 200), nullptr);
+    EXPECT_EQ(pool.totalBytes(), 200u);
+}
+
+TEST(Refusal, PlainTextIsARefusedConfigurationAndEmptyTextAccepts) {
+    const Refusal accepted = std::string();
+    EXPECT_TRUE(accepted.ok());
+    const Refusal refused = "the shared mode computes 1, 2 or 4 columns";
+    EXPECT_EQ(refused.reason, RefusalReason::ConfigRefused);
+    EXPECT_FALSE(refused.ok());
+    EXPECT_STREQ(refusalReasonName(RefusalReason::NoDevice), "no device");
+    EXPECT_STREQ(refusalReasonName(RefusalReason::FilterUnsupported), "filter unsupported");
+}
+
+TEST(ModeRegistry, EveryModeOnceTheChoosingOneLastAndDefault) {
+    const std::vector<const ModeImpl*>& modes = registeredModes();
+    ASSERT_FALSE(modes.empty());
+    std::set<std::string> ids;
+    for (const ModeImpl* m : modes) {
+        EXPECT_TRUE(ids.insert(m->id).second) << m->id;
+        EXPECT_EQ(findRegisteredMode(m->id), m);
+        if (m->choosesPerFilter()) continue;
+        EXPECT_TRUE(m->supports && m->prepare && m->plan && m->launch && m->candidates) << m->id;
+        EXPECT_FALSE(m->candidates().empty()) << m->id;
+    }
+    EXPECT_TRUE(modes.back()->choosesPerFilter());
+    EXPECT_TRUE(modes.back()->isDefault);
+    EXPECT_EQ(findRegisteredMode("turbo"), nullptr);
+
+    // The backend lists exactly the registry, its default marked.
+    const std::vector<ModeInfo> listed = makeCudaBackend()->modes();
+    ASSERT_EQ(listed.size(), modes.size());
+    for (std::size_t i = 0; i < modes.size(); ++i) {
+        EXPECT_EQ(listed[i].id, modes[i]->id);
+        EXPECT_EQ(listed[i].isDefault, modes[i]->isDefault);
+    }
+}
+
+TEST(ModeRegistry, RefusalsAreTyped) {
+    ResolvedLaunch r;
+    EXPECT_EQ(resolveMode(presetSpec("box:3"), Depth::U8, 1, "turbo", r).reason, RefusalReason::UnknownMode);
+    // Not rank 1: the separable mode cannot run it in any configuration, device or not.
+    ResolvedLaunch s;
+    const Refusal notRank1 = resolveMode(presetSpec("laplacian-8"), Depth::U8, 1, "separable", s);
+    EXPECT_EQ(notRank1.reason, RefusalReason::FilterUnsupported) << notRank1.message;
+    ResolvedLaunch ok;
+    EXPECT_TRUE(resolveMode(presetSpec("gaussian:5:1.2"), Depth::U8, 3, "separable", ok).ok());
+    // The choosing mode resolves to a concrete one, and a default launch takes the tuned configuration.
+    ResolvedLaunch chosen;
+    ASSERT_TRUE(resolveMode(presetSpec("box:3"), Depth::U8, 1, autoMode().id, chosen).ok());
+    EXPECT_FALSE(chosen.mode->choosesPerFilter());
+    EXPECT_TRUE(chosen.tunedByDefault);
+    // A knob the mode lacks: refused as a configuration, whatever the device.
+    PreparedFilter f;
+    ASSERT_EQ(prepareFilter(presetSpec("box:3"), Depth::U8, 1, f), "");
+    LaunchConfig halo;
+    halo.halo = HaloScheme::PerThread;
+    LaunchPlan plan;
+    EXPECT_EQ(registersMode().plan(f, halo, 64, 64, plan).reason, RefusalReason::ConfigRefused);
+}
+
+TEST(Engine, AnswersWithoutADeviceOrForUnknownImages) {
+    Engine& engine = Engine::instance();
+    EXPECT_FALSE(engine.release(DeviceImageHandle{987654321}));
+    EXPECT_FALSE(engine.info(DeviceImageHandle{987654321}).has_value());
+    Image out(4, 4, 1, Depth::U8);
+    TimingRecord timing;
+    const std::string error =
+        engine.run(presetSpec("box:3"), DeviceImageHandle{987654321}, "shared", RunTarget::hostImage(out.view()), timing);
+    EXPECT_FALSE(error.empty());
+    if (!engine.unavailableReason().empty()) {
+        // No device: every entry says why instead of failing later.
+        std::string why;
+        const Image in(8, 8, 1, Depth::U8);
+        EXPECT_FALSE(engine.upload(in.cview(), why));
+        EXPECT_EQ(why, engine.unavailableReason());
+        EXPECT_EQ(error, engine.unavailableReason());
+    } else {
+        EXPECT_NE(error.find("released or never uploaded"), std::string::npos) << error;
+    }
+}
+
+}  // namespace
+}  // namespace fs::gpu
