@@ -14,3 +14,16 @@ if(FS_HAVE_GL_HEADERS)
 else()
   message(STATUS "FilterStudio: GL/gl.h not found (install libgl-dev), building without CUDA-GL interop")
 endif()
+
+# A windowless OpenGL context through an EGL device, for the interop tests and
+# the frame benchmark (libegl-dev, libopengl-dev).
+if(TARGET fs_cuda_interop)
+  find_package(OpenGL COMPONENTS OpenGL EGL)
+  if(OpenGL_OpenGL_FOUND AND OpenGL_EGL_FOUND)
+    add_library(fs_headless_gl STATIC ${CMAKE_CURRENT_LIST_DIR}/src/headless_gl.cpp)
+    target_include_directories(fs_headless_gl PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
+    target_link_libraries(fs_headless_gl PUBLIC OpenGL::OpenGL OpenGL::EGL PRIVATE fs_warnings)
+  else()
+    message(STATUS "FilterStudio: no OpenGL/EGL development files (libegl-dev, libopengl-dev): no headless GL")
+  endif()
+endif()

@@ -1,0 +1,67 @@
+#define EGL_EGLEXT_PROTOTYPES 1
+#include "fs/gpu/headless_gl.hpp"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+
+namespace fs::gpu {
+
+HeadlessGl::HeadlessGl() {
+    auto queryDevices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+    auto platformDisplay = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    if (!queryDevices || !platformDisplay) {
+        reason_ = "EGL has no device enumeration (EGL_EXT_device_enumeration)";
+        return;
+    }
+    EGLDeviceEXT devices[8];
+    EGLint count = 0;
+    if (!queryDevices(8, devices, &count) || count == 0) {
+        reason_ = "no EGL device";
+        return;
+    }
+    EGLDisplay display = EGL_NO_DISPLAY;
+    for (EGLint i = 0; i < count && display == EGL_NO_DISPLAY; ++i) {
+        EGLDisplay d = platformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+        EGLint major = 0, minor = 0;
+        if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) display = d;
+    }
+    if (display == EGL_NO_DISPLAY) {
+        reason_ = "no EGL device display initialises";
+        return;
+    }
+    display_ = display;
+    const EGLint configAttribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                                    EGL_RED_SIZE,     8,               EGL_GREEN_SIZE,      8,
+                                    EGL_BLUE_SIZE,    8,               EGL_NONE};
+    EGLConfig config;
+    EGLint configs = 0;
+    if (!eglChooseConfig(display, configAttribs, &config, 1, &configs) || configs == 0) {
+        reason_ = "no EGL config for a desktop OpenGL pbuffer";
+        return;
+    }
+    const EGLint pbufferAttribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+    surface_ = eglCreatePbufferSurface(display, config, pbufferAttribs);
+    eglBindAPI(EGL_OPENGL_API);
+    context_ = eglCreateContext(display, config, EGL_NO_CONTEXT, nullptr);
+    if (surface_ == EGL_NO_SURFACE || context_ == EGL_NO_CONTEXT ||
+        !eglMakeCurrent(display, static_cast<EGLSurface>(surface_), static_cast<EGLSurface>(surface_),
+                        static_cast<EGLContext>(context_)))
+        reason_ = "cannot make an EGL OpenGL context current";
+}
+
+HeadlessGl::~HeadlessGl() {
+    if (!display_) return;
+    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (context_ != EGL_NO_CONTEXT) eglDestroyContext(display_, static_cast<EGLContext>(context_));
+    if (surface_ != EGL_NO_SURFACE) eglDestroySurface(display_, static_cast<EGLSurface>(surface_));
+    eglTerminate(display_);
+}
+
+std::string HeadlessGl::renderer() const {
+    if (!reason_.empty()) return {};
+    return std::string(reinterpret_cast<const char*>(glGetString(GL_RENDERER))) + ", " +
+           reinterpret_cast<const char*>(glGetString(GL_VERSION));
+}
+
+}  // namespace fs::gpu
