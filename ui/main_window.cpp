@@ -110,10 +110,39 @@ widgets::ModeRole roleOf(const QVector<widgets::ModeChoice>& choices, const QStr
 
 }  // namespace
 
+#ifdef FS_HAVE_CUDA_INTEROP
+namespace {
+struct UploadedImage {
+    gpu::DeviceImageHandle handle;
+    std::string error;
+    double ms = 0.0;
+};
+}  // namespace
+#endif
+
 struct MainWindow::Interop {
 #ifdef FS_HAVE_CUDA_INTEROP
     gpu::GlPixelBufferInterop buffer;
     std::shared_ptr<const Image> pinned;  // kept alive while page-locked
+    // The shown input kept on the device: each frame runs only the kernel.
+    std::shared_ptr<const Image> resident;
+    gpu::DeviceImageHandle handle;
+    QList<QFutureWatcher<UploadedImage>*> uploads;  // in flight, newest last
+
+    void releaseResident() {
+        if (handle) gpu::Engine::instance().release(handle);
+        handle = {};
+        resident.reset();
+    }
+    ~Interop() {
+        // Uploads still running would hand back device images nobody releases.
+        for (QFutureWatcher<UploadedImage>* job : uploads) {
+            job->disconnect();
+            job->waitForFinished();
+            if (const UploadedImage up = job->result(); up.handle) gpu::Engine::instance().release(up.handle);
+        }
+        releaseResident();
+    }
 #endif
 };
 
@@ -512,6 +541,51 @@ void MainWindow::prepareInput() {
     inspector_->setChannelCount(input_->channels());
     imageInfo_->setText(QStringLiteral("%1  %2").arg(QFileInfo(currentPath_).fileName(), describe(input_->cview())));
     updateLaunchContext();
+    keepInputOnDevice();
+}
+
+void MainWindow::keepInputOnDevice() {
+#ifdef FS_HAVE_CUDA_INTEROP
+    frames_.reset();
+    if (interop_) interop_->releaseResident();  // a new image releases the old one
+    if (!input_ || !gpu::GlPixelBufferInterop::unavailableReason().empty()) return;
+    if (!interop_) interop_ = std::make_unique<Interop>();
+    const std::shared_ptr<const Image> image = input_;
+    auto* job = new QFutureWatcher<UploadedImage>(this);
+    interop_->uploads.push_back(job);
+    connect(job, &QFutureWatcherBase::finished, this, [this, job, image] {
+        const UploadedImage up = job->result();
+        job->deleteLater();
+        if (!interop_) return;
+        interop_->uploads.removeOne(job);
+        const bool wanted = input_ == image && !interop_->handle;
+        if (!up.handle) {
+            if (wanted)
+                statusBar()->showMessage(
+                    tr("The image stays in host memory (%1): each preview frame uploads it").arg(QString::fromStdString(up.error)),
+                    8000);
+            return;
+        }
+        if (!wanted) {  // another image was opened meanwhile
+            gpu::Engine::instance().release(up.handle);
+            return;
+        }
+        interop_->handle = up.handle;
+        interop_->resident = image;
+        statusBar()->showMessage(tr("Image kept on the GPU (uploaded once, %1 ms): each edit re-runs only the kernel")
+                                     .arg(up.ms, 0, 'f', 1),
+                                 5000);
+        scheduleRun();
+    });
+    // Off the GUI thread: an 8K upload takes longer than a frame.
+    job->setFuture(QtConcurrent::run([image] {
+        UploadedImage up;
+        TimingRecord timing;
+        up.handle = gpu::Engine::instance().upload(image->cview(), up.error, &timing);
+        up.ms = timing.uploadMs.value_or(0.0);
+        return up;
+    }));
+#endif
 }
 
 namespace {
@@ -637,10 +711,7 @@ void MainWindow::runNow() {
         return;
     }
     endSweep();  // a new change outdates a running sweep
-    // A chosen launch configuration runs through runWithLaunch; the interop path knows only the default.
-    if (choice->backendId == cudaBackendId() && launch_->launchFor(choice->backendId).isDefault() &&
-        runThroughInterop(currentSpec()))
-        return;
+    if (choice->backendId == cudaBackendId() && runThroughInterop(currentSpec())) return;
     submit(choice->key(), view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
 }
 
@@ -761,31 +832,51 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     if (view_->displayMode() == widgets::ImageView::DisplayMode::Difference || !view_->glReady()) return false;
     if (const std::string why = gpu::GlPixelBufferInterop::unavailableReason(); !why.empty()) return false;
     if (!interop_) interop_ = std::make_unique<Interop>();
-    if (interop_->pinned != input_) {
-        // Every preview frame re-uploads the same image: page-lock it once so uploads skip a staging copy.
+    const LaunchConfig launch = launch_->launchFor(cudaBackendId());
+    const bool resident = interop_->handle && interop_->resident == input_;
+    // Until the image is on the device, and for launch configurations (the host path knows only the
+    // default), each frame uploads it: from page-locked memory, so without a staging copy.
+    if (!resident && !launch.isDefault()) return false;
+    if (!resident && interop_->pinned != input_) {
         interop_->buffer.unpinInput();
         interop_->pinned.reset();
         if (interop_->buffer.pinInput(input_->cview()).empty()) interop_->pinned = input_;
     }
     TimingRecord timing;
     const std::string mode = chooser_->current()->mode.id;
+    bool releasedForMemory = false;
     const auto started = std::chrono::steady_clock::now();
     const QString failure = view_->fillResultThroughPixelBuffer(
         input_->width(), input_->height(), [&](unsigned buffer, int w, int h) {
-            return QString::fromStdString(interop_->buffer.runIntoPixelBuffer(
-                buffer, static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4, spec, input_->cview(), mode, &timing));
+            const std::size_t bytes = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4;
+            if (!resident) return QString::fromStdString(interop_->buffer.runIntoPixelBuffer(buffer, bytes, spec, input_->cview(), mode, &timing));
+            const std::string onDevice = interop_->buffer.runIntoPixelBuffer(buffer, bytes, spec, interop_->handle, mode, &timing, launch);
+            if (onDevice.empty() || !launch.isDefault()) return QString::fromStdString(onDevice);
+            // If the host image goes through where the resident one did not, device memory is short:
+            // free the resident image and the engine's caches, and carry on from host memory.
+            timing = TimingRecord{};
+            const std::string fromHost = interop_->buffer.runIntoPixelBuffer(buffer, bytes, spec, input_->cview(), mode, &timing);
+            if (!fromHost.empty()) return QString::fromStdString(onDevice);
+            interop_->releaseResident();
+            gpu::Engine::instance().trimCaches();
+            releasedForMemory = true;
+            return QString();
         });
     if (!failure.isEmpty()) {
         statusBar()->showMessage(tr("CUDA-GL interop failed (%1); using the upload path").arg(failure), 8000);
         return false;
     }
+    if (releasedForMemory)
+        statusBar()->showMessage(tr("GPU memory is short: the image is no longer kept on the GPU, frames upload it"), 8000);
     timing.backend = gpu::GlPixelBufferInterop::backendId();
     timing.mode = mode;
     timing.launch = "live frame";  // its own bar, beside the same mode's readback runs
     lastOutcome_.reset();  // no host pixels: ensureHostResult() makes them when needed
     frameSpec_ = spec;
     frames_.filled(timing, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
-    runInfo_->setText(tr("cuda/%1 through CUDA-GL interop: %2").arg(QString::fromStdString(mode), QString::fromStdString(timing.toString())));
+    runInfo_->setText(tr("cuda/%1 through CUDA-GL interop%2: %3")
+                          .arg(QString::fromStdString(mode), resident && !releasedForMemory ? tr(", image on the GPU") : QString(),
+                               QString::fromStdString(timing.toString())));
     emit resultShown(runner_->latestGeneration());
     return true;
 #else

@@ -103,6 +103,7 @@ private:
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     bool runThroughInterop(const FilterSpec& spec);
     void onPreviewFrameShown(double textureMs, double drawMs);
+    void keepInputOnDevice();  // uploads the input once in the background (CUDA-GL interop builds)
     bool ensureHostResult();
     FilterSpec currentSpec() const;
     void prepareInput();

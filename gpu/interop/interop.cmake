@@ -18,7 +18,8 @@ endif()
 # A windowless OpenGL context through an EGL device, for the interop tests and
 # the frame benchmark (libegl-dev, libopengl-dev).
 if(TARGET fs_cuda_interop)
-  find_package(OpenGL COMPONENTS OpenGL EGL)
+  # GLOBAL: the interop tests (tests/gpu) link these targets too.
+  find_package(OpenGL COMPONENTS OpenGL EGL GLOBAL)
   if(OpenGL_OpenGL_FOUND AND OpenGL_EGL_FOUND)
     add_library(fs_headless_gl STATIC ${CMAKE_CURRENT_LIST_DIR}/src/headless_gl.cpp)
     target_include_directories(fs_headless_gl PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)

@@ -198,6 +198,35 @@ TEST(GlInterop, WideAndFloatImages) {
     checkEveryMode(toFloat, randomImage(99, 61, 3, Depth::F32, rng).cview());
 }
 
+// The live preview's path: the image uploaded once, every frame filtered from the device.
+TEST(GlInterop, ResidentImageFramesMatchTheReference) {
+    FS_SKIP_WITHOUT_INTEROP();
+    auto rng = testRng();
+    const Image input = randomImage(257, 131, 4, Depth::U8, rng);
+    std::string error;
+    gpu::Engine& engine = gpu::Engine::instance();
+    const gpu::DeviceImageHandle image = engine.upload(input.cview(), error);
+    ASSERT_TRUE(image) << error;
+    gpu::GlPixelBufferInterop interop;
+    GlTarget target(input.width(), input.height());
+    for (const FilterSpec& spec : {preset("gaussian:5:1.3"), preset("sobel-mag:3"), preset("laplacian-8", 0.0f, true)}) {
+        const Image expected = displayBgra(cpu::referenceFilter(spec, input.cview()).cview());
+        for (const char* mode : {"auto", "shared", "global"}) {
+            SCOPED_TRACE(std::string("mode ") + mode + ", spec " + spec.name);
+            TimingRecord timing;
+            error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), spec, image, mode, &timing);
+            ASSERT_TRUE(error.empty()) << error;
+            EXPECT_FALSE(timing.uploadMs.has_value()) << "a resident frame uploads nothing";
+            EXPECT_TRUE(timing.kernelMs.has_value());
+            target.bufferToTexture();
+            EXPECT_TRUE(sameDisplay(spec, input.cview(), target.readTexture(), expected));
+        }
+    }
+    EXPECT_TRUE(engine.release(image));
+    error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), preset("box:3"), image, "auto", nullptr);
+    EXPECT_FALSE(error.empty()) << "a released image must be refused";
+}
+
 TEST(GlInterop, RejectsAWrongBufferSize) {
     FS_SKIP_WITHOUT_INTEROP();
     auto rng = testRng();

@@ -121,13 +121,13 @@ std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::siz
 
 std::string GlPixelBufferInterop::runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
                                                      DeviceImageHandle image, const std::string& mode,
-                                                     TimingRecord* timing) {
+                                                     TimingRecord* timing, const LaunchConfig& launch) {
     const auto start = Clock::now();
     if (std::string why = unavailableReason(); !why.empty()) return why;
     const std::optional<DeviceImageInfo> shape = Engine::instance().info(image);
     if (!shape) return "no device image " + std::to_string(image.id) + " (released or never uploaded)";
     return runInto(glBuffer, bufferBytes, spec, *shape, start, timing, [&](DeviceOutput out, TimingRecord& run) {
-        return Engine::instance().run(spec, image, mode, RunTarget::deviceMemory(out), run);
+        return Engine::instance().run(spec, image, mode, RunTarget::deviceMemory(out), run, launch);
     });
 }
 

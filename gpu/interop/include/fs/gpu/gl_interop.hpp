@@ -44,7 +44,8 @@ public:
     // The same from an image kept on the device (fs::gpu::Engine::upload):
     // nothing crosses PCIe per frame.
     std::string runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
-                                   DeviceImageHandle image, const std::string& mode, TimingRecord* timing);
+                                   DeviceImageHandle image, const std::string& mode, TimingRecord* timing,
+                                   const LaunchConfig& launch = {});
 
     // Drops the cached registration (call before deleting the GL buffer).
     void forget(unsigned glBuffer);
