@@ -53,6 +53,15 @@ struct RowOps {
     void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
     // Orders a thread's non-temporal stores before what it does next.
     void (*storeFence)() = nullptr;
+    // Exact integer separable passes on u8, in 16-bit lanes that wrap; the
+    // caller proves every final sum fits a lane (signed when isSigned).
+    // Column: dst[i] = sum over t < k of weights[t] * rows[t][i].
+    void (*integerColumnU8)(const std::uint8_t* const* rows, const std::int16_t* weights, int k, std::int16_t* dst,
+                            int n) = nullptr;
+    // Row: dst[i] = saturate(round half to even(sum over t of weights[t] *
+    // src[offsets[t] + i] / 2^shift)).
+    void (*integerRowU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int16_t* weights, int taps,
+                         int shift, bool isSigned, std::uint8_t* dst, int n) = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

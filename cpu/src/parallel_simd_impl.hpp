@@ -5,6 +5,7 @@
 // round half to even (cvtps2dq under the default rounding mode).
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -281,6 +282,147 @@ void denseRowExact(const float* const* rows, const float* weights, int kh, int k
     }
 }
 
+// Exact integer passes on u8 (integerColumnU8, integerRowU8): 16-bit lanes
+// with wrapping adds and multiplies. The caller proves the final sum fits the
+// lane (signed or unsigned), so however the partial sums wrap, the lane ends
+// at the exact value. AVX-512F has no 16-bit operations (those are AVX-512BW),
+// so that build uses the AVX2 lanes.
+#if defined(__AVX2__)
+struct IVec {
+    static constexpr int N = 16;
+    using I = __m256i;
+    static I widenU8(const std::uint8_t* p) { return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+    static I load(const std::int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+    static void store(std::int16_t* p, I v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+    static I set1(std::int16_t v) { return _mm256_set1_epi16(v); }
+    static I zero() { return _mm256_setzero_si256(); }
+    static I add(I a, I b) { return _mm256_add_epi16(a, b); }
+    static I sub(I a, I b) { return _mm256_sub_epi16(a, b); }
+    static I mul(I a, I b) { return _mm256_mullo_epi16(a, b); }
+    static I band(I a, I b) { return _mm256_and_si256(a, b); }
+    static I sra(I a, __m128i c) { return _mm256_sra_epi16(a, c); }
+    static I srl(I a, __m128i c) { return _mm256_srl_epi16(a, c); }
+    static I subsU(I a, I b) { return _mm256_subs_epu16(a, b); }
+    // Lanes in [-32768, 32767] saturated to [0, 255].
+    static void storeU8(std::uint8_t* p, I v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                         _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    }
+};
+#else
+struct IVec {
+    static constexpr int N = 8;
+    using I = __m128i;
+    static I widenU8(const std::uint8_t* p) {
+        return _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
+    }
+    static I load(const std::int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+    static void store(std::int16_t* p, I v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
+    static I set1(std::int16_t v) { return _mm_set1_epi16(v); }
+    static I zero() { return _mm_setzero_si128(); }
+    static I add(I a, I b) { return _mm_add_epi16(a, b); }
+    static I sub(I a, I b) { return _mm_sub_epi16(a, b); }
+    static I mul(I a, I b) { return _mm_mullo_epi16(a, b); }
+    static I band(I a, I b) { return _mm_and_si128(a, b); }
+    static I sra(I a, __m128i c) { return _mm_sra_epi16(a, c); }
+    static I srl(I a, __m128i c) { return _mm_srl_epi16(a, c); }
+    static I subsU(I a, I b) { return _mm_subs_epu16(a, b); }
+    static void storeU8(std::uint8_t* p, I v) { _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(v, v)); }
+};
+#endif
+using I = IVec::I;
+
+// Like vectorSteps, for vectors of W lanes.
+template <int W, class Step> int laneSteps(int i, int n, Step step) {
+    if (i >= n || n < W) return i;
+    for (; i + W <= n; i += W) step(i);
+    if (i < n) step(n - W);
+    return n;
+}
+
+// acc + w * x; weights of 1 and -1 (most taps of small binomials and Sobel) skip the multiply.
+inline I tapInto(I acc, I x, std::int16_t w) {
+    if (w == 1) return IVec::add(acc, x);
+    if (w == -1) return IVec::sub(acc, x);
+    return IVec::add(acc, IVec::mul(x, IVec::set1(w)));
+}
+
+void integerColumnU8(const std::uint8_t* const* rows, const std::int16_t* weights, int k, std::int16_t* dst, int n) {
+    constexpr int W = IVec::N;
+    int i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        I a = IVec::zero(), b = IVec::zero();
+        for (int t = 0; t < k; ++t) {
+            if (weights[t] == 0) continue;
+            a = tapInto(a, IVec::widenU8(rows[t] + i), weights[t]);
+            b = tapInto(b, IVec::widenU8(rows[t] + i + W), weights[t]);
+        }
+        IVec::store(dst + i, a);
+        IVec::store(dst + i + W, b);
+    }
+    i = laneSteps<W>(i, n, [&](int at) {
+        I a = IVec::zero();
+        for (int t = 0; t < k; ++t)
+            if (weights[t] != 0) a = tapInto(a, IVec::widenU8(rows[t] + at), weights[t]);
+        IVec::store(dst + at, a);
+    });
+    for (; i < n; ++i) {
+        std::uint16_t a = 0;
+        for (int t = 0; t < k; ++t) a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(weights[t]) * rows[t][i]);
+        dst[i] = static_cast<std::int16_t>(a);
+    }
+}
+
+// s * 2^-shift rounded half to even, saturated to [0, 255]: floor((s + half - 1
+// + (q & 1)) / 2^shift) with q = floor(s / 2^shift) rounds up exactly when the
+// remainder passes half, or equals it with q odd. The caller keeps s + half in the lane.
+template <bool Signed> I roundShift(I s, int shift) {
+    if (shift > 0) {
+        const __m128i count = _mm_cvtsi32_si128(shift);
+        const auto down = [&](I v) { return Signed ? IVec::sra(v, count) : IVec::srl(v, count); };
+        const I odd = IVec::band(down(s), IVec::set1(1));
+        s = down(IVec::add(IVec::add(s, IVec::set1(static_cast<std::int16_t>((1 << (shift - 1)) - 1))), odd));
+    }
+    if constexpr (!Signed) s = IVec::sub(s, IVec::subsU(s, IVec::set1(255)));  // unsigned min(s, 255)
+    return s;
+}
+
+template <bool Signed>
+void integerRowU8Typed(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int16_t* weights, int taps,
+                       int shift, std::uint8_t* dst, int n) {
+    constexpr int W = IVec::N;
+    int i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        I a = IVec::zero(), b = IVec::zero();
+        for (int t = 0; t < taps; ++t) {
+            const std::int16_t* s = src + offsets[t] + i;
+            a = tapInto(a, IVec::load(s), weights[t]);
+            b = tapInto(b, IVec::load(s + W), weights[t]);
+        }
+        IVec::storeU8(dst + i, roundShift<Signed>(a, shift));
+        IVec::storeU8(dst + i + W, roundShift<Signed>(b, shift));
+    }
+    i = laneSteps<W>(i, n, [&](int at) {
+        I a = IVec::zero();
+        for (int t = 0; t < taps; ++t) a = tapInto(a, IVec::load(src + offsets[t] + at), weights[t]);
+        IVec::storeU8(dst + at, roundShift<Signed>(a, shift));
+    });
+    for (; i < n; ++i) {
+        std::uint16_t a = 0;
+        for (int t = 0; t < taps; ++t)
+            a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(weights[t]) * static_cast<std::uint16_t>(src[offsets[t] + i]));
+        const int s = Signed ? static_cast<int>(static_cast<std::int16_t>(a)) : static_cast<int>(a);
+        const int rounded = shift > 0 ? (s + (1 << (shift - 1)) - 1 + ((s >> shift) & 1)) >> shift : s;
+        dst[i] = static_cast<std::uint8_t>(std::clamp(rounded, 0, 255));
+    }
+}
+
+void integerRowU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int16_t* weights, int taps, int shift,
+                  bool isSigned, std::uint8_t* dst, int n) {
+    if (isSigned) integerRowU8Typed<true>(src, offsets, weights, taps, shift, dst, n);
+    else integerRowU8Typed<false>(src, offsets, weights, taps, shift, dst, n);
+}
+
 // Symmetric kernels fold: sources 2p and 2p + 1 share weights[p] and are added
 // (subtracted when Anti) before one multiply-add; then `singles` plain taps.
 template <bool Anti> F pairValue(F a, F b) {
@@ -445,7 +587,9 @@ const RowOps& rowOps() {
                             &add,
                             &slide,
                             &finish,
-                            &storeFence};
+                            &storeFence,
+                            &integerColumnU8,
+                            &integerRowU8};
     return ops;
 }
 

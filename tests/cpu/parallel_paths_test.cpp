@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_modes.hpp"
@@ -254,6 +255,51 @@ TEST(ParallelPathsOverflow, HugeRankOneWeightsOverflowAsTheReferenceDoes) {
             EXPECT_EQ(differ, 0) << depthName(depth);
         }
     }
+}
+
+// u8 to u8, one dyadic rank-1 kernel, no mapping: the 16-bit integer path
+// (wrapping lanes, one rounding shift). Covers unsigned lanes past 32767
+// (saturated to 255), signed lanes with negative sums and round-half-even
+// shifts, 1xN and Nx1, and kernels that leave for the float path
+// (Gaussian 7: its sums need 32 bits), every border and instruction set.
+TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
+    std::mt19937 rng = test::testRng();
+    const std::vector<std::pair<std::string, Kernel>> kernels = {
+        {"gaussian 3", gaussianKernel(3, 0)},
+        {"gaussian 5", gaussianKernel(5, 0)},
+        {"gaussian 7", gaussianKernel(7, 0)},
+        {"sobel-x 3", sobelKernel(3, true)},
+        {"sobel-y 5", sobelKernel(5, false)},
+        {"scharr-x", scharrKernel(true)},
+        {"3x3 of ones (sums to 2295)", Kernel::outer({1, 1, 1}, {1, 1, 1})},
+        {"1x3 [1 2 1]/4", Kernel::outer({1.0f}, {0.25f, 0.5f, 0.25f})},
+        {"5x1 binomial", Kernel::outer({0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f}, {1.0f})},
+        {"sobel-x 3 / 8", Kernel::outer({0.25f, 0.5f, 0.25f}, {-0.5f, 0.0f, 0.5f})},
+        {"3x5 of 16 (sums to 61200)", Kernel::outer({16, 16, 16}, {1, 1, 1, 1, 1})},
+    };
+    const Shape shapes[] = {{1, 1}, {7, 3}, {513, 511}, {1023, 769}};
+    for (const Shape& shape : shapes)
+        for (int channels : {1, 3, 4}) {
+            const Image input = test::randomImage(shape.width, shape.height, channels, Depth::U8, rng);
+            for (const Border& border : bordersFor(Depth::U8))
+                for (const auto& [name, kernel] : kernels) {
+                    FilterSpec spec = specOf(kernel);
+                    spec.border = border;
+                    const Image expected = cpu::referenceFilter(spec, input.cview());
+                    const bool exact = border.value == std::nearbyint(border.value);
+                    for (const RowOps* ops : instructionSets()) {
+                        const WithRowOps use(*ops);
+                        SCOPED_TRACE(name + ", border " + borderModeName(border.mode) + " " + std::to_string(border.value) +
+                                     ", " + std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
+                                     std::to_string(channels) + ", simd " + ops->isa);
+                        const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+                        ASSERT_TRUE(r.ok()) << r.error;
+                        const test::Tolerance tol =
+                            exact ? test::exact() : test::toleranceFor(Depth::U8, test::responseScale(spec, 255.0));
+                        EXPECT_TRUE(test::imagesMatch(r.output, expected, tol));
+                    }
+                }
+        }
 }
 
 // The batch runner caps the threads per job; results must not depend on it.
