@@ -481,18 +481,29 @@ private:
     std::vector<std::pair<int, int>> chunks_;  // (first sample, count)
 };
 
-// u8 in, u8 out, one rank-1 dyadic kernel, no mapping: both passes in 16-bit
-// integer lanes (RowOps::integerColumnU8 / integerRowU8) and one rounding
-// shift. With integer row weights r, column weights c and the kernel c x r /
-// 2^shift, every output is S / 2^shift for an integer S; the reference's float
-// sum is exact (exactFactors) so it too rounds S / 2^shift half to even. The
+// u8 in, u8 out, one kernel, no mapping: both passes in 16-bit integer lanes
+// (RowOps::integerColumnU8 / integerRowU8 / integerBoxRowU8).
+//
+// Rank-1 dyadic kernels: with integer row weights r, column weights c and the
+// kernel c x r / 2^shift, every output is S / 2^shift for an integer S; the
+// reference's float sum is exact (exactFactors), so it too rounds S / 2^shift
+// half to even, and one rounding shift gives its result bit for bit. The
 // lanes wrap, so only the final S (plus the rounding's half) must fit one:
 // unsigned 16 bits for non-negative weights, signed 16 bits otherwise.
+//
+// Boxes (one weight w, not dyadic): S, the plain sum, then float(S) * w
+// rounded once. For odd sizes S / N^2 is never a tie and float(S) * w lies far
+// closer to it than the distance to one, so this is the correctly rounded
+// value; the reference adds N^2 rounded products and can land on the other
+// side (at most 1 apart, the tolerance of every non-dyadic rank-1 path).
 struct IntegerPlan {
     std::vector<std::int16_t> column, row;  // row: taps with non-zero weight
     std::vector<std::ptrdiff_t> rowOffsets;  // in samples, from the padded position of output 0
     int shift = 0;
     bool isSigned = false;
+    bool box = false;
+    bool runningColumn = false;  // box: the column sum slides from row to row
+    float scale = 1.0f;          // box: the weight
     int radiusX = 0, radiusY = 0;
 };
 
@@ -502,20 +513,31 @@ std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in
         spec.output.absolute || !integerSamples(in.depth, spec.border))
         return std::nullopt;
     const Kernel& k = spec.kernels[0];
+    IntegerPlan plan;
+    plan.radiusX = k.radiusX();
+    plan.radiusY = k.radiusY();
     const std::optional<Factors> f = exactFactors(k, 255.0);
-    if (!f) return std::nullopt;
+    if (!f) {
+        const float w = k.weights[0];
+        if (!(w > 0.0f) || !std::isfinite(w) || 255LL * k.width * k.height > 65535 ||
+            !std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; }))
+            return std::nullopt;
+        plan.box = true;
+        plan.runningColumn = k.height >= 5;
+        plan.scale = w;
+        plan.column.assign(static_cast<std::size_t>(k.height), 1);
+        plan.row.assign(static_cast<std::size_t>(k.width), 1);
+        return plan;
+    }
     long long sumR = 0, sumC = 0;
     bool negative = false;
     for (long long v : f->rowInt) sumR += std::llabs(v), negative = negative || v < 0;
     for (long long v : f->columnInt) sumC += std::llabs(v), negative = negative || v < 0;
     const long long half = f->shift > 0 ? 1LL << (f->shift - 1) : 0;
     const long long largest = 255 * sumR * sumC + half;
-    IntegerPlan plan;
     plan.isSigned = negative || largest > 65535;
     if (largest > (plan.isSigned ? 32767 : 65535)) return std::nullopt;
     plan.shift = f->shift;
-    plan.radiusX = k.radiusX();
-    plan.radiusY = k.radiusY();
     for (long long v : f->columnInt) plan.column.push_back(static_cast<std::int16_t>(v));
     for (int x = 0; x < k.width; ++x)
         if (f->rowInt[static_cast<std::size_t>(x)] != 0) {
@@ -531,9 +553,10 @@ struct IntegerScratch {
     std::vector<const std::uint8_t*> rows, chunkRows;
 };
 
-// One output row at a time: the column pass of a 2K-sample chunk, then the
-// row pass of every output whose taps it completed, so the column sums are
-// read back from L1 and a 512-sample row costs two calls, not four passes.
+// One output row at a time: the column pass of a 2K-sample chunk (or, for a
+// box after a tile's first row, the running sum's update), then the row pass
+// of every output whose taps it completed, so the column sums are read back
+// from L1 and a 512-sample row costs two calls, not four passes.
 class IntegerFilter {
 public:
     IntegerFilter(const FilterSpec& spec, const IntegerPlan& plan, ConstImageView in, ImageView out, const simd::RowOps& ops)
@@ -556,6 +579,11 @@ public:
         std::int16_t* sums = s.columnSums.data();
         std::int16_t* inner = sums + halo_;
         for (int y = y0; y < y1; ++y) {
+            const std::uint8_t* leaving = nullptr;  // runningColumn: the row the sum drops
+            if (plan_.runningColumn && y > y0) {
+                const int sourceY = borderIndex(y - plan_.radiusY - 1, in_.height, border_.mode);
+                leaving = sourceY >= 0 ? in_.row<std::uint8_t>(sourceY) : s.constantRow.data();
+            }
             for (int t = 0; t < k; ++t) {
                 const int sourceY = borderIndex(y - plan_.radiusY + t, in_.height, border_.mode);
                 s.rows[static_cast<std::size_t>(t)] = sourceY >= 0 ? in_.row<std::uint8_t>(sourceY) : s.constantRow.data();
@@ -581,13 +609,23 @@ public:
             int done = 0;
             for (int c0 = 0; c0 < rowValues_; c0 += kChunk) {
                 const int n = std::min(kChunk, rowValues_ - c0);
-                for (int t = 0; t < k; ++t) s.chunkRows[static_cast<std::size_t>(t)] = s.rows[static_cast<std::size_t>(t)] + c0;
-                ops_.integerColumnU8(s.chunkRows.data(), plan_.column.data(), k, inner + c0, n);
+                if (leaving) {
+                    ops_.integerSlideU8(inner + c0, s.rows[static_cast<std::size_t>(k - 1)] + c0, leaving + c0, n);
+                } else {
+                    for (int t = 0; t < k; ++t) s.chunkRows[static_cast<std::size_t>(t)] = s.rows[static_cast<std::size_t>(t)] + c0;
+                    ops_.integerColumnU8(s.chunkRows.data(), plan_.column.data(), k, inner + c0, n);
+                }
                 // Output i reads padded sums i .. i + 2 * halo.
                 const int ready = c0 + n == rowValues_ ? rowValues_ : std::max(done, c0 + n - halo_);
-                if (ready > done)
-                    ops_.integerRowU8(sums + done, plan_.rowOffsets.data(), plan_.row.data(), static_cast<int>(plan_.row.size()),
-                                      plan_.shift, plan_.isSigned, dst + done, ready - done);
+                if (ready > done) {
+                    if (plan_.box)
+                        ops_.integerBoxRowU8(sums + done, static_cast<int>(plan_.row.size()), channels, plan_.scale, dst + done,
+                                             ready - done);
+                    else
+                        ops_.integerRowU8(sums + done, plan_.rowOffsets.data(), plan_.row.data(),
+                                          static_cast<int>(plan_.row.size()), plan_.shift, plan_.isSigned, dst + done,
+                                          ready - done);
+                }
                 done = ready;
             }
         }

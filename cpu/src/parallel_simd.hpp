@@ -62,6 +62,11 @@ struct RowOps {
     // src[offsets[t] + i] / 2^shift)).
     void (*integerRowU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int16_t* weights, int taps,
                          int shift, bool isSigned, std::uint8_t* dst, int n) = nullptr;
+    // Box filters: sums[i] += add[i] - sub[i] (a running column sum, wrapping),
+    // and dst[i] = saturate(round half to even(float(S) * scale)) with S the
+    // unsigned sum of src[i + t * step] over t < taps (below 2^16).
+    void (*integerSlideU8)(std::int16_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) = nullptr;
+    void (*integerBoxRowU8)(const std::int16_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

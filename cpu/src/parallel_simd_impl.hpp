@@ -423,6 +423,56 @@ void integerRowU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const 
     else integerRowU8Typed<false>(src, offsets, weights, taps, shift, dst, n);
 }
 
+// sums[i] += add[i] - sub[i] in wrapping 16-bit lanes (a running column sum).
+void integerSlideU8(std::int16_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) {
+    constexpr int W = IVec::N;
+    int i = 0;
+    for (; i + W <= n; i += W)
+        IVec::store(sums + i, IVec::add(IVec::load(sums + i), IVec::sub(IVec::widenU8(add + i), IVec::widenU8(sub + i))));
+    for (; i < n; ++i) sums[i] = static_cast<std::int16_t>(static_cast<std::uint16_t>(sums[i]) + add[i] - sub[i]);
+}
+
+// Unsigned 16-bit lanes s to u8: saturate(round half to even(float(s) * scale)).
+inline void storeScaledU8(std::uint8_t* p, I s, __m128 scale) {
+#if defined(__AVX2__)
+    const __m256 scale8 = _mm256_set_m128(scale, scale);
+    const __m256i lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(s)), hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(s, 1));
+    const __m256i a = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(lo), scale8));
+    const __m256i b = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(hi), scale8));
+    IVec::storeU8(p, _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8));
+#else
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i a = _mm_cvtps_epi32(_mm_mul_ps(_mm_cvtepi32_ps(_mm_unpacklo_epi16(s, zero)), scale));
+    const __m128i b = _mm_cvtps_epi32(_mm_mul_ps(_mm_cvtepi32_ps(_mm_unpackhi_epi16(s, zero)), scale));
+    IVec::storeU8(p, _mm_packs_epi32(a, b));
+#endif
+}
+
+void integerBoxRowU8(const std::int16_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) {
+    constexpr int W = IVec::N;
+    const __m128 scale4 = _mm_set1_ps(scale);
+    int i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        I a = IVec::load(src + i), b = IVec::load(src + i + W);
+        for (int t = 1; t < taps; ++t) {
+            a = IVec::add(a, IVec::load(src + t * step + i));
+            b = IVec::add(b, IVec::load(src + t * step + i + W));
+        }
+        storeScaledU8(dst + i, a, scale4);
+        storeScaledU8(dst + i + W, b, scale4);
+    }
+    i = laneSteps<W>(i, n, [&](int at) {
+        I a = IVec::load(src + at);
+        for (int t = 1; t < taps; ++t) a = IVec::add(a, IVec::load(src + t * step + at));
+        storeScaledU8(dst + at, a, scale4);
+    });
+    for (; i < n; ++i) {
+        std::uint16_t a = 0;
+        for (int t = 0; t < taps; ++t) a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(src[t * step + i]));
+        dst[i] = static_cast<std::uint8_t>(std::min(std::nearbyint(static_cast<float>(a) * scale), 255.0f));
+    }
+}
+
 // Symmetric kernels fold: sources 2p and 2p + 1 share weights[p] and are added
 // (subtracted when Anti) before one multiply-add; then `singles` plain taps.
 template <bool Anti> F pairValue(F a, F b) {
@@ -589,7 +639,9 @@ const RowOps& rowOps() {
                             &finish,
                             &storeFence,
                             &integerColumnU8,
-                            &integerRowU8};
+                            &integerRowU8,
+                            &integerSlideU8,
+                            &integerBoxRowU8};
     return ops;
 }
 

@@ -6,6 +6,7 @@
 // test::toleranceFor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -299,6 +300,63 @@ TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
                         EXPECT_TRUE(test::imagesMatch(r.output, expected, tol));
                     }
                 }
+        }
+}
+
+// The integer sums of an N x N box, rounded half to even from S / N^2 in
+// integers: the correctly rounded result.
+Image exactBox(const Image& input, int size, const Border& border) {
+    const ConstImageView in = input.cview();
+    const int w = in.width, h = in.height, ch = in.channels, r = size / 2, area = size * size;
+    Image out(w, h, ch, Depth::U8);
+    const auto sample = [&](int x, int y, int c) -> long long {
+        const int sx = borderIndex(x, w, border.mode), sy = borderIndex(y, h, border.mode);
+        if (sx < 0 || sy < 0) return static_cast<long long>(border.value);
+        return in.row<std::uint8_t>(sy)[sx * ch + c];
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < ch; ++c) {
+                long long sum = 0;
+                for (int dy = -r; dy <= r; ++dy)
+                    for (int dx = -r; dx <= r; ++dx) sum += sample(x + dx, y + dy, c);
+                long long q = sum / area;
+                const long long twice = 2 * (sum % area);
+                if (twice > area || (twice == area && (q & 1))) ++q;
+                out.view().row<std::uint8_t>(y)[x * ch + c] = static_cast<std::uint8_t>(std::min(q, 255LL));
+            }
+    return out;
+}
+
+// u8 boxes: integer sums both ways (running over the rows from 5 up) and one
+// float multiply; bit for bit the correctly rounded box, within the
+// tolerance of the reference (which adds N^2 rounded products).
+TEST(ParallelPathsIntegerU8, BoxesAreCorrectlyRounded) {
+    std::mt19937 rng = test::testRng();
+    const Shape shapes[] = {{1, 1}, {7, 3}, {513, 511}, {1023, 769}};
+    for (const Shape& shape : shapes)
+        for (int channels : {1, 3, 4}) {
+            const Image input = test::randomImage(shape.width, shape.height, channels, Depth::U8, rng);
+            for (const Border& border : bordersFor(Depth::U8)) {
+                if (border.value != std::nearbyint(border.value)) continue;
+                for (int size : {3, 5, 15}) {
+                    if (size == 15 && shape.width > 600) continue;  // the oracle's N^2 sums take seconds
+                    FilterSpec spec = specOf(boxKernel(size));
+                    spec.border = border;
+                    const Image correct = exactBox(input, size, border);
+                    const Image reference = cpu::referenceFilter(spec, input.cview());
+                    for (const RowOps* ops : instructionSets()) {
+                        const WithRowOps use(*ops);
+                        SCOPED_TRACE("box " + std::to_string(size) + ", border " + borderModeName(border.mode) + ", " +
+                                     std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
+                                     std::to_string(channels) + ", simd " + ops->isa);
+                        const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+                        ASSERT_TRUE(r.ok()) << r.error;
+                        EXPECT_TRUE(test::imagesMatch(r.output, correct, test::exact()));
+                        EXPECT_TRUE(test::imagesMatch(r.output, reference, test::toleranceFor(Depth::U8, 1.0)));
+                    }
+                }
+            }
         }
 }
 
