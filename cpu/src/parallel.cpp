@@ -501,6 +501,10 @@ struct IntegerPlan {
     std::vector<std::ptrdiff_t> rowOffsets;  // in samples, from the padded position of output 0
     int shift = 0;
     bool isSigned = false;
+    // Sums past 16 bits (Gaussian 7: 255 x 64 x 64): column sums in signed
+    // 16 bits, the row pass in 32 (integerRowWideU8).
+    bool wide = false;
+    std::vector<std::int32_t> weightPairs;
     bool box = false;
     bool runningColumn = false;  // box: the column sum slides from row to row
     float scale = 1.0f;          // box: the weight
@@ -536,7 +540,12 @@ std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in
     const long long half = f->shift > 0 ? 1LL << (f->shift - 1) : 0;
     const long long largest = 255 * sumR * sumC + half;
     plan.isSigned = negative || largest > 65535;
-    if (largest > (plan.isSigned ? 32767 : 65535)) return std::nullopt;
+    if (largest > (plan.isSigned ? 32767 : 65535)) {
+        plan.wide = true;
+        if (255 * sumC > 32767 || largest >= (1LL << 31)) return std::nullopt;
+        for (long long v : f->rowInt)
+            if (std::llabs(v) > 32767) return std::nullopt;
+    }
     plan.shift = f->shift;
     for (long long v : f->columnInt) plan.column.push_back(static_cast<std::int16_t>(v));
     for (int x = 0; x < k.width; ++x)
@@ -544,6 +553,12 @@ std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in
             plan.row.push_back(static_cast<std::int16_t>(f->rowInt[static_cast<std::size_t>(x)]));
             plan.rowOffsets.push_back(static_cast<std::ptrdiff_t>(x) * in.channels);
         }
+    if (plan.wide) {
+        if (plan.row.size() % 2 != 0) plan.row.push_back(0), plan.rowOffsets.push_back(plan.rowOffsets.back());
+        for (std::size_t t = 0; t < plan.row.size(); t += 2)
+            plan.weightPairs.push_back(static_cast<std::int32_t>(static_cast<std::uint16_t>(plan.row[t]) |
+                                                                 (static_cast<std::uint32_t>(static_cast<std::uint16_t>(plan.row[t + 1])) << 16)));
+    }
     return plan;
 }
 
@@ -618,7 +633,10 @@ public:
                 // Output i reads padded sums i .. i + 2 * halo.
                 const int ready = c0 + n == rowValues_ ? rowValues_ : std::max(done, c0 + n - halo_);
                 if (ready > done) {
-                    if (plan_.box)
+                    if (plan_.wide)
+                        ops_.integerRowWideU8(sums + done, plan_.rowOffsets.data(), plan_.weightPairs.data(),
+                                              static_cast<int>(plan_.row.size()), plan_.shift, dst + done, ready - done);
+                    else if (plan_.box)
                         ops_.integerBoxRowU8(sums + done, static_cast<int>(plan_.row.size()), channels, plan_.scale, dst + done,
                                              ready - done);
                     else

@@ -67,6 +67,12 @@ struct RowOps {
     // unsigned sum of src[i + t * step] over t < taps (below 2^16).
     void (*integerSlideU8)(std::int16_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) = nullptr;
     void (*integerBoxRowU8)(const std::int16_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) = nullptr;
+    // integerRowU8 with 32-bit sums of signed 16-bit sources (no wrapping):
+    // weightPairs[p] holds tap 2p's weight in its low 16 bits and tap 2p + 1's
+    // in its high 16 bits; offsets has an even count (an odd last tap pairs
+    // with a weight of 0).
+    void (*integerRowWideU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs,
+                             int taps, int shift, std::uint8_t* dst, int n) = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

@@ -423,6 +423,74 @@ void integerRowU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const 
     else integerRowU8Typed<false>(src, offsets, weights, taps, shift, dst, n);
 }
 
+// Row pass with 32-bit sums of signed 16-bit column sums: taps in pairs
+// interleaved and multiplied-and-added (pmaddwd), whose lane order the final
+// 32-to-16 pack undoes; then the rounding shift of roundShift in 32 bits.
+#if defined(__AVX2__)
+struct WideOps {
+    using I32 = __m256i;
+    static I32 madd(I a, I b) { return _mm256_madd_epi16(a, b); }
+    static I lo(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
+    static I hi(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
+    static I32 add(I32 a, I32 b) { return _mm256_add_epi32(a, b); }
+    static I32 sra(I32 a, __m128i c) { return _mm256_sra_epi32(a, c); }
+    static I32 set1(int v) { return _mm256_set1_epi32(v); }
+    static I32 band(I32 a, I32 b) { return _mm256_and_si256(a, b); }
+    static I packs(I32 a, I32 b) { return _mm256_packs_epi32(a, b); }
+};
+#else
+struct WideOps {
+    using I32 = __m128i;
+    static I32 madd(I a, I b) { return _mm_madd_epi16(a, b); }
+    static I lo(I a, I b) { return _mm_unpacklo_epi16(a, b); }
+    static I hi(I a, I b) { return _mm_unpackhi_epi16(a, b); }
+    static I32 add(I32 a, I32 b) { return _mm_add_epi32(a, b); }
+    static I32 sra(I32 a, __m128i c) { return _mm_sra_epi32(a, c); }
+    static I32 set1(int v) { return _mm_set1_epi32(v); }
+    static I32 band(I32 a, I32 b) { return _mm_and_si128(a, b); }
+    static I packs(I32 a, I32 b) { return _mm_packs_epi32(a, b); }
+};
+#endif
+
+inline WideOps::I32 roundShift32(WideOps::I32 s, int shift) {
+    if (shift == 0) return s;
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const WideOps::I32 odd = WideOps::band(WideOps::sra(s, count), WideOps::set1(1));
+    return WideOps::sra(WideOps::add(WideOps::add(s, WideOps::set1((1 << (shift - 1)) - 1)), odd), count);
+}
+
+// weightPairs[p]: weights 2p (low half) and 2p + 1 (high half) of the taps, an
+// odd count's last pair with weight 0 and offsets[taps] = offsets[taps - 1].
+void integerRowWideU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs, int taps,
+                      int shift, std::uint8_t* dst, int n) {
+    constexpr int W = IVec::N;
+    const int pairs = (taps + 1) / 2;
+    const auto one = [&](int at) {
+        WideOps::I32 a = WideOps::set1(0), b = WideOps::set1(0);
+        for (int p = 0; p < pairs; ++p) {
+            const I x = IVec::load(src + offsets[2 * p] + at), y = IVec::load(src + offsets[2 * p + 1] + at);
+#if defined(__AVX2__)
+            const I w = _mm256_set1_epi32(weightPairs[p]);
+#else
+            const I w = _mm_set1_epi32(weightPairs[p]);
+#endif
+            a = WideOps::add(a, WideOps::madd(WideOps::lo(x, y), w));
+            b = WideOps::add(b, WideOps::madd(WideOps::hi(x, y), w));
+        }
+        IVec::storeU8(dst + at, WideOps::packs(roundShift32(a, shift), roundShift32(b, shift)));
+    };
+    const int i = laneSteps<W>(0, n, one);
+    for (int j = i; j < n; ++j) {
+        long long a = 0;
+        for (int p = 0; p < pairs; ++p) {
+            const auto low = static_cast<std::int16_t>(weightPairs[p] & 0xFFFF), high = static_cast<std::int16_t>(weightPairs[p] >> 16);
+            a += static_cast<long long>(low) * src[offsets[2 * p] + j] + static_cast<long long>(high) * src[offsets[2 * p + 1] + j];
+        }
+        const long long rounded = shift > 0 ? (a + (1LL << (shift - 1)) - 1 + ((a >> shift) & 1)) >> shift : a;
+        dst[j] = static_cast<std::uint8_t>(std::clamp(rounded, 0LL, 255LL));
+    }
+}
+
 // sums[i] += add[i] - sub[i] in wrapping 16-bit lanes (a running column sum).
 void integerSlideU8(std::int16_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) {
     constexpr int W = IVec::N;
@@ -641,7 +709,8 @@ const RowOps& rowOps() {
                             &integerColumnU8,
                             &integerRowU8,
                             &integerSlideU8,
-                            &integerBoxRowU8};
+                            &integerBoxRowU8,
+                            &integerRowWideU8};
     return ops;
 }
 

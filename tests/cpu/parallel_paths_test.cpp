@@ -261,8 +261,9 @@ TEST(ParallelPathsOverflow, HugeRankOneWeightsOverflowAsTheReferenceDoes) {
 // u8 to u8, one dyadic rank-1 kernel, no mapping: the 16-bit integer path
 // (wrapping lanes, one rounding shift). Covers unsigned lanes past 32767
 // (saturated to 255), signed lanes with negative sums and round-half-even
-// shifts, 1xN and Nx1, and kernels that leave for the float path
-// (Gaussian 7: its sums need 32 bits), every border and instruction set.
+// shifts, 1xN and Nx1, 32-bit row sums (Gaussian 7, Sobel 7), and a kernel
+// whose column sums leave 16 bits (the float path), every border and
+// instruction set.
 TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
     std::mt19937 rng = test::testRng();
     const std::vector<std::pair<std::string, Kernel>> kernels = {
@@ -277,6 +278,8 @@ TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
         {"5x1 binomial", Kernel::outer({0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f}, {1.0f})},
         {"sobel-x 3 / 8", Kernel::outer({0.25f, 0.5f, 0.25f}, {-0.5f, 0.0f, 0.5f})},
         {"3x5 of 16 (sums to 61200)", Kernel::outer({16, 16, 16}, {1, 1, 1, 1, 1})},
+        {"sobel-x 7", sobelKernel(7, true)},
+        {"column sums past 16 bits", Kernel::outer({100, 200, 100}, {1, 1, 1})},
     };
     const Shape shapes[] = {{1, 1}, {7, 3}, {513, 511}, {1023, 769}};
     for (const Shape& shape : shapes)
