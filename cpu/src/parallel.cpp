@@ -14,6 +14,8 @@
 // bit for bit. Other rank-1 kernels differ from the reference by rounding
 // only. Every other kernel (2-D, 1xN, Nx1), and rank-1 kernels whose sums
 // could overflow, add in the reference's order without fusing: bit for bit.
+// u8 to u8 with one such dyadic kernel, or a box, and no mapping skips the
+// floats altogether: IntegerFilter sums in 16-bit integer lanes.
 #include <algorithm>
 #include <atomic>
 #include <cmath>

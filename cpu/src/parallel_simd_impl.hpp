@@ -303,6 +303,14 @@ struct IVec {
     static I sra(I a, __m128i c) { return _mm256_sra_epi16(a, c); }
     static I srl(I a, __m128i c) { return _mm256_srl_epi16(a, c); }
     static I subsU(I a, I b) { return _mm256_subs_epu16(a, b); }
+    // 32-bit lanes, for integerRowWideU8.
+    static I madd(I a, I b) { return _mm256_madd_epi16(a, b); }
+    static I lo(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
+    static I hi(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
+    static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
+    static I sra32(I a, __m128i c) { return _mm256_sra_epi32(a, c); }
+    static I set1x32(int v) { return _mm256_set1_epi32(v); }
+    static I packs32(I a, I b) { return _mm256_packs_epi32(a, b); }
     // Lanes in [-32768, 32767] saturated to [0, 255].
     static void storeU8(std::uint8_t* p, I v) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
@@ -327,6 +335,13 @@ struct IVec {
     static I sra(I a, __m128i c) { return _mm_sra_epi16(a, c); }
     static I srl(I a, __m128i c) { return _mm_srl_epi16(a, c); }
     static I subsU(I a, I b) { return _mm_subs_epu16(a, b); }
+    static I madd(I a, I b) { return _mm_madd_epi16(a, b); }
+    static I lo(I a, I b) { return _mm_unpacklo_epi16(a, b); }
+    static I hi(I a, I b) { return _mm_unpackhi_epi16(a, b); }
+    static I add32(I a, I b) { return _mm_add_epi32(a, b); }
+    static I sra32(I a, __m128i c) { return _mm_sra_epi32(a, c); }
+    static I set1x32(int v) { return _mm_set1_epi32(v); }
+    static I packs32(I a, I b) { return _mm_packs_epi32(a, b); }
     static void storeU8(std::uint8_t* p, I v) { _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(v, v)); }
 };
 #endif
@@ -426,37 +441,12 @@ void integerRowU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const 
 // Row pass with 32-bit sums of signed 16-bit column sums: taps in pairs
 // interleaved and multiplied-and-added (pmaddwd), whose lane order the final
 // 32-to-16 pack undoes; then the rounding shift of roundShift in 32 bits.
-#if defined(__AVX2__)
-struct WideOps {
-    using I32 = __m256i;
-    static I32 madd(I a, I b) { return _mm256_madd_epi16(a, b); }
-    static I lo(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
-    static I hi(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
-    static I32 add(I32 a, I32 b) { return _mm256_add_epi32(a, b); }
-    static I32 sra(I32 a, __m128i c) { return _mm256_sra_epi32(a, c); }
-    static I32 set1(int v) { return _mm256_set1_epi32(v); }
-    static I32 band(I32 a, I32 b) { return _mm256_and_si256(a, b); }
-    static I packs(I32 a, I32 b) { return _mm256_packs_epi32(a, b); }
-};
-#else
-struct WideOps {
-    using I32 = __m128i;
-    static I32 madd(I a, I b) { return _mm_madd_epi16(a, b); }
-    static I lo(I a, I b) { return _mm_unpacklo_epi16(a, b); }
-    static I hi(I a, I b) { return _mm_unpackhi_epi16(a, b); }
-    static I32 add(I32 a, I32 b) { return _mm_add_epi32(a, b); }
-    static I32 sra(I32 a, __m128i c) { return _mm_sra_epi32(a, c); }
-    static I32 set1(int v) { return _mm_set1_epi32(v); }
-    static I32 band(I32 a, I32 b) { return _mm_and_si128(a, b); }
-    static I packs(I32 a, I32 b) { return _mm_packs_epi32(a, b); }
-};
-#endif
 
-inline WideOps::I32 roundShift32(WideOps::I32 s, int shift) {
+inline I roundShift32(I s, int shift) {
     if (shift == 0) return s;
     const __m128i count = _mm_cvtsi32_si128(shift);
-    const WideOps::I32 odd = WideOps::band(WideOps::sra(s, count), WideOps::set1(1));
-    return WideOps::sra(WideOps::add(WideOps::add(s, WideOps::set1((1 << (shift - 1)) - 1)), odd), count);
+    const I odd = IVec::band(IVec::sra32(s, count), IVec::set1x32(1));
+    return IVec::sra32(IVec::add32(IVec::add32(s, IVec::set1x32((1 << (shift - 1)) - 1)), odd), count);
 }
 
 // weightPairs[p]: weights 2p (low half) and 2p + 1 (high half) of the taps, an
@@ -466,18 +456,14 @@ void integerRowWideU8(const std::int16_t* src, const std::ptrdiff_t* offsets, co
     constexpr int W = IVec::N;
     const int pairs = (taps + 1) / 2;
     const auto one = [&](int at) {
-        WideOps::I32 a = WideOps::set1(0), b = WideOps::set1(0);
+        I a = IVec::zero(), b = IVec::zero();
         for (int p = 0; p < pairs; ++p) {
             const I x = IVec::load(src + offsets[2 * p] + at), y = IVec::load(src + offsets[2 * p + 1] + at);
-#if defined(__AVX2__)
-            const I w = _mm256_set1_epi32(weightPairs[p]);
-#else
-            const I w = _mm_set1_epi32(weightPairs[p]);
-#endif
-            a = WideOps::add(a, WideOps::madd(WideOps::lo(x, y), w));
-            b = WideOps::add(b, WideOps::madd(WideOps::hi(x, y), w));
+            const I w = IVec::set1x32(weightPairs[p]);
+            a = IVec::add32(a, IVec::madd(IVec::lo(x, y), w));
+            b = IVec::add32(b, IVec::madd(IVec::hi(x, y), w));
         }
-        IVec::storeU8(dst + at, WideOps::packs(roundShift32(a, shift), roundShift32(b, shift)));
+        IVec::storeU8(dst + at, IVec::packs32(roundShift32(a, shift), roundShift32(b, shift)));
     };
     const int i = laneSteps<W>(0, n, one);
     for (int j = i; j < n; ++j) {
