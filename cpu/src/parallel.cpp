@@ -494,10 +494,11 @@ private:
 // unsigned 16 bits for non-negative weights, signed 16 bits otherwise.
 //
 // Boxes (one weight w, not dyadic): S, the plain sum, then float(S) * w
-// rounded once. For odd sizes S / N^2 is never a tie and float(S) * w lies far
-// closer to it than the distance to one, so this is the correctly rounded
-// value; the reference adds N^2 rounded products and can land on the other
-// side (at most 1 apart, the tolerance of every non-dyadic rank-1 path).
+// rounded once. With w = float(1 / A) for A taps (odd, at most 257 here),
+// S / A is at least 1 / 514 from a tie and float(S) * w within 3e-5 of it,
+// so this is the correctly rounded value; the reference adds A rounded
+// products and can land on the other side (at most 1 apart, the tolerance
+// of every non-dyadic rank-1 path).
 struct IntegerPlan {
     std::vector<std::int16_t> column, row;  // row: taps with non-zero weight
     std::vector<std::ptrdiff_t> rowOffsets;  // in samples, from the padded position of output 0
