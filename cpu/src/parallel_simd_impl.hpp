@@ -355,16 +355,45 @@ template <int W, class Step> int laneSteps(int i, int n, Step step) {
     return n;
 }
 
-// acc + w * x; weights of 1 and -1 (most taps of small binomials and Sobel) skip the multiply.
+// acc + w * x; weights of 1, -1 and 2 (most taps of small binomials and Sobel) skip the multiply.
 inline I tapInto(I acc, I x, std::int16_t w) {
     if (w == 1) return IVec::add(acc, x);
     if (w == -1) return IVec::sub(acc, x);
+    if (w == 2) return IVec::add(acc, IVec::add(x, x));
     return IVec::add(acc, IVec::mul(x, IVec::set1(w)));
 }
 
 void integerColumnU8(const std::uint8_t* const* rows, const std::int16_t* weights, int k, std::int16_t* dst, int n) {
     constexpr int W = IVec::N;
+    // Mirrored taps of a symmetric column share one multiply (Gaussian 7:
+    // four instead of seven), two vectors at a time for the multiplier's latency.
+    bool symmetric = k > 1;
+    for (int t = 0; t < k; ++t) symmetric = symmetric && weights[t] == weights[k - 1 - t];
+    const int pairs = symmetric ? k / 2 : 0;
+    const auto column = [&](int at) {
+        I a = IVec::zero();
+        for (int p = 0; p < pairs; ++p)
+            a = tapInto(a, IVec::add(IVec::widenU8(rows[p] + at), IVec::widenU8(rows[k - 1 - p] + at)), weights[p]);
+        for (int t = pairs; t < k - pairs; ++t)
+            if (weights[t] != 0) a = tapInto(a, IVec::widenU8(rows[t] + at), weights[t]);
+        return a;
+    };
     int i = 0;
+    if (symmetric)
+        for (; i + 2 * W <= n; i += 2 * W) {
+            I a = IVec::zero(), b = IVec::zero();
+            for (int p = 0; p < pairs; ++p) {
+                const std::uint8_t *top = rows[p] + i, *bottom = rows[k - 1 - p] + i;
+                a = tapInto(a, IVec::add(IVec::widenU8(top), IVec::widenU8(bottom)), weights[p]);
+                b = tapInto(b, IVec::add(IVec::widenU8(top + W), IVec::widenU8(bottom + W)), weights[p]);
+            }
+            if (k % 2 != 0) {
+                a = tapInto(a, IVec::widenU8(rows[pairs] + i), weights[pairs]);
+                b = tapInto(b, IVec::widenU8(rows[pairs] + i + W), weights[pairs]);
+            }
+            IVec::store(dst + i, a);
+            IVec::store(dst + i + W, b);
+        }
     for (; i + 2 * W <= n; i += 2 * W) {
         I a = IVec::zero(), b = IVec::zero();
         for (int t = 0; t < k; ++t) {
@@ -375,12 +404,7 @@ void integerColumnU8(const std::uint8_t* const* rows, const std::int16_t* weight
         IVec::store(dst + i, a);
         IVec::store(dst + i + W, b);
     }
-    i = laneSteps<W>(i, n, [&](int at) {
-        I a = IVec::zero();
-        for (int t = 0; t < k; ++t)
-            if (weights[t] != 0) a = tapInto(a, IVec::widenU8(rows[t] + at), weights[t]);
-        IVec::store(dst + at, a);
-    });
+    i = laneSteps<W>(i, n, [&](int at) { IVec::store(dst + at, column(at)); });
     for (; i < n; ++i) {
         std::uint16_t a = 0;
         for (int t = 0; t < k; ++t) a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(weights[t]) * rows[t][i]);
