@@ -14,6 +14,8 @@
 // bit for bit. Other rank-1 kernels differ from the reference by rounding
 // only. Every other kernel (2-D, 1xN, Nx1), and rank-1 kernels whose sums
 // could overflow, add in the reference's order without fusing: bit for bit.
+// u8 to u8 with one such dyadic kernel, or a box, and no mapping skips the
+// floats altogether: IntegerFilter sums in 16-bit integer lanes.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -45,6 +47,9 @@ bool integerSamples(Depth in, const Border& border) {
 
 struct Factors {
     std::vector<float> row, column;
+    // exactFactors only: the integers behind them, column = columnInt / 2^shift.
+    std::vector<long long> rowInt, columnInt;
+    int shift = 0;
 };
 
 // Integer row weights r and column weights c / 2^shift with column x row the
@@ -78,6 +83,9 @@ std::optional<Factors> exactFactors(const Kernel& k, double maxSample) {
     Factors f;
     for (long long v : r) f.row.push_back(static_cast<float>(v));
     for (long long v : c) f.column.push_back(std::ldexp(static_cast<float>(v), -d->shift));
+    f.rowInt = std::move(r);
+    f.columnInt = std::move(c);
+    f.shift = d->shift;
     return f;
 }
 
@@ -168,7 +176,7 @@ KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX,
     if (k.width > 1 && k.height > 1) {  // 1xN and Nx1 gain nothing from splitting
         if (plan.skipZeros) factors = exactFactors(k, maxSampleOf(in));
         if (!factors)
-            if (std::optional<Separable> s = separate(k)) factors = Factors{s->row, s->column};
+            if (std::optional<Separable> s = separate(k)) factors = Factors{s->row, s->column, {}, {}, 0};
         // Weights so large that sums can overflow (README "Semantics": 255 x 3e38
         // gives NaN) take the 2-D path, whose overflows are the reference's:
         // a split, folded or fused sum could stay finite where it gives NaN.
@@ -475,6 +483,209 @@ private:
     std::vector<std::pair<int, int>> chunks_;  // (first sample, count)
 };
 
+// u8 in, u8 out, one kernel, no mapping: both passes in 16-bit integer lanes
+// (RowOps::integerColumnU8 / integerRowU8 / integerBoxRowU8).
+//
+// Rank-1 dyadic kernels: with integer row weights r, column weights c and the
+// kernel c x r / 2^shift, every output is S / 2^shift for an integer S; the
+// reference's float sum is exact (exactFactors), so it too rounds S / 2^shift
+// half to even, and one rounding shift gives its result bit for bit. The
+// lanes wrap, so only the final S (plus the rounding's half) must fit one:
+// unsigned 16 bits for non-negative weights, signed 16 bits otherwise.
+//
+// Boxes (one weight w, not dyadic): S, the plain sum, then float(S) * w
+// rounded once. With w = float(1 / A) for A taps (odd, at most 257 here),
+// S / A is at least 1 / 514 from a tie and float(S) * w within 3e-5 of it,
+// so this is the correctly rounded value; the reference adds A rounded
+// products and can land on the other side (at most 1 apart, the tolerance
+// of every non-dyadic rank-1 path).
+struct IntegerPlan {
+    std::vector<std::int16_t> column, row;  // row: taps with non-zero weight
+    std::vector<std::ptrdiff_t> rowOffsets;  // in samples, from the padded position of output 0
+    int shift = 0;
+    bool isSigned = false;
+    // Sums past 16 bits (Gaussian 7: 255 x 64 x 64): column sums in signed
+    // 16 bits, the row pass in 32 (integerRowWideU8).
+    bool wide = false;
+    std::vector<std::int32_t> weightPairs;
+    bool box = false;
+    bool runningColumn = false;  // box: the column sum slides from row to row
+    float scale = 1.0f;          // box: the weight
+    int radiusX = 0, radiusY = 0;
+};
+
+std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in, ImageView out) {
+    if (in.depth != Depth::U8 || out.depth != Depth::U8 || spec.kernels.size() != 1 ||
+        spec.combine != Combine::Single || spec.output.scale != 1.0f || spec.output.offset != 0.0f ||
+        spec.output.absolute || !integerSamples(in.depth, spec.border))
+        return std::nullopt;
+    const Kernel& k = spec.kernels[0];
+    IntegerPlan plan;
+    plan.radiusX = k.radiusX();
+    plan.radiusY = k.radiusY();
+    const std::optional<Factors> f = exactFactors(k, 255.0);
+    if (!f) {
+        const float w = k.weights[0];
+        if (!(w > 0.0f) || !std::isfinite(w) || 255LL * k.width * k.height > 65535 ||
+            !std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; }))
+            return std::nullopt;
+        plan.box = true;
+        plan.runningColumn = k.height >= 5;
+        plan.scale = w;
+        plan.column.assign(static_cast<std::size_t>(k.height), 1);
+        plan.row.assign(static_cast<std::size_t>(k.width), 1);
+        return plan;
+    }
+    long long sumR = 0, sumC = 0;
+    bool negative = false;
+    for (long long v : f->rowInt) sumR += std::llabs(v), negative = negative || v < 0;
+    for (long long v : f->columnInt) sumC += std::llabs(v), negative = negative || v < 0;
+    const long long half = f->shift > 0 ? 1LL << (f->shift - 1) : 0;
+    const long long largest = 255 * sumR * sumC + half;
+    plan.isSigned = negative || largest > 65535;
+    if (largest > (plan.isSigned ? 32767 : 65535)) {
+        plan.wide = true;
+        if (255 * sumC > 32767 || largest >= (1LL << 31)) return std::nullopt;
+        for (long long v : f->rowInt)
+            if (std::llabs(v) > 32767) return std::nullopt;
+    }
+    plan.shift = f->shift;
+    for (long long v : f->columnInt) plan.column.push_back(static_cast<std::int16_t>(v));
+    for (int x = 0; x < k.width; ++x)
+        if (f->rowInt[static_cast<std::size_t>(x)] != 0) {
+            plan.row.push_back(static_cast<std::int16_t>(f->rowInt[static_cast<std::size_t>(x)]));
+            plan.rowOffsets.push_back(static_cast<std::ptrdiff_t>(x) * in.channels);
+        }
+    if (plan.wide) {
+        if (plan.row.size() % 2 != 0) plan.row.push_back(0), plan.rowOffsets.push_back(plan.rowOffsets.back());
+        for (std::size_t t = 0; t < plan.row.size(); t += 2)
+            plan.weightPairs.push_back(static_cast<std::int32_t>(static_cast<std::uint16_t>(plan.row[t]) |
+                                                                 (static_cast<std::uint32_t>(static_cast<std::uint16_t>(plan.row[t + 1])) << 16)));
+    }
+    return plan;
+}
+
+struct IntegerScratch {
+    std::vector<std::int16_t> columnSums;  // one padded row
+    std::vector<std::uint8_t> constantRow;
+    std::vector<const std::uint8_t*> rows, chunkRows;
+};
+
+// One output row at a time: the column pass of a 2K-sample chunk (or, for a
+// box after a tile's first row, the running sum's update), then the row pass
+// of every output whose taps it completed, so the column sums are read back
+// from L1 and a 512-sample row costs two calls, not four passes.
+class IntegerFilter {
+public:
+    IntegerFilter(const FilterSpec& spec, const IntegerPlan& plan, ConstImageView in, ImageView out, const simd::RowOps& ops)
+        : border_(spec.border), plan_(plan), in_(in), out_(out), ops_(ops) {
+        rowValues_ = in.width * in.channels;
+        halo_ = plan.radiusX * in.channels;
+        long long columnTotal = 0;
+        for (std::int16_t c : plan.column) columnTotal += c;
+        constantColumn_ = static_cast<std::int16_t>(static_cast<std::uint16_t>(columnTotal * static_cast<long long>(border_.value)));
+    }
+
+    void filterRows(int y0, int y1, IntegerScratch& s) const {
+        constexpr int kChunk = 2048;
+        const int k = static_cast<int>(plan_.column.size()), channels = in_.channels;
+        s.columnSums.resize(static_cast<std::size_t>(rowValues_ + 2 * halo_));
+        s.rows.resize(static_cast<std::size_t>(k));
+        s.chunkRows.resize(static_cast<std::size_t>(k));
+        if (border_.mode == BorderMode::Constant)
+            s.constantRow.assign(static_cast<std::size_t>(rowValues_), static_cast<std::uint8_t>(border_.value));
+        std::int16_t* sums = s.columnSums.data();
+        std::int16_t* inner = sums + halo_;
+        for (int y = y0; y < y1; ++y) {
+            const std::uint8_t* leaving = nullptr;  // runningColumn: the row the sum drops
+            if (plan_.runningColumn && y > y0) {
+                const int sourceY = borderIndex(y - plan_.radiusY - 1, in_.height, border_.mode);
+                leaving = sourceY >= 0 ? in_.row<std::uint8_t>(sourceY) : s.constantRow.data();
+            }
+            for (int t = 0; t < k; ++t) {
+                const int sourceY = borderIndex(y - plan_.radiusY + t, in_.height, border_.mode);
+                s.rows[static_cast<std::size_t>(t)] = sourceY >= 0 ? in_.row<std::uint8_t>(sourceY) : s.constantRow.data();
+            }
+            // Border columns: the column sum of the column they copy (the
+            // column pass commutes with the horizontal border), or of a
+            // constant column.
+            const auto fillEdge = [&](int x) {
+                const int sx = borderIndex(x, in_.width, border_.mode);
+                for (int c = 0; c < channels; ++c) {
+                    std::uint16_t a = 0;
+                    if (sx < 0) a = static_cast<std::uint16_t>(constantColumn_);
+                    else
+                        for (int t = 0; t < k; ++t)
+                            a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(plan_.column[static_cast<std::size_t>(t)]) *
+                                                                   s.rows[static_cast<std::size_t>(t)][sx * channels + c]);
+                    inner[x * channels + c] = static_cast<std::int16_t>(a);
+                }
+            };
+            for (int x = -plan_.radiusX; x < 0; ++x) fillEdge(x);
+            for (int x = in_.width; x < in_.width + plan_.radiusX; ++x) fillEdge(x);
+            std::uint8_t* dst = out_.row<std::uint8_t>(y);
+            int done = 0;
+            for (int c0 = 0; c0 < rowValues_; c0 += kChunk) {
+                const int n = std::min(kChunk, rowValues_ - c0);
+                if (leaving) {
+                    ops_.integerSlideU8(inner + c0, s.rows[static_cast<std::size_t>(k - 1)] + c0, leaving + c0, n);
+                } else {
+                    for (int t = 0; t < k; ++t) s.chunkRows[static_cast<std::size_t>(t)] = s.rows[static_cast<std::size_t>(t)] + c0;
+                    ops_.integerColumnU8(s.chunkRows.data(), plan_.column.data(), k, inner + c0, n);
+                }
+                // Output i reads padded sums i .. i + 2 * halo.
+                const int ready = c0 + n == rowValues_ ? rowValues_ : std::max(done, c0 + n - halo_);
+                if (ready > done) {
+                    if (plan_.wide)
+                        ops_.integerRowWideU8(sums + done, plan_.rowOffsets.data(), plan_.weightPairs.data(),
+                                              static_cast<int>(plan_.row.size()), plan_.shift, dst + done, ready - done);
+                    else if (plan_.box)
+                        ops_.integerBoxRowU8(sums + done, static_cast<int>(plan_.row.size()), channels, plan_.scale, dst + done,
+                                             ready - done);
+                    else
+                        ops_.integerRowU8(sums + done, plan_.rowOffsets.data(), plan_.row.data(),
+                                          static_cast<int>(plan_.row.size()), plan_.shift, plan_.isSigned, dst + done,
+                                          ready - done);
+                }
+                done = ready;
+            }
+        }
+    }
+
+private:
+    Border border_;
+    const IntegerPlan& plan_;
+    ConstImageView in_;
+    ImageView out_;
+    const simd::RowOps& ops_;
+    int rowValues_ = 0, halo_ = 0;
+    std::int16_t constantColumn_ = 0;
+};
+
+// Row tiles of `height` rows over the pool: run(y0, y1) for each.
+template <class RunTile> void runTiles(int height, RunTile run) {
+    int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+    if (parallelThreadLimit() > 0) threads = std::min(threads, parallelThreadLimit());
+    // A few tiles per thread balance uneven progress (the machine is shared);
+    // at least 8 rows each, so the 2 * radius rows each tile converts again
+    // stay a small share.
+    const int tileRows = std::max(8, (height + threads * 4 - 1) / (threads * 4));
+    const int tiles = (height + tileRows - 1) / tileRows;
+    if (threads <= 1 || tiles <= 1) {
+        run(0, height);
+        return;
+    }
+    std::atomic<int> nextTile{0};
+    runOnPool(std::min(threads, tiles) - 1, [&] {
+        try {
+            for (int t = nextTile++; t < tiles; t = nextTile++) run(t * tileRows, std::min(height, (t + 1) * tileRows));
+        } catch (...) {  // stop the others early; runOnPool rethrows it
+            nextTile = tiles;
+            throw;
+        }
+    });
+}
+
 Scratch& threadScratch() {
     thread_local Scratch scratch;
     return scratch;
@@ -488,29 +699,16 @@ int& parallelThreadLimit() {
 }
 
 void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output) {
-    const TiledFilter filter(spec, input, output, simd::activeRowOps());
-    int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
-    if (parallelThreadLimit() > 0) threads = std::min(threads, parallelThreadLimit());
-    // A few tiles per thread balance uneven progress (the machine is shared);
-    // at least 8 rows each, so the 2 * radius rows each tile converts again
-    // stay a small share.
-    const int tileRows = std::max(8, (input.height + threads * 4 - 1) / (threads * 4));
-    const int tiles = (input.height + tileRows - 1) / tileRows;
-    if (threads <= 1 || tiles <= 1) {
-        filter.filterRows(0, input.height, threadScratch());
+    if (const std::optional<IntegerPlan> plan = planInteger(spec, input, output)) {
+        const IntegerFilter filter(spec, *plan, input, output, simd::activeRowOps());
+        runTiles(input.height, [&](int y0, int y1) {
+            thread_local IntegerScratch scratch;
+            filter.filterRows(y0, y1, scratch);
+        });
         return;
     }
-    std::atomic<int> nextTile{0};
-    runOnPool(std::min(threads, tiles) - 1, [&] {
-        Scratch& scratch = threadScratch();
-        try {
-            for (int t = nextTile++; t < tiles; t = nextTile++)
-                filter.filterRows(t * tileRows, std::min(input.height, (t + 1) * tileRows), scratch);
-        } catch (...) {  // stop the others early; runOnPool rethrows it
-            nextTile = tiles;
-            throw;
-        }
-    });
+    const TiledFilter filter(spec, input, output, simd::activeRowOps());
+    runTiles(input.height, [&](int y0, int y1) { filter.filterRows(y0, y1, threadScratch()); });
 }
 
 }  // namespace fs::cpu::detail

@@ -53,6 +53,26 @@ struct RowOps {
     void (*finish)(const float* first, const float* second, const FinishParams& p, void* dst, int n) = nullptr;
     // Orders a thread's non-temporal stores before what it does next.
     void (*storeFence)() = nullptr;
+    // Exact integer separable passes on u8, in 16-bit lanes that wrap; the
+    // caller proves every final sum fits a lane (signed when isSigned).
+    // Column: dst[i] = sum over t < k of weights[t] * rows[t][i].
+    void (*integerColumnU8)(const std::uint8_t* const* rows, const std::int16_t* weights, int k, std::int16_t* dst,
+                            int n) = nullptr;
+    // Row: dst[i] = saturate(round half to even(sum over t of weights[t] *
+    // src[offsets[t] + i] / 2^shift)).
+    void (*integerRowU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int16_t* weights, int taps,
+                         int shift, bool isSigned, std::uint8_t* dst, int n) = nullptr;
+    // Box filters: sums[i] += add[i] - sub[i] (a running column sum, wrapping),
+    // and dst[i] = saturate(round half to even(float(S) * scale)) with S the
+    // unsigned sum of src[i + t * step] over t < taps (below 2^16).
+    void (*integerSlideU8)(std::int16_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) = nullptr;
+    void (*integerBoxRowU8)(const std::int16_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) = nullptr;
+    // integerRowU8 with 32-bit sums of signed 16-bit sources (no wrapping):
+    // weightPairs[p] holds tap 2p's weight in its low 16 bits and tap 2p + 1's
+    // in its high 16 bits; offsets has an even count (an odd last tap pairs
+    // with a weight of 0).
+    void (*integerRowWideU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs,
+                             int taps, int shift, std::uint8_t* dst, int n) = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

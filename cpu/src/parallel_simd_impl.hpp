@@ -5,6 +5,7 @@
 // round half to even (cvtps2dq under the default rounding mode).
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -281,6 +282,275 @@ void denseRowExact(const float* const* rows, const float* weights, int kh, int k
     }
 }
 
+// Exact integer passes on u8 (integerColumnU8, integerRowU8): 16-bit lanes
+// with wrapping adds and multiplies. The caller proves the final sum fits the
+// lane (signed or unsigned), so however the partial sums wrap, the lane ends
+// at the exact value. AVX-512F has no 16-bit operations (those are AVX-512BW),
+// so that build uses the AVX2 lanes.
+#if defined(__AVX2__)
+struct IVec {
+    static constexpr int N = 16;
+    using I = __m256i;
+    static I widenU8(const std::uint8_t* p) { return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+    static I load(const std::int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+    static void store(std::int16_t* p, I v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+    static I set1(std::int16_t v) { return _mm256_set1_epi16(v); }
+    static I zero() { return _mm256_setzero_si256(); }
+    static I add(I a, I b) { return _mm256_add_epi16(a, b); }
+    static I sub(I a, I b) { return _mm256_sub_epi16(a, b); }
+    static I mul(I a, I b) { return _mm256_mullo_epi16(a, b); }
+    static I band(I a, I b) { return _mm256_and_si256(a, b); }
+    static I sra(I a, __m128i c) { return _mm256_sra_epi16(a, c); }
+    static I srl(I a, __m128i c) { return _mm256_srl_epi16(a, c); }
+    static I subsU(I a, I b) { return _mm256_subs_epu16(a, b); }
+    // 32-bit lanes, for integerRowWideU8.
+    static I madd(I a, I b) { return _mm256_madd_epi16(a, b); }
+    static I lo(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
+    static I hi(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
+    static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
+    static I sra32(I a, __m128i c) { return _mm256_sra_epi32(a, c); }
+    static I set1x32(int v) { return _mm256_set1_epi32(v); }
+    static I packs32(I a, I b) { return _mm256_packs_epi32(a, b); }
+    // Lanes in [-32768, 32767] saturated to [0, 255].
+    static void storeU8(std::uint8_t* p, I v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                         _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    }
+};
+#else
+struct IVec {
+    static constexpr int N = 8;
+    using I = __m128i;
+    static I widenU8(const std::uint8_t* p) {
+        return _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
+    }
+    static I load(const std::int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+    static void store(std::int16_t* p, I v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
+    static I set1(std::int16_t v) { return _mm_set1_epi16(v); }
+    static I zero() { return _mm_setzero_si128(); }
+    static I add(I a, I b) { return _mm_add_epi16(a, b); }
+    static I sub(I a, I b) { return _mm_sub_epi16(a, b); }
+    static I mul(I a, I b) { return _mm_mullo_epi16(a, b); }
+    static I band(I a, I b) { return _mm_and_si128(a, b); }
+    static I sra(I a, __m128i c) { return _mm_sra_epi16(a, c); }
+    static I srl(I a, __m128i c) { return _mm_srl_epi16(a, c); }
+    static I subsU(I a, I b) { return _mm_subs_epu16(a, b); }
+    static I madd(I a, I b) { return _mm_madd_epi16(a, b); }
+    static I lo(I a, I b) { return _mm_unpacklo_epi16(a, b); }
+    static I hi(I a, I b) { return _mm_unpackhi_epi16(a, b); }
+    static I add32(I a, I b) { return _mm_add_epi32(a, b); }
+    static I sra32(I a, __m128i c) { return _mm_sra_epi32(a, c); }
+    static I set1x32(int v) { return _mm_set1_epi32(v); }
+    static I packs32(I a, I b) { return _mm_packs_epi32(a, b); }
+    static void storeU8(std::uint8_t* p, I v) { _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(v, v)); }
+};
+#endif
+using I = IVec::I;
+
+// Like vectorSteps, for vectors of W lanes.
+template <int W, class Step> int laneSteps(int i, int n, Step step) {
+    if (i >= n || n < W) return i;
+    for (; i + W <= n; i += W) step(i);
+    if (i < n) step(n - W);
+    return n;
+}
+
+// acc + w * x; weights of 1, -1 and 2 (most taps of small binomials and Sobel) skip the multiply.
+inline I tapInto(I acc, I x, std::int16_t w) {
+    if (w == 1) return IVec::add(acc, x);
+    if (w == -1) return IVec::sub(acc, x);
+    if (w == 2) return IVec::add(acc, IVec::add(x, x));
+    return IVec::add(acc, IVec::mul(x, IVec::set1(w)));
+}
+
+void integerColumnU8(const std::uint8_t* const* rows, const std::int16_t* weights, int k, std::int16_t* dst, int n) {
+    constexpr int W = IVec::N;
+    // Mirrored taps of a symmetric column share one multiply (Gaussian 7:
+    // four instead of seven), two vectors at a time for the multiplier's latency.
+    bool symmetric = k > 1;
+    for (int t = 0; t < k; ++t) symmetric = symmetric && weights[t] == weights[k - 1 - t];
+    const int pairs = symmetric ? k / 2 : 0;
+    const auto column = [&](int at) {
+        I a = IVec::zero();
+        for (int p = 0; p < pairs; ++p)
+            a = tapInto(a, IVec::add(IVec::widenU8(rows[p] + at), IVec::widenU8(rows[k - 1 - p] + at)), weights[p]);
+        for (int t = pairs; t < k - pairs; ++t)
+            if (weights[t] != 0) a = tapInto(a, IVec::widenU8(rows[t] + at), weights[t]);
+        return a;
+    };
+    int i = 0;
+    if (symmetric)
+        for (; i + 2 * W <= n; i += 2 * W) {
+            I a = IVec::zero(), b = IVec::zero();
+            for (int p = 0; p < pairs; ++p) {
+                const std::uint8_t *top = rows[p] + i, *bottom = rows[k - 1 - p] + i;
+                a = tapInto(a, IVec::add(IVec::widenU8(top), IVec::widenU8(bottom)), weights[p]);
+                b = tapInto(b, IVec::add(IVec::widenU8(top + W), IVec::widenU8(bottom + W)), weights[p]);
+            }
+            if (k % 2 != 0) {
+                a = tapInto(a, IVec::widenU8(rows[pairs] + i), weights[pairs]);
+                b = tapInto(b, IVec::widenU8(rows[pairs] + i + W), weights[pairs]);
+            }
+            IVec::store(dst + i, a);
+            IVec::store(dst + i + W, b);
+        }
+    for (; i + 2 * W <= n; i += 2 * W) {
+        I a = IVec::zero(), b = IVec::zero();
+        for (int t = 0; t < k; ++t) {
+            if (weights[t] == 0) continue;
+            a = tapInto(a, IVec::widenU8(rows[t] + i), weights[t]);
+            b = tapInto(b, IVec::widenU8(rows[t] + i + W), weights[t]);
+        }
+        IVec::store(dst + i, a);
+        IVec::store(dst + i + W, b);
+    }
+    i = laneSteps<W>(i, n, [&](int at) { IVec::store(dst + at, column(at)); });
+    for (; i < n; ++i) {
+        std::uint16_t a = 0;
+        for (int t = 0; t < k; ++t) a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(weights[t]) * rows[t][i]);
+        dst[i] = static_cast<std::int16_t>(a);
+    }
+}
+
+// s * 2^-shift rounded half to even, saturated to [0, 255]: floor((s + half - 1
+// + (q & 1)) / 2^shift) with q = floor(s / 2^shift) rounds up exactly when the
+// remainder passes half, or equals it with q odd. The caller keeps s + half in the lane.
+template <bool Signed> I roundShift(I s, int shift) {
+    if (shift > 0) {
+        const __m128i count = _mm_cvtsi32_si128(shift);
+        const auto down = [&](I v) { return Signed ? IVec::sra(v, count) : IVec::srl(v, count); };
+        const I odd = IVec::band(down(s), IVec::set1(1));
+        s = down(IVec::add(IVec::add(s, IVec::set1(static_cast<std::int16_t>((1 << (shift - 1)) - 1))), odd));
+    }
+    if constexpr (!Signed) s = IVec::sub(s, IVec::subsU(s, IVec::set1(255)));  // unsigned min(s, 255)
+    return s;
+}
+
+template <bool Signed>
+void integerRowU8Typed(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int16_t* weights, int taps,
+                       int shift, std::uint8_t* dst, int n) {
+    constexpr int W = IVec::N;
+    int i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        I a = IVec::zero(), b = IVec::zero();
+        for (int t = 0; t < taps; ++t) {
+            const std::int16_t* s = src + offsets[t] + i;
+            a = tapInto(a, IVec::load(s), weights[t]);
+            b = tapInto(b, IVec::load(s + W), weights[t]);
+        }
+        IVec::storeU8(dst + i, roundShift<Signed>(a, shift));
+        IVec::storeU8(dst + i + W, roundShift<Signed>(b, shift));
+    }
+    i = laneSteps<W>(i, n, [&](int at) {
+        I a = IVec::zero();
+        for (int t = 0; t < taps; ++t) a = tapInto(a, IVec::load(src + offsets[t] + at), weights[t]);
+        IVec::storeU8(dst + at, roundShift<Signed>(a, shift));
+    });
+    for (; i < n; ++i) {
+        std::uint16_t a = 0;
+        for (int t = 0; t < taps; ++t)
+            a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(weights[t]) * static_cast<std::uint16_t>(src[offsets[t] + i]));
+        const int s = Signed ? static_cast<int>(static_cast<std::int16_t>(a)) : static_cast<int>(a);
+        const int rounded = shift > 0 ? (s + (1 << (shift - 1)) - 1 + ((s >> shift) & 1)) >> shift : s;
+        dst[i] = static_cast<std::uint8_t>(std::clamp(rounded, 0, 255));
+    }
+}
+
+void integerRowU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int16_t* weights, int taps, int shift,
+                  bool isSigned, std::uint8_t* dst, int n) {
+    if (isSigned) integerRowU8Typed<true>(src, offsets, weights, taps, shift, dst, n);
+    else integerRowU8Typed<false>(src, offsets, weights, taps, shift, dst, n);
+}
+
+// Row pass with 32-bit sums of signed 16-bit column sums: taps in pairs
+// interleaved and multiplied-and-added (pmaddwd), whose lane order the final
+// 32-to-16 pack undoes; then the rounding shift of roundShift in 32 bits.
+
+inline I roundShift32(I s, int shift) {
+    if (shift == 0) return s;
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const I odd = IVec::band(IVec::sra32(s, count), IVec::set1x32(1));
+    return IVec::sra32(IVec::add32(IVec::add32(s, IVec::set1x32((1 << (shift - 1)) - 1)), odd), count);
+}
+
+// weightPairs[p]: weights 2p (low half) and 2p + 1 (high half) of the taps, an
+// odd count's last pair with weight 0 and offsets[taps] = offsets[taps - 1].
+void integerRowWideU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs, int taps,
+                      int shift, std::uint8_t* dst, int n) {
+    constexpr int W = IVec::N;
+    const int pairs = (taps + 1) / 2;
+    const auto one = [&](int at) {
+        I a = IVec::zero(), b = IVec::zero();
+        for (int p = 0; p < pairs; ++p) {
+            const I x = IVec::load(src + offsets[2 * p] + at), y = IVec::load(src + offsets[2 * p + 1] + at);
+            const I w = IVec::set1x32(weightPairs[p]);
+            a = IVec::add32(a, IVec::madd(IVec::lo(x, y), w));
+            b = IVec::add32(b, IVec::madd(IVec::hi(x, y), w));
+        }
+        IVec::storeU8(dst + at, IVec::packs32(roundShift32(a, shift), roundShift32(b, shift)));
+    };
+    const int i = laneSteps<W>(0, n, one);
+    for (int j = i; j < n; ++j) {
+        long long a = 0;
+        for (int p = 0; p < pairs; ++p) {
+            const auto low = static_cast<std::int16_t>(weightPairs[p] & 0xFFFF), high = static_cast<std::int16_t>(weightPairs[p] >> 16);
+            a += static_cast<long long>(low) * src[offsets[2 * p] + j] + static_cast<long long>(high) * src[offsets[2 * p + 1] + j];
+        }
+        const long long rounded = shift > 0 ? (a + (1LL << (shift - 1)) - 1 + ((a >> shift) & 1)) >> shift : a;
+        dst[j] = static_cast<std::uint8_t>(std::clamp(rounded, 0LL, 255LL));
+    }
+}
+
+// sums[i] += add[i] - sub[i] in wrapping 16-bit lanes (a running column sum).
+void integerSlideU8(std::int16_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) {
+    constexpr int W = IVec::N;
+    int i = 0;
+    for (; i + W <= n; i += W)
+        IVec::store(sums + i, IVec::add(IVec::load(sums + i), IVec::sub(IVec::widenU8(add + i), IVec::widenU8(sub + i))));
+    for (; i < n; ++i) sums[i] = static_cast<std::int16_t>(static_cast<std::uint16_t>(sums[i]) + add[i] - sub[i]);
+}
+
+// Unsigned 16-bit lanes s to u8: saturate(round half to even(float(s) * scale)).
+inline void storeScaledU8(std::uint8_t* p, I s, __m128 scale) {
+#if defined(__AVX2__)
+    const __m256 scale8 = _mm256_set_m128(scale, scale);
+    const __m256i lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(s)), hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(s, 1));
+    const __m256i a = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(lo), scale8));
+    const __m256i b = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(hi), scale8));
+    IVec::storeU8(p, _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xD8));
+#else
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i a = _mm_cvtps_epi32(_mm_mul_ps(_mm_cvtepi32_ps(_mm_unpacklo_epi16(s, zero)), scale));
+    const __m128i b = _mm_cvtps_epi32(_mm_mul_ps(_mm_cvtepi32_ps(_mm_unpackhi_epi16(s, zero)), scale));
+    IVec::storeU8(p, _mm_packs_epi32(a, b));
+#endif
+}
+
+void integerBoxRowU8(const std::int16_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) {
+    constexpr int W = IVec::N;
+    const __m128 scale4 = _mm_set1_ps(scale);
+    int i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        I a = IVec::load(src + i), b = IVec::load(src + i + W);
+        for (int t = 1; t < taps; ++t) {
+            a = IVec::add(a, IVec::load(src + t * step + i));
+            b = IVec::add(b, IVec::load(src + t * step + i + W));
+        }
+        storeScaledU8(dst + i, a, scale4);
+        storeScaledU8(dst + i + W, b, scale4);
+    }
+    i = laneSteps<W>(i, n, [&](int at) {
+        I a = IVec::load(src + at);
+        for (int t = 1; t < taps; ++t) a = IVec::add(a, IVec::load(src + t * step + at));
+        storeScaledU8(dst + at, a, scale4);
+    });
+    for (; i < n; ++i) {
+        std::uint16_t a = 0;
+        for (int t = 0; t < taps; ++t) a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(src[t * step + i]));
+        dst[i] = static_cast<std::uint8_t>(std::min(std::nearbyint(static_cast<float>(a) * scale), 255.0f));
+    }
+}
+
 // Symmetric kernels fold: sources 2p and 2p + 1 share weights[p] and are added
 // (subtracted when Anti) before one multiply-add; then `singles` plain taps.
 template <bool Anti> F pairValue(F a, F b) {
@@ -448,7 +718,12 @@ const RowOps& rowOps() {
                             &add,
                             &slide,
                             &finish,
-                            &storeFence};
+                            &storeFence,
+                            &integerColumnU8,
+                            &integerRowU8,
+                            &integerSlideU8,
+                            &integerBoxRowU8,
+                            &integerRowWideU8};
     return ops;
 }
 

@@ -6,9 +6,11 @@
 // test::toleranceFor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_modes.hpp"
@@ -254,6 +256,112 @@ TEST(ParallelPathsOverflow, HugeRankOneWeightsOverflowAsTheReferenceDoes) {
             EXPECT_EQ(differ, 0) << depthName(depth);
         }
     }
+}
+
+// u8 to u8, one dyadic rank-1 kernel, no mapping: the 16-bit integer path
+// (wrapping lanes, one rounding shift). Covers unsigned lanes past 32767
+// (saturated to 255), signed lanes with negative sums and round-half-even
+// shifts, 1xN and Nx1, 32-bit row sums (Gaussian 7, Sobel 7), and a kernel
+// whose column sums leave 16 bits (the float path), every border and
+// instruction set.
+TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
+    std::mt19937 rng = test::testRng();
+    const std::vector<std::pair<std::string, Kernel>> kernels = {
+        {"gaussian 3", gaussianKernel(3, 0)},
+        {"gaussian 5", gaussianKernel(5, 0)},
+        {"gaussian 7", gaussianKernel(7, 0)},
+        {"sobel-x 3", sobelKernel(3, true)},
+        {"sobel-y 5", sobelKernel(5, false)},
+        {"scharr-x", scharrKernel(true)},
+        {"3x3 of ones (sums to 2295)", Kernel::outer({1, 1, 1}, {1, 1, 1})},
+        {"1x3 [1 2 1]/4", Kernel::outer({1.0f}, {0.25f, 0.5f, 0.25f})},
+        {"5x1 binomial", Kernel::outer({0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f}, {1.0f})},
+        {"sobel-x 3 / 8", Kernel::outer({0.25f, 0.5f, 0.25f}, {-0.5f, 0.0f, 0.5f})},
+        {"3x5 of 16 (sums to 61200)", Kernel::outer({16, 16, 16}, {1, 1, 1, 1, 1})},
+        {"sobel-x 7", sobelKernel(7, true)},
+        {"column sums past 16 bits", Kernel::outer({100, 200, 100}, {1, 1, 1})},
+    };
+    const Shape shapes[] = {{1, 1}, {7, 3}, {513, 511}, {1023, 769}};
+    for (const Shape& shape : shapes)
+        for (int channels : {1, 3, 4}) {
+            const Image input = test::randomImage(shape.width, shape.height, channels, Depth::U8, rng);
+            for (const Border& border : bordersFor(Depth::U8))
+                for (const auto& [name, kernel] : kernels) {
+                    FilterSpec spec = specOf(kernel);
+                    spec.border = border;
+                    const Image expected = cpu::referenceFilter(spec, input.cview());
+                    const bool exact = border.value == std::nearbyint(border.value);
+                    for (const RowOps* ops : instructionSets()) {
+                        const WithRowOps use(*ops);
+                        SCOPED_TRACE(name + ", border " + borderModeName(border.mode) + " " + std::to_string(border.value) +
+                                     ", " + std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
+                                     std::to_string(channels) + ", simd " + ops->isa);
+                        const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+                        ASSERT_TRUE(r.ok()) << r.error;
+                        const test::Tolerance tol =
+                            exact ? test::exact() : test::toleranceFor(Depth::U8, test::responseScale(spec, 255.0));
+                        EXPECT_TRUE(test::imagesMatch(r.output, expected, tol));
+                    }
+                }
+        }
+}
+
+// The integer sums of an N x N box, rounded half to even from S / N^2 in
+// integers: the correctly rounded result.
+Image exactBox(const Image& input, int size, const Border& border) {
+    const ConstImageView in = input.cview();
+    const int w = in.width, h = in.height, ch = in.channels, r = size / 2, area = size * size;
+    Image out(w, h, ch, Depth::U8);
+    const auto sample = [&](int x, int y, int c) -> long long {
+        const int sx = borderIndex(x, w, border.mode), sy = borderIndex(y, h, border.mode);
+        if (sx < 0 || sy < 0) return static_cast<long long>(border.value);
+        return in.row<std::uint8_t>(sy)[sx * ch + c];
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < ch; ++c) {
+                long long sum = 0;
+                for (int dy = -r; dy <= r; ++dy)
+                    for (int dx = -r; dx <= r; ++dx) sum += sample(x + dx, y + dy, c);
+                long long q = sum / area;
+                const long long twice = 2 * (sum % area);
+                if (twice > area || (twice == area && (q & 1))) ++q;
+                out.view().row<std::uint8_t>(y)[x * ch + c] = static_cast<std::uint8_t>(std::min(q, 255LL));
+            }
+    return out;
+}
+
+// u8 boxes: integer sums both ways (running over the rows from 5 up) and one
+// float multiply; bit for bit the correctly rounded box, within the
+// tolerance of the reference (which adds N^2 rounded products).
+TEST(ParallelPathsIntegerU8, BoxesAreCorrectlyRounded) {
+    std::mt19937 rng = test::testRng();
+    // 1023 x 9: box 15 over rows of more than one 2K-sample chunk.
+    const Shape shapes[] = {{1, 1}, {7, 3}, {1023, 9}, {513, 511}, {1023, 769}};
+    for (const Shape& shape : shapes)
+        for (int channels : {1, 3, 4}) {
+            const Image input = test::randomImage(shape.width, shape.height, channels, Depth::U8, rng);
+            for (const Border& border : bordersFor(Depth::U8)) {
+                if (border.value != std::nearbyint(border.value)) continue;
+                for (int size : {3, 5, 15}) {
+                    if (size == 15 && shape.height > 600) continue;  // the oracle's N^2 sums take seconds
+                    FilterSpec spec = specOf(boxKernel(size));
+                    spec.border = border;
+                    const Image correct = exactBox(input, size, border);
+                    const Image reference = cpu::referenceFilter(spec, input.cview());
+                    for (const RowOps* ops : instructionSets()) {
+                        const WithRowOps use(*ops);
+                        SCOPED_TRACE("box " + std::to_string(size) + ", border " + borderModeName(border.mode) + ", " +
+                                     std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
+                                     std::to_string(channels) + ", simd " + ops->isa);
+                        const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+                        ASSERT_TRUE(r.ok()) << r.error;
+                        EXPECT_TRUE(test::imagesMatch(r.output, correct, test::exact()));
+                        EXPECT_TRUE(test::imagesMatch(r.output, reference, test::toleranceFor(Depth::U8, 1.0)));
+                    }
+                }
+            }
+        }
 }
 
 // The batch runner caps the threads per job; results must not depend on it.
