@@ -11,7 +11,7 @@ std::optional<TimingRecord> PreviewFrameMeter::shown(double textureMs, double dr
     if (!pending_) return std::nullopt;
     TimingRecord frame = *pending_;
     pending_.reset();
-    frame.displayMs = textureMs + drawMs;
+    frame.displayMs = frame.displayMs.value_or(0.0) + textureMs + drawMs;  // the run may have copied into the texture
     frame.totalMs = pendingFillMs_ + drawMs;  // the fill already holds the texture copy
     shownAt_.push_back(now);
     while (!shownAt_.empty() && now - shownAt_.front() > std::chrono::seconds(1)) shownAt_.pop_front();

@@ -39,6 +39,8 @@ struct Options {
     // How GL reads the BGRA bytes: GL_UNSIGNED_BYTE, or the packed type that matches the
     // texture's memory layout on little-endian GPUs (GL_UNSIGNED_INT_8_8_8_8_REV).
     bool packedPixels = false;
+    // The frame into the texture on the CUDA side (GlPixelBufferInterop::copyIntoTexture), not through GL's unpack.
+    bool cudaTextureCopy = true;
 };
 
 // The result texture, the pixel buffer CUDA writes, and the window-sized framebuffer it is drawn into.
@@ -154,9 +156,9 @@ FrameStats measure(const fs::FilterSpec& spec, fs::gpu::DeviceImageHandle image,
         const std::string error = interop.runIntoPixelBuffer(scene.buffer, scene.bytes(), spec, image, o.mode, &timing);
         if (!error.empty()) fail("interop: " + error);
         const auto tFilled = Clock::now();
-        scene.textureFromBuffer();
+        if (!o.cudaTextureCopy) scene.textureFromBuffer();
         glFinish();  // splits the copy from the draw, as the studio's view does
-        const double textureMs = msSince(tFilled);
+        const double textureMs = o.cudaTextureCopy ? timing.displayMs.value_or(0.0) : msSince(tFilled);
         scene.draw();
         glFinish();
         if (record) {
@@ -166,7 +168,9 @@ FrameStats measure(const fs::FilterSpec& spec, fs::gpu::DeviceImageHandle image,
             s.kernel.add(timing.kernelMs.value_or(0.0));
             s.map.add(timing.mapMs.value_or(0.0));
         }
-        // The readback path of the same frame: result to host memory, texture from there.
+        // The readback path of the same filter, on every tenth frame (it is ~100x slower):
+        // result to host memory, texture from there.
+        if ((f - o.warmup) % 10 != 0 && f != 0) continue;
         glFinish();
         const auto r0 = Clock::now();
         fs::TimingRecord readback;
@@ -197,13 +201,14 @@ Options parse(int argc, char** argv) {
         else if (a == "--mode") o.mode = value();
         else if (a == "--csv") o.csv = value();
         else if (a == "--packed-pixels") o.packedPixels = true;
+        else if (a == "--gl-texture-copy") o.cudaTextureCopy = false;
         else if (a == "--size") {
             const std::string v = value();
             if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 1 || o.height < 1)
                 fail("--size takes WxH");
         } else {
             std::printf("usage: filterstudio-frame-bench [--frames N] [--warmup N] [--mode M] [--size WxH] [--csv FILE]\n"
-                        "                                [--packed-pixels]\n");
+                        "                                [--packed-pixels] [--gl-texture-copy]\n");
             std::exit(a == "--help" ? 0 : 2);
         }
     }
@@ -230,7 +235,9 @@ int main(int argc, char** argv) {
     const fs::gpu::DeviceImageHandle image = engine.upload(input.cview(), error, &uploadTiming);
     if (!image) fail("upload: " + error);
     std::printf("frame-bench: %s; GL %s\n", engine.deviceName().c_str(), gl.renderer().c_str());
-    std::printf("pixel transfer type %s\n", o.packedPixels ? "GL_UNSIGNED_INT_8_8_8_8_REV" : "GL_UNSIGNED_BYTE");
+    std::printf("buffer to texture: %s, pixel type %s\n",
+                o.cudaTextureCopy ? "CUDA device-to-device copy into the registered texture" : "GL unpack (glTexSubImage2D)",
+                o.packedPixels ? "GL_UNSIGNED_INT_8_8_8_8_REV" : "GL_UNSIGNED_BYTE");
     std::printf("%dx%d RGBA8 kept on the device (uploaded once in %.2f ms); mode %s; view %dx%d; "
                 "median and p95 of %d frames after %d warm-up, each frame from an idle GPU to glFinish\n\n",
                 o.width, o.height, uploadTiming.uploadMs.value_or(0.0), o.mode.c_str(), o.viewWidth, o.viewHeight,
@@ -238,6 +245,7 @@ int main(int argc, char** argv) {
 
     GlScene scene(o.width, o.height, o.viewWidth, o.viewHeight, o.packedPixels);
     fs::gpu::GlPixelBufferInterop interop;
+    if (o.cudaTextureCopy) interop.copyIntoTexture(scene.texture);
     fs::Image hostResult(o.width, o.height, 4, fs::Depth::U8);
     std::vector<std::pair<std::string, fs::FilterSpec>> cases;
     for (const Case& c : std::vector<Case>{{"gaussian 3x3", "gaussian:3:0"},

@@ -111,14 +111,19 @@ public:
             pixelBufferBytes_ = bytes;
         }
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        QString error = writer(pixelBuffer_, width, height);
+        ensureTexture(result_, QSize(width, height));
+        glBindTexture(GL_TEXTURE_2D, 0);
+        bool textureFilled = false;
+        QString error = writer(pixelBuffer_, result_.id, width, height, &textureFilled);
         if (error.isEmpty()) {
-            ensureTexture(result_, QSize(width, height));
-            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
-            glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
             const auto copyStart = Clock::now();
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
-            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            if (!textureFilled) {
+                glBindTexture(GL_TEXTURE_2D, result_.id);
+                glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
+                glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+                glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+                glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+            }
             // The frame's GPU work is timed to its end, so the studio shows the frame it really drew.
             glFinish();
             textureMs_ = msSince(copyStart);

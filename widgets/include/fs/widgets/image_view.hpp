@@ -35,10 +35,13 @@ public:
     void setDifference(const QImage& image, const QString& caption);
 
     // Writer gets a pixel-unpack buffer id of width*height*4 bytes to fill with
-    // BGRA8 pixels (fs's channel order) and returns an empty string when it
-    // did, else why not. The buffer is then copied into the result texture on
-    // the GPU; no host pixels exist. Needs glReady().
-    using PixelBufferWriter = std::function<QString(unsigned bufferId, int width, int height)>;
+    // BGRA8 pixels (fs's channel order) and the result texture's id (RGBA8,
+    // width x height), and returns an empty string when it filled the buffer,
+    // else why not. It sets *textureFilled when it also copied the pixels into
+    // the texture itself (CUDA, device to device); otherwise the view copies
+    // the buffer into the texture with GL. No host pixels exist. Needs glReady().
+    using PixelBufferWriter =
+        std::function<QString(unsigned bufferId, unsigned textureId, int width, int height, bool* textureFilled)>;
     QString fillResultThroughPixelBuffer(int width, int height, const PixelBufferWriter& writer);
 
     QImage originalImage() const { return original_; }

@@ -50,6 +50,14 @@ public:
     // Drops the cached registration (call before deleting the GL buffer).
     void forget(unsigned glBuffer);
 
+    // From now on each run also copies the filled buffer into `glTexture`
+    // (GL_TEXTURE_2D, RGBA8 storage of the image's size) on the CUDA side,
+    // device to device, so the caller skips glTexSubImage2D: GL's own unpack
+    // of an 8K frame from a pixel buffer takes about 2.7 ms on an H100. The
+    // copy's time goes into TimingRecord::displayMs. 0 stops it; call with 0
+    // before deleting the texture or changing its size.
+    void copyIntoTexture(unsigned glTexture);
+
     // Page-locks the input's pixels so later runs upload them straight from
     // there instead of staging each frame through a pinned copy. The caller
     // keeps the memory alive until unpinInput() (or destruction). Empty on
