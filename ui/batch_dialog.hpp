@@ -23,7 +23,7 @@ namespace fs::ui {
 
 // `filterstudio-cli batch` as a dialog: input folders, patterns and files x
 // presets and kernel files, into an output folder with a backend and mode,
-// an extension and overwrite. Runs fs::batch (tools/common) off the GUI
+// an extension and overwrite. Runs fs::batch (services/) off the GUI
 // thread with progress and Cancel, lists every file that failed, and sums up
 // images/s and MPix/s. Its backends are its own, as the benchmark dialog's.
 class BatchDialog : public QDialog {

@@ -1,4 +1,4 @@
-// fs::batch (tools/common/batch_job), the job behind `filterstudio-cli batch`
+// fs::batch (services/batch_job), the job behind `filterstudio-cli batch`
 // and the studio's batch dialog: progress before and after every image, a
 // false return cancelling cleanly, per-file errors without stopping, the
 // summary's counts, and every up-front refusal writing nothing.

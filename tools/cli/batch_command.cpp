@@ -1,5 +1,5 @@
 // filterstudio-cli batch: every input image x every kernel, one output file
-// per pair. The job itself (tools/common/batch_job) is shared with the
+// per pair. The job itself (services/batch_job) is shared with the
 // studio's batch dialog; this file reads the options, loads the kernels and
 // prints progress and the summary.
 #include <unistd.h>
