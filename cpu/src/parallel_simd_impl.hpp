@@ -449,7 +449,9 @@ void integerRowU8Typed(const std::int16_t* src, const std::ptrdiff_t* offsets, c
     for (; i < n; ++i) {
         std::uint16_t a = 0;
         for (int t = 0; t < taps; ++t)
-            a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(weights[t]) * static_cast<std::uint16_t>(src[offsets[t] + i]));
+            // Wraps like the 16-bit lanes; unsigned 32-bit products so the wrap is defined.
+            a = static_cast<std::uint16_t>(a + std::uint32_t{static_cast<std::uint16_t>(weights[t])} *
+                                                   static_cast<std::uint16_t>(src[offsets[t] + i]));
         const int s = Signed ? static_cast<int>(static_cast<std::int16_t>(a)) : static_cast<int>(a);
         const int rounded = shift > 0 ? (s + (1 << (shift - 1)) - 1 + ((s >> shift) & 1)) >> shift : s;
         dst[i] = static_cast<std::uint8_t>(std::clamp(rounded, 0, 255));
