@@ -40,45 +40,11 @@ gpu::HeadlessGl& gl() {
             GTEST_SKIP() << "headless OpenGL unavailable: " << gl().unavailableReason(); \
     } while (0)
 
-// A GL pixel buffer and a texture of the same size, plus a framebuffer to read the texture back.
-struct GlTarget {
-    GLuint buffer = 0, texture = 0, framebuffer = 0;
-    int width, height;
-    GlTarget(int w, int h) : width(w), height(h) {
-        glGenBuffers(1, &buffer);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-        glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes()), nullptr, GL_STREAM_DRAW);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        glGenTextures(1, &texture);
-        glBindTexture(GL_TEXTURE_2D, texture);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
-        glGenFramebuffers(1, &framebuffer);
-        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    }
-    ~GlTarget() {
-        glDeleteFramebuffers(1, &framebuffer);
-        glDeleteTextures(1, &texture);
-        glDeleteBuffers(1, &buffer);
-    }
-    std::size_t bytes() const { return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4; }
-    void bufferToTexture() const {  // what the ImageView does after a fill
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-        glBindTexture(GL_TEXTURE_2D, texture);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    }
-    Image readTexture() const {
-        Image out(width, height, 4, Depth::U8);
-        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-        glPixelStorei(GL_PACK_ALIGNMENT, 4);
-        glReadPixels(0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, out.data());
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        return out;
-    }
-};
+Image readTexture(const gpu::GlImageTarget& target) {
+    Image out(target.width(), target.height(), 4, Depth::U8);
+    target.readTexture(out.data());
+    return out;
+}
 
 // The GUI's host display conversion (ui/image_convert.cpp) into BGRA8.
 Image displayBgra(ConstImageView v) {
@@ -145,16 +111,16 @@ FilterSpec preset(const std::string& text, float offset = 0.0f, bool absolute = 
 void checkEveryMode(const FilterSpec& spec, ConstImageView input) {
     const Image expected = displayBgra(cpu::referenceFilter(spec, input).cview());
     gpu::GlPixelBufferInterop interop;
-    GlTarget target(input.width, input.height);
+    gpu::GlImageTarget target(input.width, input.height);
     for (const ModeInfo& mode : gpu::makeCudaBackend()->modes()) {
         SCOPED_TRACE("mode " + mode.id + ", spec " + spec.name);
         // Poison the buffer so a mode that skips pixels cannot pass.
         std::vector<std::uint8_t> poison(target.bytes(), 0xA5);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, target.buffer);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, target.buffer());
         glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(poison.size()), poison.data());
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         TimingRecord timing;
-        const std::string error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), spec, input, mode.id, &timing);
+        const std::string error = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), spec, input, mode.id, &timing);
         bool rankOne = true;
         for (const Kernel& k : spec.kernels) rankOne = rankOne && separate(k).has_value();
         if (mode.id == "separable" && !rankOne) {  // that mode refuses such kernels; the GUI then shows why
@@ -164,9 +130,9 @@ void checkEveryMode(const FilterSpec& spec, ConstImageView input) {
         ASSERT_TRUE(error.empty()) << error;
         EXPECT_TRUE(timing.mapMs.has_value());
         EXPECT_FALSE(timing.downloadMs.has_value());
-        target.bufferToTexture();
+        target.textureFromBuffer();
         ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
-        EXPECT_TRUE(sameDisplay(spec, input, target.readTexture(), expected));
+        EXPECT_TRUE(sameDisplay(spec, input, readTexture(target), expected));
     }
 }
 
@@ -208,22 +174,22 @@ TEST(GlInterop, ResidentImageFramesMatchTheReference) {
     const gpu::DeviceImageHandle image = engine.upload(input.cview(), error);
     ASSERT_TRUE(image) << error;
     gpu::GlPixelBufferInterop interop;
-    GlTarget target(input.width(), input.height());
+    gpu::GlImageTarget target(input.width(), input.height());
     for (const FilterSpec& spec : {preset("gaussian:5:1.3"), preset("sobel-mag:3"), preset("laplacian-8", 0.0f, true)}) {
         const Image expected = displayBgra(cpu::referenceFilter(spec, input.cview()).cview());
         for (const char* mode : {"auto", "shared", "global"}) {
             SCOPED_TRACE(std::string("mode ") + mode + ", spec " + spec.name);
             TimingRecord timing;
-            error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), spec, image, mode, &timing);
+            error = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), spec, image, mode, &timing);
             ASSERT_TRUE(error.empty()) << error;
             EXPECT_FALSE(timing.uploadMs.has_value()) << "a resident frame uploads nothing";
             EXPECT_TRUE(timing.kernelMs.has_value());
-            target.bufferToTexture();
-            EXPECT_TRUE(sameDisplay(spec, input.cview(), target.readTexture(), expected));
+            target.textureFromBuffer();
+            EXPECT_TRUE(sameDisplay(spec, input.cview(), readTexture(target), expected));
         }
     }
     EXPECT_TRUE(engine.release(image));
-    error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), preset("box:3"), image, "auto", nullptr);
+    error = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), preset("box:3"), image, "auto", nullptr);
     EXPECT_FALSE(error.empty()) << "a released image must be refused";
 }
 
@@ -231,9 +197,9 @@ TEST(GlInterop, RejectsAWrongBufferSize) {
     FS_SKIP_WITHOUT_INTEROP();
     auto rng = testRng();
     const Image input = randomImage(64, 32, 4, Depth::U8, rng);
-    GlTarget target(64, 31);
+    gpu::GlImageTarget target(64, 31);
     gpu::GlPixelBufferInterop interop;
-    const std::string error = interop.runIntoPixelBuffer(target.buffer, target.bytes(), preset("box:3"), input.cview(), "global", nullptr);
+    const std::string error = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), preset("box:3"), input.cview(), "global", nullptr);
     EXPECT_NE(error.find("bytes"), std::string::npos) << error;
 }
 

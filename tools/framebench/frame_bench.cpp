@@ -36,32 +36,17 @@ struct Options {
     int viewWidth = 1920, viewHeight = 1080;
     std::string mode = "auto";
     std::string csv;
-    // How GL reads the BGRA bytes: GL_UNSIGNED_BYTE, or the packed type that matches the
-    // texture's memory layout on little-endian GPUs (GL_UNSIGNED_INT_8_8_8_8_REV).
-    bool packedPixels = false;
     // The frame into the texture on the CUDA side (GlPixelBufferInterop::copyIntoTexture), not through GL's unpack.
     bool cudaTextureCopy = true;
 };
 
-// The result texture, the pixel buffer CUDA writes, and the window-sized framebuffer it is drawn into.
+// The view's pixel buffer and texture, and the window-sized framebuffer the texture is drawn into.
 struct GlScene {
-    GLuint buffer = 0, texture = 0, textureFramebuffer = 0, viewFramebuffer = 0, viewColour = 0;
-    int width, height, viewWidth, viewHeight;
-    GLenum pixelType;
+    fs::gpu::GlImageTarget image;
+    GLuint viewFramebuffer = 0, viewColour = 0;
+    int viewWidth, viewHeight;
 
-    GlScene(int w, int h, int vw, int vh, bool packed)
-        : width(w), height(h), viewWidth(vw), viewHeight(vh),
-          pixelType(packed ? GL_UNSIGNED_INT_8_8_8_8_REV : GL_UNSIGNED_BYTE) {
-        glGenBuffers(1, &buffer);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-        glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes()), nullptr, GL_STREAM_DRAW);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        glGenTextures(1, &texture);
-        glBindTexture(GL_TEXTURE_2D, texture);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_BGRA, pixelType, nullptr);
-        glGenFramebuffers(1, &textureFramebuffer);
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, textureFramebuffer);
-        glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    GlScene(int w, int h, int vw, int vh) : image(w, h), viewWidth(vw), viewHeight(vh) {
         glGenRenderbuffers(1, &viewColour);
         glBindRenderbuffer(GL_RENDERBUFFER, viewColour);
         glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, vw, vh);
@@ -73,27 +58,13 @@ struct GlScene {
     ~GlScene() {
         glDeleteFramebuffers(1, &viewFramebuffer);
         glDeleteRenderbuffers(1, &viewColour);
-        glDeleteFramebuffers(1, &textureFramebuffer);
-        glDeleteTextures(1, &texture);
-        glDeleteBuffers(1, &buffer);
-    }
-    std::size_t bytes() const { return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4; }
-
-    void textureFromBuffer() const {
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-        textureFrom(nullptr);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    }
-    void textureFrom(const void* pixels) const {
-        glBindTexture(GL_TEXTURE_2D, texture);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_BGRA, pixelType, pixels);
     }
     // The view shows the whole image fitted: a filtered, scaled draw of every texel's neighbourhood.
     void draw() const {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, textureFramebuffer);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, image.framebuffer());
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, viewFramebuffer);
-        glBlitFramebuffer(0, 0, width, height, 0, 0, viewWidth, viewHeight, GL_COLOR_BUFFER_BIT, GL_LINEAR);
+        glBlitFramebuffer(0, 0, image.width(), image.height(), 0, 0, viewWidth, viewHeight, GL_COLOR_BUFFER_BIT,
+                          GL_LINEAR);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
     }
 };
@@ -153,10 +124,10 @@ FrameStats measure(const fs::FilterSpec& spec, fs::gpu::DeviceImageHandle image,
         glFinish();  // each frame starts from an idle GPU, as after an edit
         const auto t0 = Clock::now();
         fs::TimingRecord timing;
-        const std::string error = interop.runIntoPixelBuffer(scene.buffer, scene.bytes(), spec, image, o.mode, &timing);
+        const std::string error = interop.runIntoPixelBuffer(scene.image.buffer(), scene.image.bytes(), spec, image, o.mode, &timing);
         if (!error.empty()) fail("interop: " + error);
         const auto tFilled = Clock::now();
-        if (!o.cudaTextureCopy) scene.textureFromBuffer();
+        if (!o.cudaTextureCopy) scene.image.textureFromBuffer();
         glFinish();  // splits the copy from the draw, as the studio's view does
         const double textureMs = o.cudaTextureCopy ? timing.displayMs.value_or(0.0) : msSince(tFilled);
         scene.draw();
@@ -177,7 +148,7 @@ FrameStats measure(const fs::FilterSpec& spec, fs::gpu::DeviceImageHandle image,
         const std::string readError =
             engine.run(spec, image, o.mode, fs::gpu::RunTarget::hostImage(hostResult.view()), readback);
         if (!readError.empty()) fail("readback: " + readError);
-        scene.textureFrom(hostResult.data());
+        scene.image.textureFrom(hostResult.data());
         scene.draw();
         glFinish();
         if (record) {
@@ -200,7 +171,6 @@ Options parse(int argc, char** argv) {
         else if (a == "--warmup") o.warmup = std::max(0, std::atoi(value().c_str()));
         else if (a == "--mode") o.mode = value();
         else if (a == "--csv") o.csv = value();
-        else if (a == "--packed-pixels") o.packedPixels = true;
         else if (a == "--gl-texture-copy") o.cudaTextureCopy = false;
         else if (a == "--size") {
             const std::string v = value();
@@ -208,7 +178,7 @@ Options parse(int argc, char** argv) {
                 fail("--size takes WxH");
         } else {
             std::printf("usage: filterstudio-frame-bench [--frames N] [--warmup N] [--mode M] [--size WxH] [--csv FILE]\n"
-                        "                                [--packed-pixels] [--gl-texture-copy]\n");
+                        "                                [--gl-texture-copy]\n");
             std::exit(a == "--help" ? 0 : 2);
         }
     }
@@ -235,17 +205,16 @@ int main(int argc, char** argv) {
     const fs::gpu::DeviceImageHandle image = engine.upload(input.cview(), error, &uploadTiming);
     if (!image) fail("upload: " + error);
     std::printf("frame-bench: %s; GL %s\n", engine.deviceName().c_str(), gl.renderer().c_str());
-    std::printf("buffer to texture: %s, pixel type %s\n",
-                o.cudaTextureCopy ? "CUDA device-to-device copy into the registered texture" : "GL unpack (glTexSubImage2D)",
-                o.packedPixels ? "GL_UNSIGNED_INT_8_8_8_8_REV" : "GL_UNSIGNED_BYTE");
+    std::printf("buffer to texture: %s\n",
+                o.cudaTextureCopy ? "CUDA device-to-device copy into the registered texture" : "GL unpack (glTexSubImage2D)");
     std::printf("%dx%d RGBA8 kept on the device (uploaded once in %.2f ms); mode %s; view %dx%d; "
                 "median and p95 of %d frames after %d warm-up, each frame from an idle GPU to glFinish\n\n",
                 o.width, o.height, uploadTiming.uploadMs.value_or(0.0), o.mode.c_str(), o.viewWidth, o.viewHeight,
                 o.frames, o.warmup);
 
-    GlScene scene(o.width, o.height, o.viewWidth, o.viewHeight, o.packedPixels);
+    GlScene scene(o.width, o.height, o.viewWidth, o.viewHeight);
     fs::gpu::GlPixelBufferInterop interop;
-    if (o.cudaTextureCopy) interop.copyIntoTexture(scene.texture);
+    if (o.cudaTextureCopy) interop.copyIntoTexture(scene.image.texture());
     fs::Image hostResult(o.width, o.height, 4, fs::Depth::U8);
     std::vector<std::pair<std::string, fs::FilterSpec>> cases;
     for (const Case& c : std::vector<Case>{{"gaussian 3x3", "gaussian:3:0"},

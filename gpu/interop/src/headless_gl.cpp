@@ -1,9 +1,11 @@
 #define EGL_EGLEXT_PROTOTYPES 1
+#define GL_GLEXT_PROTOTYPES 1
 #include "fs/gpu/headless_gl.hpp"
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/gl.h>
+#include <GL/glext.h>
 
 namespace fs::gpu {
 
@@ -62,6 +64,45 @@ std::string HeadlessGl::renderer() const {
     if (!reason_.empty()) return {};
     return std::string(reinterpret_cast<const char*>(glGetString(GL_RENDERER))) + ", " +
            reinterpret_cast<const char*>(glGetString(GL_VERSION));
+}
+
+GlImageTarget::GlImageTarget(int width, int height) : width_(width), height_(height) {
+    glGenBuffers(1, &buffer_);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer_);
+    glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes()), nullptr, GL_STREAM_DRAW);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glGenTextures(1, &texture_);
+    glBindTexture(GL_TEXTURE_2D, texture_);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+    glGenFramebuffers(1, &framebuffer_);
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture_, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+GlImageTarget::~GlImageTarget() {
+    glDeleteFramebuffers(1, &framebuffer_);
+    glDeleteTextures(1, &texture_);
+    glDeleteBuffers(1, &buffer_);
+}
+
+void GlImageTarget::textureFromBuffer() const {
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer_);
+    textureFrom(nullptr);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+void GlImageTarget::textureFrom(const void* bgraPixels) const {
+    glBindTexture(GL_TEXTURE_2D, texture_);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_BGRA, GL_UNSIGNED_BYTE, bgraPixels);
+}
+
+void GlImageTarget::readTexture(void* bgraPixels) const {
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, width_, height_, GL_BGRA, GL_UNSIGNED_BYTE, bgraPixels);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }
 
 }  // namespace fs::gpu
