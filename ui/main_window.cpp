@@ -572,6 +572,9 @@ void MainWindow::keepInputOnDevice() {
         }
         interop_->handle = up.handle;
         interop_->resident = image;
+        // Frames no longer upload the image: its page-locked copy is not needed.
+        interop_->buffer.unpinInput();
+        interop_->pinned.reset();
         statusBar()->showMessage(tr("Image kept on the GPU (uploaded once, %1 ms): each edit re-runs only the kernel")
                                      .arg(up.ms, 0, 'f', 1),
                                  5000);
@@ -852,14 +855,16 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
             // The frame goes into the texture on the CUDA side: GL's unpack of the buffer is far slower.
             interop_->buffer.copyIntoTexture(texture);
             *textureFilled = true;
-            if (!resident) return QString::fromStdString(interop_->buffer.runIntoPixelBuffer(buffer, bytes, spec, input_->cview(), mode, &timing));
+            const auto fromHost = [&] {
+                return interop_->buffer.runIntoPixelBuffer(buffer, bytes, spec, input_->cview(), mode, &timing);
+            };
+            if (!resident) return QString::fromStdString(fromHost());
             const std::string onDevice = interop_->buffer.runIntoPixelBuffer(buffer, bytes, spec, interop_->handle, mode, &timing, launch);
             if (onDevice.empty() || !launch.isDefault()) return QString::fromStdString(onDevice);
             // If the host image goes through where the resident one did not, device memory is short:
             // free the resident image and the engine's caches, and carry on from host memory.
             timing = TimingRecord{};
-            const std::string fromHost = interop_->buffer.runIntoPixelBuffer(buffer, bytes, spec, input_->cview(), mode, &timing);
-            if (!fromHost.empty()) return QString::fromStdString(onDevice);
+            if (!fromHost().empty()) return QString::fromStdString(onDevice);
             interop_->releaseResident();
             gpu::Engine::instance().trimCaches();
             releasedForMemory = true;
