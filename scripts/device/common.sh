@@ -20,14 +20,22 @@ install_gl_loaders() {
   export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 }
 
+# build_tree SOURCE DIR LOG [ninja arguments...]: the Qt-less, OpenCV-less
+# Release build of the tree at SOURCE, its output in LOG; fails as ninja does.
+build_tree() {
+  local src=$1 dir=$2 log=$3
+  shift 3
+  cmake -G Ninja -S "$src" -B "$dir" -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
+    -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release -DFS_CUDA_PTXAS_VERBOSE=ON \
+    >"$log" 2>&1 && ninja -C "$dir" "$@" >>"$log" 2>&1
+}
+
 # configure_and_build DIR [ninja targets...]: exits with the first errors in
 # the summary; $OUT/build.log stays for the caller to read, then remove.
 configure_and_build() {
   local dir=$1
   shift
-  cmake -G Ninja -S . -B "$dir" -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-    -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release -DFS_CUDA_PTXAS_VERBOSE=ON \
-    >"$OUT/build.log" 2>&1 && ninja -C "$dir" "$@" >>"$OUT/build.log" 2>&1 ||
+  build_tree . "$dir" "$OUT/build.log" "$@" ||
     { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
 }
 
