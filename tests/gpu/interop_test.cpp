@@ -193,6 +193,48 @@ TEST(GlInterop, ResidentImageFramesMatchTheReference) {
     EXPECT_FALSE(error.empty()) << "a released image must be refused";
 }
 
+// The studio's frame: CUDA copies the buffer into the texture byte for byte
+// (BGRA bytes in RGBA texels; the view swizzles red and blue when sampling).
+TEST(GlInterop, TextureCopyHoldsTheBufferBytes) {
+    FS_SKIP_WITHOUT_INTEROP();
+    auto rng = testRng();
+    const Image photo = loadPnm(FS_GPU_TEST_DATA_DIR "/coffee.ppm");
+    ASSERT_FALSE(photo.empty());
+    const Image rgba = randomImage(203, 97, 4, Depth::U8, rng);
+    for (const Image* image : {&photo, &rgba}) {
+        const Image& input = *image;
+        gpu::GlImageTarget target(input.width(), input.height());
+        gpu::GlPixelBufferInterop interop;
+        interop.copyIntoTexture(target.texture());
+        const FilterSpec spec = preset("gaussian:5:1.3");
+        TimingRecord timing;
+        const std::string error = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), spec, input.cview(), "auto", &timing);
+        ASSERT_TRUE(error.empty()) << error;
+        EXPECT_TRUE(timing.displayMs.has_value());
+        Image texels(input.width(), input.height(), 4, Depth::U8);
+        target.readTexels(texels.data());
+        ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+        const Image expected = displayBgra(cpu::referenceFilter(spec, input.cview()).cview());
+        EXPECT_TRUE(sameDisplay(spec, input.cview(), texels, expected));
+        interop.copyIntoTexture(0);
+    }
+}
+
+// A refused registration is reported, and the next run after the refusal ends works again.
+TEST(GlInterop, RefusedRegistrationIsReported) {
+    FS_SKIP_WITHOUT_INTEROP();
+    auto rng = testRng();
+    const Image input = randomImage(64, 32, 4, Depth::U8, rng);
+    gpu::GlImageTarget target(64, 32);
+    gpu::GlPixelBufferInterop interop;
+    gpu::GlPixelBufferInterop::refuseRegistrations(true);
+    const std::string refused = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), preset("box:3"), input.cview(), "auto", nullptr);
+    gpu::GlPixelBufferInterop::refuseRegistrations(false);
+    EXPECT_NE(refused.find("cudaGraphicsGLRegisterBuffer"), std::string::npos) << refused;
+    const std::string error = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), preset("box:3"), input.cview(), "auto", nullptr);
+    EXPECT_TRUE(error.empty()) << error;
+}
+
 TEST(GlInterop, RejectsAWrongBufferSize) {
     FS_SKIP_WITHOUT_INTEROP();
     auto rng = testRng();

@@ -1,7 +1,8 @@
 // filterstudio-frame-bench: the live preview's frame on an 8K RGBA8 image
 // kept on the device, as the studio draws it: the filter writes a CUDA-mapped
-// OpenGL pixel buffer, GL copies the buffer into the texture and draws it
-// scaled into a window-sized framebuffer, and the frame ends at glFinish.
+// OpenGL pixel buffer, CUDA copies the buffer into the texture, the view's
+// shaders draw it fitted into a window-sized framebuffer, and the frame ends
+// at glFinish.
 // Beside it, the readback path (download, texture upload from host memory,
 // draw). Medians and 95th percentiles over many frames after warm-up; the
 // kernel time is the engine's CUDA-event time of the same frames.
@@ -24,6 +25,7 @@
 #include "fs/gpu/gl_interop.hpp"
 #include "fs/gpu/headless_gl.hpp"
 #include "fs/presets.hpp"
+#include "fs/widgets/view_shaders.hpp"
 
 namespace {
 
@@ -40,13 +42,32 @@ struct Options {
     bool cudaTextureCopy = true;
 };
 
-// The view's pixel buffer and texture, and the window-sized framebuffer the texture is drawn into.
+GLuint compile(GLenum type, const char* source) {
+    const GLuint shader = glCreateShader(type);
+    const char* parts[] = {fs::widgets::view_shaders::kDesktopPrelude, source};
+    glShaderSource(shader, 2, parts, nullptr);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[1024] = {};
+        glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+        std::fprintf(stderr, "frame-bench: the view's shader does not compile: %s\n", log);
+        std::exit(1);
+    }
+    return shader;
+}
+
+// What the studio's view holds and draws: the original and the result
+// texture (the result filled through the pixel buffer), drawn fitted into a
+// window-sized framebuffer by the view's own shaders, in its result mode.
 struct GlScene {
-    fs::gpu::GlImageTarget image;
-    GLuint viewFramebuffer = 0, viewColour = 0;
+    fs::gpu::GlImageTarget image, original;
+    GLuint viewFramebuffer = 0, viewColour = 0, program = 0;
     int viewWidth, viewHeight;
 
-    GlScene(int w, int h, int vw, int vh) : image(w, h), viewWidth(vw), viewHeight(vh) {
+    GlScene(int w, int h, int vw, int vh, bool resultHoldsBgra)
+        : image(w, h), original(w, h), viewWidth(vw), viewHeight(vh) {
         glGenRenderbuffers(1, &viewColour);
         glBindRenderbuffer(GL_RENDERBUFFER, viewColour);
         glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, vw, vh);
@@ -54,17 +75,68 @@ struct GlScene {
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, viewFramebuffer);
         glFramebufferRenderbuffer(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, viewColour);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        program = glCreateProgram();
+        glAttachShader(program, compile(GL_VERTEX_SHADER, fs::widgets::view_shaders::kVertex));
+        glAttachShader(program, compile(GL_FRAGMENT_SHADER, fs::widgets::view_shaders::kFragment));
+        glLinkProgram(program);
+        GLint linked = 0;
+        glGetProgramiv(program, GL_LINK_STATUS, &linked);
+        if (!linked) {
+            std::fprintf(stderr, "frame-bench: the view's shaders do not link\n");
+            std::exit(1);
+        }
+        // The view's sampling of an image shown below 100%, and its swizzle of CUDA-filled texels.
+        for (GLuint t : {image.texture(), original.texture()}) {
+            glBindTexture(GL_TEXTURE_2D, t);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        }
+        glBindTexture(GL_TEXTURE_2D, image.texture());
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_R, resultHoldsBgra ? GL_BLUE : GL_RED);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_B, resultHoldsBgra ? GL_RED : GL_BLUE);
+        glBindTexture(GL_TEXTURE_2D, 0);
     }
     ~GlScene() {
+        glDeleteProgram(program);
         glDeleteFramebuffers(1, &viewFramebuffer);
         glDeleteRenderbuffers(1, &viewColour);
     }
-    // The view shows the whole image fitted: a filtered, scaled draw of every texel's neighbourhood.
+    // The view's paint: clear, then the whole image fitted and centred.
     void draw() const {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, image.framebuffer());
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, viewFramebuffer);
-        glBlitFramebuffer(0, 0, image.width(), image.height(), 0, 0, viewWidth, viewHeight, GL_COLOR_BUFFER_BIT,
-                          GL_LINEAR);
+        glBindFramebuffer(GL_FRAMEBUFFER, viewFramebuffer);
+        glViewport(0, 0, viewWidth, viewHeight);
+        glClearColor(0.16f, 0.16f, 0.18f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        const GLuint textures[] = {original.texture(), image.texture(), original.texture()};
+        for (int i = 0; i < 3; ++i) {
+            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
+            glBindTexture(GL_TEXTURE_2D, textures[i]);
+        }
+        const float zoom = std::min(static_cast<float>(viewWidth) / static_cast<float>(image.width()),
+                                    static_cast<float>(viewHeight) / static_cast<float>(image.height()));
+        const float extentX = static_cast<float>(image.width()) * zoom, extentY = static_cast<float>(image.height()) * zoom;
+        glUseProgram(program);
+        glUniform1i(glGetUniformLocation(program, "originalTex"), 0);
+        glUniform1i(glGetUniformLocation(program, "resultTex"), 1);
+        glUniform1i(glGetUniformLocation(program, "differenceTex"), 2);
+        glUniform1i(glGetUniformLocation(program, "mode"), 1);
+        glUniform1f(glGetUniformLocation(program, "splitU"), 0.5f);
+        glUniform1f(glGetUniformLocation(program, "lineHalfWidthU"), 1.0f / extentX);
+        glUniform2f(glGetUniformLocation(program, "topLeft"), (static_cast<float>(viewWidth) - extentX) / 2,
+                    (static_cast<float>(viewHeight) - extentY) / 2);
+        glUniform2f(glGetUniformLocation(program, "extent"), extentX, extentY);
+        glUniform2f(glGetUniformLocation(program, "viewport"), static_cast<float>(viewWidth), static_cast<float>(viewHeight));
+        static const GLfloat corners[] = {0, 0, 1, 0, 0, 1, 1, 1};
+        const GLint corner = glGetAttribLocation(program, "corner");
+        glEnableVertexAttribArray(static_cast<GLuint>(corner));
+        glVertexAttribPointer(static_cast<GLuint>(corner), 2, GL_FLOAT, GL_FALSE, 0, corners);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        glDisableVertexAttribArray(static_cast<GLuint>(corner));
+        glUseProgram(0);
+        for (int i = 2; i >= 0; --i) {
+            glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(i));
+            glBindTexture(GL_TEXTURE_2D, 0);
+        }
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
     }
 };
@@ -212,7 +284,8 @@ int main(int argc, char** argv) {
                 o.width, o.height, uploadTiming.uploadMs.value_or(0.0), o.mode.c_str(), o.viewWidth, o.viewHeight,
                 o.frames, o.warmup);
 
-    GlScene scene(o.width, o.height, o.viewWidth, o.viewHeight);
+    GlScene scene(o.width, o.height, o.viewWidth, o.viewHeight, o.cudaTextureCopy);
+    scene.original.textureFrom(input.data());
     fs::gpu::GlPixelBufferInterop interop;
     if (o.cudaTextureCopy) interop.copyIntoTexture(scene.image.texture());
     fs::Image hostResult(o.width, o.height, 4, fs::Depth::U8);
@@ -252,6 +325,17 @@ int main(int argc, char** argv) {
                 << s.map.median() << ',' << s.texture.median() << ',' << s.textureAndDraw.median() << ',' << s.readbackFrame.median() << ','
                 << s.download.median() << ',' << target << ',' << (met ? 1 : 0) << '\n';
     }
+    // The draw alone, from a texture CUDA did not just write: what drawing costs apart from the hand-over.
+    Samples drawAlone;
+    for (int f = 0; f < o.warmup + o.frames; ++f) {
+        glFinish();
+        const auto t0 = Clock::now();
+        scene.draw();
+        glFinish();
+        if (f >= o.warmup) drawAlone.add(msSince(t0));
+    }
+    std::printf("\nthe view's draw alone (texture not written since the last draw): median %.3f ms, p95 %.3f ms\n",
+                drawAlone.median(), drawAlone.quantile(0.95));
     engine.release(image);
     std::printf("\nframe targets %s\n", allMet ? "all met" : "not all met");
     return 0;

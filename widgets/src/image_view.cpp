@@ -13,45 +13,17 @@
 #include <chrono>
 #include <cmath>
 
+#include "fs/widgets/view_shaders.hpp"
+
+// OpenGL 3.3 / ES 3.0 names, for headers that predate them.
+#ifndef GL_TEXTURE_SWIZZLE_R
+#define GL_TEXTURE_SWIZZLE_R 0x8E42
+#define GL_TEXTURE_SWIZZLE_B 0x8E44
+#endif
+
 namespace fs::widgets {
 
 namespace {
-
-// GLSL that compiles as desktop 1.20 compatibility and as ES 1.00: Qt defines
-// away the precision qualifiers on desktop.
-const char* kVertexShader = R"(
-attribute vec2 corner;
-uniform vec2 topLeft;    // widget pixels
-uniform vec2 extent;     // image size on screen, widget pixels
-uniform vec2 viewport;   // widget size
-varying vec2 uv;
-void main() {
-    uv = corner;
-    vec2 p = topLeft + corner * extent;
-    gl_Position = vec4(p.x / viewport.x * 2.0 - 1.0, 1.0 - p.y / viewport.y * 2.0, 0.0, 1.0);
-}
-)";
-
-const char* kFragmentShader = R"(
-varying highp vec2 uv;
-uniform sampler2D originalTex;
-uniform sampler2D resultTex;
-uniform sampler2D differenceTex;
-uniform int mode;            // 0 original, 1 result, 2 split, 3 difference
-uniform highp float splitU;
-uniform highp float lineHalfWidthU;
-void main() {
-    lowp vec4 a = texture2D(originalTex, uv);
-    lowp vec4 b = texture2D(resultTex, uv);
-    lowp vec4 c = a;
-    if (mode == 1) c = b;
-    else if (mode == 2) {
-        c = uv.x < splitU ? a : b;
-        if (abs(uv.x - splitU) < lineHalfWidthU) c = vec4(1.0, 0.8, 0.1, 1.0);
-    } else if (mode == 3) c = texture2D(differenceTex, uv);
-    gl_FragColor = vec4(c.rgb, 1.0);
-}
-)";
 
 constexpr double kMinZoom = 1.0 / 64.0;
 constexpr double kMaxZoom = 64.0;
@@ -116,6 +88,8 @@ public:
         bool textureFilled = false;
         QString error = writer(pixelBuffer_, result_.id, width, height, &textureFilled);
         if (error.isEmpty()) {
+            // CUDA copies the buffer's BGRA bytes as they are; GL's unpack reorders them.
+            result_.holdsBgra = textureFilled;
             const auto copyStart = Clock::now();
             if (!textureFilled) {
                 glBindTexture(GL_TEXTURE_2D, result_.id);
@@ -136,12 +110,37 @@ public:
     }
     void markResultCurrent(quint64 version) { result_.version = version; }
 
+    // The shown result's texels as RGBA8888, read back from the GPU.
+    QImage readResult() {
+        if (!ready()) return {};
+        makeCurrent();
+        if (!view_->resultFromBuffer_) sync(result_, view_->result_, view_->resultVersion_);  // not drawn yet
+        if (!result_.id || result_.allocated.isEmpty()) {
+            doneCurrent();
+            return {};
+        }
+        QImage image(result_.allocated, result_.holdsBgra ? QImage::Format_ARGB32 : QImage::Format_RGBA8888);
+        GLuint framebuffer = 0;
+        glGenFramebuffers(1, &framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, result_.id, 0);
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        // ARGB32 is B,G,R,A in memory on little-endian machines: the raw bytes of a BGRA texture.
+        glReadPixels(0, 0, image.width(), image.height(), GL_RGBA, GL_UNSIGNED_BYTE, image.bits());
+        const bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE && glGetError() == GL_NO_ERROR;
+        glBindFramebuffer(GL_FRAMEBUFFER, defaultFramebufferObject());
+        glDeleteFramebuffers(1, &framebuffer);
+        doneCurrent();
+        if (!ok) return {};
+        return image.convertToFormat(QImage::Format_RGBA8888);
+    }
+
 protected:
     void initializeGL() override {
         initializeOpenGLFunctions();
         program_ = new QOpenGLShaderProgram(this);
-        if (!program_->addShaderFromSourceCode(QOpenGLShader::Vertex, kVertexShader) ||
-            !program_->addShaderFromSourceCode(QOpenGLShader::Fragment, kFragmentShader) || !program_->link()) {
+        if (!program_->addShaderFromSourceCode(QOpenGLShader::Vertex, view_shaders::kVertex) ||
+            !program_->addShaderFromSourceCode(QOpenGLShader::Fragment, view_shaders::kFragment) || !program_->link()) {
             emit view_->glError(QStringLiteral("image view shaders failed: %1").arg(program_->log()));
             return;
         }
@@ -178,6 +177,8 @@ private:
         unsigned id = 0;
         QSize allocated;
         quint64 version = ~0ull;
+        bool holdsBgra = false;  // R and B swapped: sampled through a swizzle
+        bool swizzled = false;
     };
 
     void releaseGl() {
@@ -208,6 +209,7 @@ private:
     void sync(Texture& t, const QImage& image, quint64 version) {
         if (t.version == version) return;
         t.version = version;
+        t.holdsBgra = false;
         if (image.isNull()) {
             t.allocated = QSize();  // nothing valid to show from this texture
             return;
@@ -231,6 +233,12 @@ private:
             glBindTexture(GL_TEXTURE_2D, textures[i]);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+        }
+        if (hasResult && result_.holdsBgra != result_.swizzled) {  // only ever set where CUDA fills textures
+            glActiveTexture(GL_TEXTURE1);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_R, result_.holdsBgra ? GL_BLUE : GL_RED);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_B, result_.holdsBgra ? GL_RED : GL_BLUE);
+            result_.swizzled = result_.holdsBgra;
         }
         const qreal dpr = devicePixelRatioF();
         glViewport(0, 0, static_cast<GLsizei>(width() * dpr), static_cast<GLsizei>(height() * dpr));
@@ -385,6 +393,8 @@ QString ImageView::fillResultThroughPixelBuffer(int width, int height, const Pix
     refresh();
     return {};
 }
+
+QImage ImageView::readResultTexture() { return gl_ && hasResult() ? gl_->readResult() : QImage(); }
 
 QString ImageView::caption() const {
     if (imageSize().isEmpty()) return tr("Open an image (Ctrl+O) or drop one here");

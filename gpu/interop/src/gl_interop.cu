@@ -6,6 +6,7 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -47,6 +48,9 @@ __global__ void toBgra8(const unsigned char* src, std::size_t srcPitch, int chan
     }
     dst[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)] = out;
 }
+
+std::atomic<bool> registrationsRefused{false};
+const char* const kRefusedRegistration = "registration refused on request (refuseRegistrations)";
 
 }  // namespace
 
@@ -150,6 +154,8 @@ void GlPixelBufferInterop::copyIntoTexture(unsigned glTexture) {
     state_->texture = glTexture;
 }
 
+void GlPixelBufferInterop::refuseRegistrations(bool refuse) { registrationsRefused = refuse; }
+
 void GlPixelBufferInterop::forget(unsigned glBuffer) {
     if (state_->buffer == glBuffer) state_->unregister();
 }
@@ -187,6 +193,10 @@ std::string GlPixelBufferInterop::runInto(unsigned glBuffer, std::size_t bufferB
     State& s = *state_;
     double mapMs = 0.0;
     // Registration is costly (driver work): once per buffer and size.
+    if (registrationsRefused) {
+        s.unregister();
+        return std::string("cudaGraphicsGLRegisterBuffer: ") + kRefusedRegistration;
+    }
     if (s.buffer != glBuffer || s.bytes != bufferBytes || !s.resource) {
         s.unregister();
         const auto t = Clock::now();

@@ -98,11 +98,17 @@ void GlImageTarget::textureFrom(const void* bgraPixels) const {
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_BGRA, GL_UNSIGNED_BYTE, bgraPixels);
 }
 
-void GlImageTarget::readTexture(void* bgraPixels) const {
-    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
+namespace {
+void readFramebuffer(unsigned framebuffer, int width, int height, GLenum format, void* out) {
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glReadPixels(0, 0, width_, height_, GL_BGRA, GL_UNSIGNED_BYTE, bgraPixels);
+    glReadPixels(0, 0, width, height, format, GL_UNSIGNED_BYTE, out);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }
+}  // namespace
+
+void GlImageTarget::readTexture(void* bgraPixels) const { readFramebuffer(framebuffer_, width_, height_, GL_BGRA, bgraPixels); }
+
+void GlImageTarget::readTexels(void* rgbaTexels) const { readFramebuffer(framebuffer_, width_, height_, GL_RGBA, rgbaTexels); }
 
 }  // namespace fs::gpu

@@ -49,6 +49,9 @@ public:
     QImage resultImage() const { return result_; }
     bool hasResult() const { return resultSize_.isValid(); }
     bool resultFromPixelBuffer() const { return resultFromBuffer_; }
+    // The result as drawn, read back from its texture (RGBA8888): the pixels a
+    // pixel-buffer fill put on screen. Null without OpenGL or a result.
+    QImage readResultTexture();
     QImage differenceImage() const { return difference_; }
 
     DisplayMode displayMode() const { return mode_; }

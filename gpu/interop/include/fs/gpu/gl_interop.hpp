@@ -47,6 +47,11 @@ public:
                                    DeviceImageHandle image, const std::string& mode, TimingRecord* timing,
                                    const LaunchConfig& launch = {});
 
+    // Makes every later registration fail as a driver's refusal would, or
+    // stops doing so: shows (and tests) the callers' fallback on a GPU where
+    // interop works. Drops the cached registrations of live instances lazily.
+    static void refuseRegistrations(bool refuse);
+
     // Drops the cached registration (call before deleting the GL buffer).
     void forget(unsigned glBuffer);
 
@@ -55,7 +60,9 @@ public:
     // device to device, so the caller skips glTexSubImage2D: GL's own unpack
     // of an 8K frame from a pixel buffer takes about 2.7 ms on an H100. The
     // copy's time goes into TimingRecord::displayMs. 0 stops it; call with 0
-    // before deleting the texture or changing its size.
+    // before deleting the texture or changing its size. The texels then hold
+    // the buffer's bytes as they are (blue in the red texel, red in the blue):
+    // sample them through a red/blue swizzle, as the studio's view does.
     void copyIntoTexture(unsigned glTexture);
 
     // Page-locks the input's pixels so later runs upload them straight from

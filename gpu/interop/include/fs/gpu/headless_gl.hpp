@@ -47,6 +47,7 @@ public:
     void textureFromBuffer() const;                // GL's unpack of the pixel buffer, as the view's fallback does
     void textureFrom(const void* bgraPixels) const;  // from host memory (the readback path)
     void readTexture(void* bgraPixels) const;      // width x height x 4 bytes
+    void readTexels(void* rgbaTexels) const;       // the same in storage order: red, green, blue, alpha
 
 private:
     unsigned buffer_ = 0, texture_ = 0, framebuffer_ = 0;
