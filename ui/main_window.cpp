@@ -544,6 +544,14 @@ void MainWindow::prepareInput() {
     keepInputOnDevice();
 }
 
+bool MainWindow::inputOnDevice() const {
+#ifdef FS_HAVE_CUDA_INTEROP
+    return interop_ && interop_->handle && interop_->resident == input_;
+#else
+    return false;
+#endif
+}
+
 void MainWindow::keepInputOnDevice() {
 #ifdef FS_HAVE_CUDA_INTEROP
     frames_.reset();

@@ -69,6 +69,12 @@ public:
     widgets::LaunchPanel* launchPanel() const { return launchPanel_; }
     LaunchController* launchController() const { return launch_; }
     FilterRunner* runner() const { return runner_; }
+    // The live preview (CUDA-GL interop builds): whether the shown image is kept
+    // on the GPU, and the newest whole frame (kernel, map, texture and draw).
+    bool inputOnDevice() const;
+    const TimingRecord& lastPreviewFrame() const { return lastFrame_; }
+    // The filter as the window runs it: the designer's kernels with the output controls' settings.
+    FilterSpec currentSpec() const;
 
 public slots:
     void runNow();
@@ -105,7 +111,6 @@ private:
     void onPreviewFrameShown(double textureMs, double drawMs);
     void keepInputOnDevice();  // uploads the input once in the background (CUDA-GL interop builds)
     bool ensureHostResult();
-    FilterSpec currentSpec() const;
     void prepareInput();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
