@@ -14,6 +14,9 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#define QCUSTOMPLOT_USE_LIBRARY  // as fs_widgets includes it
+#include <qcustomplot.h>
+
 #include "backends.hpp"
 #include "batch_dialog.hpp"
 #include "display_mapping.hpp"
@@ -292,6 +295,17 @@ private slots:
         QVERIFY(window->imageView()->caption().contains(QStringLiteral("|v|")));
         QVERIFY(runAndWait(*window));
         const double shown = meanLevel(window->imageView()->resultImage());
+        // The chart on screen at the default dock height: its value axis's title fits beside the axis.
+        QTest::qWait(20);
+        int checked = 0;
+        for (QCustomPlot* plot : window->timingChart()->findChildren<QCustomPlot*>()) {
+            if (!plot->isVisible() || !plot->yAxis->visible()) continue;
+            const int needed = QFontMetrics(plot->yAxis->labelFont()).horizontalAdvance(plot->yAxis->label());
+            QVERIFY2(needed <= plot->axisRect()->height(),
+                     qPrintable(QStringLiteral("'%1' needs %2 px, the axis has %3").arg(plot->yAxis->label()).arg(needed).arg(plot->axisRect()->height())));
+            ++checked;
+        }
+        QCOMPARE(checked, 1);
         // One undo step takes the mapping back and keeps the kernel: the raw result is nearly black.
         window->kernelEditor()->undoStack()->undo();
         QCOMPARE(window->displayMapping(), fs::ui::DisplayMapping{});
