@@ -393,7 +393,8 @@ void MainWindow::applyDefaultLayout() {
     for (QDockWidget* dock : findChildren<QDockWidget*>()) dock->show();
     kernelDock->raise();
     backendDock->raise();
-    resizeDocks({kernelDock}, {std::clamp(width() * 23 / 100, 320, 440)}, Qt::Horizontal);
+    // The column's controls need about 350 pixels; a wide window gives it a share, up to 440.
+    resizeDocks({kernelDock}, {std::clamp(width() * 23 / 100, width() < 1200 ? 350 : 320, 440)}, Qt::Horizontal);
     resizeDocks({kernelDock, backendDock}, {height() * 55 / 100, height() * 45 / 100}, Qt::Vertical);
     if (!compact) resizeDocks({chartDock}, {std::clamp(height() * 25 / 100, 210, 320)}, Qt::Vertical);
 }

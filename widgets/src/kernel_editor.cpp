@@ -146,6 +146,11 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     presetLayout->addLayout(presetRow);
     presetParams_ = new QFormLayout;
     presetLayout->addLayout(presetParams_);
+    // The kernel's name under the box: for a preset its id, as files and the command line write it.
+    nameLabel_ = new QLabel;
+    nameLabel_->setObjectName(QStringLiteral("kernelName"));
+    nameLabel_->setWordWrap(true);
+    presetLayout->addWidget(nameLabel_);
     layout->addWidget(presetBox);
 
     // Size and which kernel (magnitude designs have two).
@@ -157,12 +162,10 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
                              "An even size becomes the next odd one.").arg(kMaxEditableSize));
     kernelSelect_ = new QComboBox;
     kernelSelect_->setToolTip(tr("Magnitude designs combine two kernels: sqrt(k1^2 + k2^2)"));
-    nameLabel_ = new QLabel;
     sizeRow->addWidget(new QLabel(tr("Kernel size")));
     sizeRow->addWidget(sizeSpin_);
     sizeRow->addWidget(kernelSelect_);
     sizeRow->addStretch(1);
-    sizeRow->addWidget(nameLabel_);
     layout->addLayout(sizeRow);
 
     grid_ = new QTableWidget;
@@ -460,7 +463,7 @@ void KernelEditor::showDesign(const KernelDesign& design) {
     kernelSelect_->setVisible(design_.kernels.size() > 1);
     divisorSpin_->setValue(design_.divisor);
     offsetSpin_->setValue(design_.offset);
-    nameLabel_->setText(design_.name.toHtmlEscaped());
+    nameLabel_->setText(tr("<span style='color:#5f6368'>id <b>%1</b></span>").arg(design_.name.toHtmlEscaped()));
     nameLabel_->setToolTip(tr("The kernel's name; for a preset, its id as files and the command line write it"));
     rebuildGrid();
     updating_ = false;
