@@ -102,7 +102,8 @@ void SpeedStrip::paintEvent(QPaintEvent*) {
         nameWidth = std::max(nameWidth, fm.horizontalAdvance(r.mode));
         valueWidth = std::max(valueWidth, fm.horizontalAdvance(r.text()));
     }
-    nameWidth = std::min(nameWidth, area.width() / 3);
+    // A few pixels of slack: the widest name must not be elided by fractional advances.
+    nameWidth = std::min(nameWidth + 4, area.width() / 3);
     const int gap = fm.horizontalAdvance(QStringLiteral("  "));
     const int barLeft = area.left() + nameWidth + gap;
     const int barSpace = std::max(10, area.right() - barLeft - valueWidth - gap);
