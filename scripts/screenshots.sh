@@ -27,7 +27,7 @@ for size in 1024x768 1920x1080; do
       xvfb-run -a -s "-screen 0 ${size}x24" \
       "$studio" "$photo" --size "$size" --mode cpu/parallel --kernel laplacian-4 --all-modes "${flags[@]}" \
       --screenshot "$work/shot.png"
-    pngquant --force --quality 30-70 --nofs --speed 1 --output "$out" "$work/shot.png"
+    pngquant --force --quality 20-60 --nofs --speed 1 --output "$out" "$work/shot.png"
     echo "screenshots: $out ($(stat -c %s "$out") bytes)"
   done
 done
