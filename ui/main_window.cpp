@@ -32,6 +32,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoCommand>
@@ -764,6 +765,13 @@ void MainWindow::keepInputOnDevice() {
 }
 
 namespace {
+// Decoding runs on a pool of its own: Qt's raster engine spreads large fills over the global pool and waits
+// for them, so a decode of several seconds there (one cancelled, still running) froze the window's painting.
+QThreadPool& decodePool() {
+    static QThreadPool pool;
+    return pool;
+}
+
 // fs_io reads files, so bundled sample bytes go through a temporary copy here.
 QTemporaryDir& samplesTempDir() {
     static QTemporaryDir dir;
@@ -777,7 +785,7 @@ bool MainWindow::openImage(const QString& path) {
     QFutureWatcher<io::LoadResult> watcher;
     QEventLoop wait;
     connect(&watcher, &QFutureWatcherBase::finished, &wait, &QEventLoop::quit);
-    watcher.setFuture(QtConcurrent::run([file = path.toStdString()] { return io::loadImage(file); }));
+    watcher.setFuture(QtConcurrent::run(&decodePool(), [file = path.toStdString()] { return io::loadImage(file); }));
     bool cancelled = false;
     if (!watcher.isFinished()) {
         QProgressDialog progress(tr("Opening %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, this);
