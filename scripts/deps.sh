@@ -7,7 +7,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqcustomplot-dev qt6-qpa-plugins
   libgl-dev libegl-dev libopengl-dev
   ocl-icd-libopencl1 pocl-opencl-icd
-  xvfb xauth
+  xvfb xauth pngquant
 )
 missing=()
 for p in "${packages[@]}"; do

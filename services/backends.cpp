@@ -25,6 +25,7 @@ std::vector<std::unique_ptr<Backend>> makeAllBackends() {
 #endif
 #if defined(FS_HAVE_OPENCL)
     backends.push_back(opencl::makeOpenClBackend());
+    backends.push_back(opencl::makeOpenClCpuBackend());
 #endif
     return backends;
 }

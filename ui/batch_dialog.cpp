@@ -22,6 +22,7 @@
 
 #include "fs/kernel_file.hpp"
 #include "fs/presets.hpp"
+#include "fs/widgets/preset_names.hpp"
 
 namespace fs::ui {
 
@@ -69,8 +70,10 @@ BatchDialog::BatchDialog(BackendFactory factory, QWidget* parent)
     kernelList_ = new QListWidget;
     kernelList_->setObjectName(QStringLiteral("batchKernels"));
     presetCombo_ = new QComboBox;
-    presetCombo_->setEditable(true);
-    for (const char* p : kPresetExamples) presetCombo_->addItem(QString::fromLatin1(p));
+    presetCombo_->setObjectName(QStringLiteral("batchPreset"));
+    QStringList examples;
+    for (const char* p : kPresetExamples) examples << QString::fromLatin1(p);
+    widgets::setUpPresetTextBox(presetCombo_, examples, tr("pick or type a preset"));
     presetCombo_->setToolTip(tr("Any preset text, e.g. gaussian:7:2 or sobel-x:5"));
     auto* addPresetButton = new QPushButton(tr("Add preset"));
     auto* addFileButton = new QPushButton(tr("Kernel files..."));
@@ -122,8 +125,10 @@ BatchDialog::BatchDialog(BackendFactory factory, QWidget* parent)
     runButton_->setDefault(true);
     cancelButton_ = new QPushButton(tr("Cancel"));
     progress_ = new QProgressBar;
-    progress_->setFormat(tr("%v of %m images"));
+    // Until a batch runs there is nothing to count: a neutral bar, not "0 of 100 images".
+    progress_->setRange(0, 1);
     progress_->setValue(0);
+    progress_->setFormat(tr("not started"));
     runRow->addWidget(runButton_);
     runRow->addWidget(cancelButton_);
     runRow->addWidget(progress_, 1);
@@ -300,6 +305,7 @@ bool BatchDialog::start() {
     failureList_->clear();
     summaryLabel_->clear();
     summary_ = batch::Summary{};
+    progress_->setFormat(tr("%v of %m images"));
     progress_->setRange(0, static_cast<int>(plan.items.size()));
     progress_->setValue(0);
     setStatus(tr("running %1 images x %2 kernels on %3...").arg(plan.items.size()).arg(plan.options.kernels.size()).arg(key), false);

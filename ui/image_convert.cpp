@@ -57,6 +57,22 @@ QImage toDisplayImage(ConstImageView v) {
     return out;
 }
 
+Image fromDisplayImage(const QImage& shown) {
+    const QImage rgb = shown.convertToFormat(QImage::Format_RGB888);
+    Image out(rgb.width(), rgb.height(), 3, Depth::U8);
+    ImageView dst = out.view();
+    for (int y = 0; y < rgb.height(); ++y) {
+        const std::uint8_t* src = rgb.constScanLine(y);
+        std::uint8_t* row = dst.row<std::uint8_t>(y);
+        for (int x = 0; x < rgb.width(); ++x) {
+            row[3 * x + 0] = src[3 * x + 2];
+            row[3 * x + 1] = src[3 * x + 1];
+            row[3 * x + 2] = src[3 * x + 0];
+        }
+    }
+    return out;
+}
+
 QImage labelColours(ConstImageView v) {
     if (v.empty() || v.channels != 1 || v.depth != Depth::F32) return toDisplayImage(v);
     QImage out(v.width, v.height, QImage::Format_RGBA8888);

@@ -17,6 +17,10 @@ QImage toDisplayImage(ConstImageView image);
 // black background, each object a colour of its own so neighbours differ.
 QImage labelColours(ConstImageView labels);
 
+// What the screen shows, as a 3-channel 8-bit image in fs's BGR order (to save a picture of the view,
+// such as a label image's colours).
+Image fromDisplayImage(const QImage& shown);
+
 // Same geometry in 8-bit (u16 / 257, f32 clamped and rounded), channel order kept.
 Image toEightBit(ConstImageView image);
 

@@ -25,6 +25,10 @@ struct Options {
     QCommandLineOption allModes{QStringLiteral("all-modes"),
                                 QStringLiteral("After opening the image, run every available mode once (timing chart).")};
     QCommandLineOption logChart{QStringLiteral("log-chart"), QStringLiteral("Show the timing charts on a log scale.")};
+    QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size, e.g. 1024x768 (the default layout fits it)."),
+                            QStringLiteral("WxH")};
+    QCommandLineOption presentation{QStringLiteral("presentation"),
+                                    QStringLiteral("Start in the Presentation layout (View > Presentation, F11).")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Save a picture of the window to FILE once the first result is shown, then quit."),
                                   QStringLiteral("file")};
@@ -36,7 +40,7 @@ struct Options {
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("image"),
                                      QStringLiteral("Image to open (PNG, JPEG, TIFF, BMP, PNM...)."), QStringLiteral("[image]"));
-        parser.addOptions({mode, kernel, view, allModes, logChart, screenshot});
+        parser.addOptions({mode, kernel, view, allModes, logChart, size, presentation, screenshot});
     }
 };
 
@@ -94,7 +98,19 @@ int main(int argc, char** argv) {
         else window.imageView()->setDisplayMode(static_cast<fs::widgets::ImageView::DisplayMode>(index));
     }
     if (parser.isSet(options.logChart)) window.timingChart()->setLogScale(true);
+    if (parser.isSet(options.size)) {
+        const QStringList wh = parser.value(options.size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0, h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+        if (!okW || !okH || w <= 0 || h <= 0) {
+            std::fprintf(stderr, "filterstudio: --size wants WIDTHxHEIGHT, e.g. 1024x768, not '%s'\n", qPrintable(parser.value(options.size)));
+            return 2;
+        }
+        window.resize(w, h);
+        window.applyDefaultLayout();  // the default layout for this size
+    }
     window.show();
+    if (parser.isSet(options.presentation)) window.setPresentation(true);
     const bool opened = !parser.positionalArguments().isEmpty() && window.openImage(parser.positionalArguments().front());
     if (opened && parser.isSet(options.allModes)) window.runEveryMode();
 

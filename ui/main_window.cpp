@@ -24,14 +24,18 @@
 #include <QMimeData>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolBar>
+#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -41,6 +45,7 @@
 #include <algorithm>
 
 #include "batch_dialog.hpp"
+#include "display_mapping.hpp"
 #include "benchmark_dialog.hpp"
 #include "launch_controller.hpp"
 #include "fs/io/image_io.hpp"
@@ -51,6 +56,7 @@
 #include "fs/widgets/launch_panel.hpp"
 #include "fs/widgets/pipeline_editor.hpp"
 #include "fs/widgets/pixel_inspector.hpp"
+#include "fs/widgets/speed_strip.hpp"
 #include "fs/widgets/timing_chart.hpp"
 #ifdef FS_HAVE_CUDA_INTEROP
 #include "fs/gpu/gl_interop.hpp"
@@ -171,16 +177,19 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     launch_ = new LaunchController(runner_, launchPanel_, this);
     chooser_->setChoices(choicesOf(runner_->backends()));
 
-    // Centre: the view with its display controls above.
+    // Centre: the view with its display controls above and, in the Presentation layout, the speed strip below.
     auto* centre = new QWidget;
+    centre->setObjectName(QStringLiteral("centre"));
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
-    auto* viewBar = new QToolBar;
-    viewBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    centreLayout->setSpacing(0);
+    viewBar_ = new QToolBar;
+    viewBar_->setObjectName(QStringLiteral("viewBar"));
+    viewBar_->setToolButtonStyle(Qt::ToolButtonTextOnly);
     viewModes_ = new QActionGroup(this);
     const QString modeNames[] = {tr("Original"), tr("Result"), tr("Split"), tr("Difference")};
     for (int i = 0; i < 4; ++i) {
-        QAction* a = viewBar->addAction(modeNames[i]);
+        QAction* a = viewBar_->addAction(modeNames[i]);
         a->setCheckable(true);
         a->setData(i);
         a->setShortcut(QKeySequence(Qt::Key_1 + i));
@@ -190,78 +199,67 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
         viewModes_->addAction(a);
     }
     viewModes_->actions()[1]->setChecked(true);
+    // Zoom and the layout switch come before the split slider: a narrow bar hides the slider first.
+    viewBar_->addSeparator();
+    QAction* fit = viewBar_->addAction(tr("Fit"), view_, &widgets::ImageView::zoomToFit);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    fit->setToolTip(tr("Fit the image to the window, and keep fitting it when the window changes (Ctrl+0)"));
+    QAction* oneToOne = viewBar_->addAction(tr("1:1"), view_, &widgets::ImageView::zoomOneToOne);
+    oneToOne->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    oneToOne->setToolTip(tr("One image pixel per screen pixel (Ctrl+1)"));
+    presentationAction_ = new QAction(tr("Presentation"), this);
+    presentationAction_->setObjectName(QStringLiteral("presentationAction"));
+    presentationAction_->setCheckable(true);
+    presentationAction_->setShortcut(QKeySequence(Qt::Key_F11));
+    presentationAction_->setToolTip(tr("Presentation layout for a projector: the image and a large timing strip (F11)"));
+    viewBar_->addAction(presentationAction_);
     splitSlider_ = new QSlider(Qt::Horizontal);
     splitSlider_->setRange(0, 1000);
     splitSlider_->setValue(500);
-    splitSlider_->setMaximumWidth(200);
+    splitSlider_->setMaximumWidth(160);
     splitSlider_->setToolTip(tr("Split position (or drag the yellow line)"));
-    viewBar->addSeparator();
-    viewBar->addWidget(new QLabel(tr(" split ")));
-    viewBar->addWidget(splitSlider_);
-    viewBar->addSeparator();
-    QAction* fit = viewBar->addAction(tr("Fit"), view_, &widgets::ImageView::zoomToFit);
-    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    QAction* oneToOne = viewBar->addAction(tr("1:1"), view_, &widgets::ImageView::zoomOneToOne);
-    oneToOne->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    viewBar_->addSeparator();
+    viewBar_->addWidget(new QLabel(tr(" split ")));
+    viewBar_->addWidget(splitSlider_);
     centre->addActions(viewModes_->actions());
-    centreLayout->addWidget(viewBar);
-    centreLayout->addWidget(view_, 1);
+    strip_ = new widgets::SpeedStrip;
+    strip_->hide();
+    centreSplit_ = new QSplitter(Qt::Vertical);
+    centreSplit_->setObjectName(QStringLiteral("centreSplit"));
+    centreSplit_->setChildrenCollapsible(false);
+    centreSplit_->addWidget(view_);
+    centreSplit_->addWidget(strip_);
+    centreSplit_->setStretchFactor(0, 3);
+    centreSplit_->setStretchFactor(1, 1);
+    centreLayout->addWidget(viewBar_);
+    centreLayout->addWidget(centreSplit_, 1);
     setCentralWidget(centre);
 
-    // Docks: kernel designer left, backend and output right, timings below.
-    auto* kernelDock = new QDockWidget(tr("Kernel designer"), this);
-    kernelDock->setObjectName(QStringLiteral("kernelDock"));
-    kernelDock->setWidget(editor_);
-    addDockWidget(Qt::LeftDockWidgetArea, kernelDock);
-
-    auto* pipelineDock = new QDockWidget(tr("Pipeline"), this);
-    pipelineDock->setObjectName(QStringLiteral("pipelineDock"));
-    pipelineDock->setWidget(pipelineEditor_);
-    addDockWidget(Qt::LeftDockWidgetArea, pipelineDock);
-    tabifyDockWidget(kernelDock, pipelineDock);
-    kernelDock->raise();
-
-    auto* backendDock = new QDockWidget(tr("Backend and output"), this);
-    backendDock->setObjectName(QStringLiteral("backendDock"));
+    // Docks: each scrolls rather than forcing the window wider or taller than a 1024x768 projector.
+    const auto scrolled = [](QWidget* content) {
+        auto* scroll = new QScrollArea;
+        scroll->setWidget(content);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        return scroll;
+    };
+    const auto makeDock = [this](const QString& title, const char* name, QWidget* content) {
+        auto* dock = new QDockWidget(title, this);
+        dock->setObjectName(QString::fromLatin1(name));
+        dock->setWidget(content);
+        return dock;
+    };
     auto* right = new QWidget;
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->addWidget(chooser_);
     rightLayout->addWidget(buildOutputControls());
     rightLayout->addStretch(1);
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(right);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setMinimumWidth(right->sizeHint().width() + 24);
-    backendDock->setWidget(scroll);
-    addDockWidget(Qt::RightDockWidgetArea, backendDock);
-
-    auto* inspectorDock = new QDockWidget(tr("Pixel inspector"), this);
-    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
-    inspectorDock->setWidget(inspector_);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    tabifyDockWidget(backendDock, inspectorDock);
-
-    backendDock->raise();
-
-    auto* chartDock = new QDockWidget(tr("Timings"), this);
-    chartDock->setObjectName(QStringLiteral("chartDock"));
-    chartDock->setWidget(chart_);
-    addDockWidget(Qt::BottomDockWidgetArea, chartDock);
-
-    // The launch panel is wide (knobs, report, candidates chart): beside the timings, below the view.
-    auto* launchDock = new QDockWidget(tr("Launch (GPU)"), this);
-    launchDock->setObjectName(QStringLiteral("launchDock"));
-    auto* launchScroll = new QScrollArea;  // a short dock scrolls instead of squeezing the chart
-    launchScroll->setWidget(launchPanel_);
-    launchScroll->setWidgetResizable(true);
-    launchScroll->setFrameShape(QFrame::NoFrame);
-    launchDock->setWidget(launchScroll);
-    addDockWidget(Qt::BottomDockWidgetArea, launchDock);
-    tabifyDockWidget(chartDock, launchDock);
-    chartDock->raise();
-    resizeDocks({chartDock}, {280}, Qt::Vertical);
-    resizeDocks({kernelDock, backendDock}, {420, 330}, Qt::Horizontal);
+    makeDock(tr("Kernel designer"), "kernelDock", scrolled(editor_));
+    makeDock(tr("Pipeline"), "pipelineDock", scrolled(pipelineEditor_));
+    makeDock(tr("Backend and output"), "backendDock", scrolled(right));
+    makeDock(tr("Pixel inspector"), "inspectorDock", scrolled(inspector_));
+    makeDock(tr("Timings"), "chartDock", scrolled(chart_));
+    makeDock(tr("Launch (GPU)"), "launchDock", scrolled(launchPanel_));  // a short dock scrolls instead of squeezing the chart
 
     imageInfo_ = new QLabel(tr("no image"));
     runInfo_ = new QLabel;
@@ -302,6 +300,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
         if (sweeping() && !runner_->busy()) endSweep();
     });
     connect(editor_, &widgets::KernelEditor::specChanged, this, &MainWindow::scheduleRun);
+    connect(editor_, &widgets::KernelEditor::presetApplied, this, &MainWindow::onPresetApplied);
     connect(editor_, &widgets::KernelEditor::errorOccurred, this, &MainWindow::error);
     connect(editor_, &widgets::KernelEditor::fileLoaded, this, [this](const FilterSpec& spec) {
         const QSignalBlocker b1(borderCombo_), b2(borderValueSpin_), b3(absCheck_), b4(scaleSpin_), b5(floatCheck_);
@@ -310,6 +309,8 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
         absCheck_->setChecked(spec.output.absolute);
         scaleSpin_->setValue(spec.output.scale);
         floatCheck_->setChecked(spec.output.floatOutput);
+        autoMapping_.reset();  // the file chose its own mapping
+        refreshMappingNote();
         scheduleRun();
     });
     connect(chart_, &widgets::TimingChart::errorOccurred, this, &MainWindow::error);
@@ -341,14 +342,93 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     connect(view_, &widgets::ImageView::pixelBufferFrameShown, this, &MainWindow::onPreviewFrameShown);
     connect(inspector_, &widgets::PixelInspector::channelChanged, this, [this] { inspectPixel(inspectedPixel_); });
 
-    // Preferences.
+    connect(chart_, &widgets::TimingChart::measurementsChanged, this,
+            [this] { strip_->setGroup(chart_->board().group(chart_->shownGroupId())); });
+    connect(presentationAction_, &QAction::toggled, this, &MainWindow::setPresentation);
+
+    // Preferences. A layout saved by a version with other docks is not restored (its version differs).
     QSettings settings;
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     if (settings.contains(QStringLiteral("run/mode"))) chooser_->select(settings.value(QStringLiteral("run/mode")).toString());
     chart_->setLogScale(settings.value(QStringLiteral("chart/log"), false).toBool());
     rebuildRecentMenu();
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1400, 900);
+    // Small enough for a 1024x768 projector; everything else scrolls in its dock.
+    setMinimumSize(800, 560);
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // A smaller real screen gets the window at its size; a virtual one smaller than any projector (the
+        // offscreen platform's 800x600) does not.
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        const QSize room = screen ? screen->availableGeometry().size() : QSize();
+        const bool realScreen = room.width() >= 1024 && room.height() >= 700;
+        resize(realScreen ? std::min(1400, room.width()) : 1400, realScreen ? std::min(900, room.height()) : 900);
+    }
+    applyDefaultLayout();
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
     updateLaunchContext();
+}
+
+void MainWindow::applyDefaultLayout() {
+    QDockWidget* kernelDock = findChild<QDockWidget*>(QStringLiteral("kernelDock"));
+    QDockWidget* pipelineDock = findChild<QDockWidget*>(QStringLiteral("pipelineDock"));
+    QDockWidget* backendDock = findChild<QDockWidget*>(QStringLiteral("backendDock"));
+    QDockWidget* inspectorDock = findChild<QDockWidget*>(QStringLiteral("inspectorDock"));
+    QDockWidget* chartDock = findChild<QDockWidget*>(QStringLiteral("chartDock"));
+    QDockWidget* launchDock = findChild<QDockWidget*>(QStringLiteral("launchDock"));
+    // The right column stops above the timings, which take the full width: wide bars carry shorter labels.
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+    // From scratch: a split beside a dock that is already tabbed would only add another tab.
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        removeDockWidget(dock);
+        dock->setFloating(false);
+    }
+    addDockWidget(Qt::RightDockWidgetArea, kernelDock);
+    splitDockWidget(kernelDock, backendDock, Qt::Vertical);
+    tabifyDockWidget(kernelDock, pipelineDock);
+    tabifyDockWidget(backendDock, inspectorDock);
+    tabifyDockWidget(backendDock, launchDock);  // GPU only, and wide: it scrolls there rather than take height
+    // A short window has no room for a chart under the image: the timings join the right column's tabs
+    // (and the Presentation layout shows them large).
+    const bool compact = height() < kTimingsBelowMinHeight;
+    if (compact) tabifyDockWidget(backendDock, chartDock);
+    else addDockWidget(Qt::BottomDockWidgetArea, chartDock);
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) dock->show();
+    kernelDock->raise();
+    backendDock->raise();
+    // The column's controls need about 350 pixels; a wide window gives it a share, up to 440.
+    resizeDocks({kernelDock}, {std::clamp(width() * 23 / 100, width() < 1200 ? 350 : 320, 440)}, Qt::Horizontal);
+    resizeDocks({kernelDock, backendDock}, {height() * 55 / 100, height() * 45 / 100}, Qt::Vertical);
+    if (!compact) resizeDocks({chartDock}, {std::clamp(height() * 25 / 100, 210, 320)}, Qt::Vertical);
+}
+
+void MainWindow::setPresentation(bool on) {
+    if (on == presentation_) return;
+    presentation_ = on;
+    const QSignalBlocker block(presentationAction_);
+    presentationAction_->setChecked(on);
+    if (on) {
+        workingState_ = saveState(kLayoutVersion);
+        for (QDockWidget* dock : findChildren<QDockWidget*>()) dock->hide();
+        statusBar()->hide();
+        strip_->setGroup(chart_->board().group(chart_->shownGroupId()));
+        strip_->show();
+        // Larger words on the view's bar and caption, for the back of the room.
+        QFont large = font();
+        large.setPointSizeF(large.pointSizeF() * 1.35);
+        viewBar_->setFont(large);
+        view_->setFont(large);
+        const int h = centreSplit_->height();
+        centreSplit_->setSizes({h * 7 / 10, h * 3 / 10});
+    } else {
+        strip_->hide();
+        viewBar_->setFont(QFont());
+        view_->setFont(QFont());
+        viewBar_->setAttribute(Qt::WA_SetFont, false);
+        view_->setAttribute(Qt::WA_SetFont, false);
+        statusBar()->show();
+        restoreState(workingState_, kLayoutVersion);
+    }
+    // Fit again once the new layout has its size, and follow the window from then on.
+    QTimer::singleShot(0, view_, &widgets::ImageView::zoomToFit);
 }
 
 MainWindow::~MainWindow() {
@@ -392,6 +472,11 @@ QWidget* MainWindow::buildOutputControls() {
     channelsCombo_->addItem(tr("all channels"));
     channelsCombo_->addItem(tr("luminance only"));
     channelsCombo_->setToolTip(tr("Filter every channel independently, or a gray version of the image"));
+    mappingNote_ = new QLabel;
+    mappingNote_->setObjectName(QStringLiteral("mappingNote"));
+    mappingNote_->setWordWrap(true);
+    mappingNote_->setStyleSheet(QStringLiteral("color:#1a5fb4"));
+    mappingNote_->hide();
     liveCheck_ = new QCheckBox(tr("re-run on every change"));
     liveCheck_->setChecked(true);
     // Names for tests and style sheets.
@@ -406,6 +491,7 @@ QWidget* MainWindow::buildOutputControls() {
     form->addRow(tr("Constant"), borderValueSpin_);
     form->addRow(tr("Scale"), scaleSpin_);
     form->addRow(QString(), absCheck_);
+    form->addRow(QString(), mappingNote_);
     form->addRow(QString(), floatCheck_);
     form->addRow(tr("Channels"), channelsCombo_);
     form->addRow(QString(), liveCheck_);
@@ -414,8 +500,14 @@ QWidget* MainWindow::buildOutputControls() {
         scheduleRun();
     });
     connect(borderValueSpin_, &QDoubleSpinBox::valueChanged, this, &MainWindow::scheduleRun);
-    connect(absCheck_, &QCheckBox::toggled, this, &MainWindow::scheduleRun);
-    connect(scaleSpin_, &QDoubleSpinBox::valueChanged, this, &MainWindow::scheduleRun);
+    connect(absCheck_, &QCheckBox::toggled, this, [this] {
+        refreshMappingNote();
+        scheduleRun();
+    });
+    connect(scaleSpin_, &QDoubleSpinBox::valueChanged, this, [this] {
+        refreshMappingNote();
+        scheduleRun();
+    });
     connect(floatCheck_, &QCheckBox::toggled, this, &MainWindow::scheduleRun);
     connect(channelsCombo_, &QComboBox::currentIndexChanged, this, [this] {
         prepareInput();
@@ -465,6 +557,12 @@ void MainWindow::buildActions() {
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     viewMenu->addActions(viewModes_->actions());
     viewMenu->addSeparator();
+    viewMenu->addAction(presentationAction_);
+    viewMenu->addAction(tr("&Default layout"), this, [this] {
+        setPresentation(false);
+        applyDefaultLayout();
+    })->setToolTip(tr("Put every panel back where it starts, sized for this window"));
+    viewMenu->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
@@ -495,6 +593,75 @@ void MainWindow::buildActions() {
                               "Qt %2, QCustomPlot, OpenCV.")
                                .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
     });
+}
+
+namespace {
+
+// One change of the output controls' |v| and scale, on the kernel designer's undo stack beside the kernel
+// edits, so Ctrl+Z takes back a mapping the studio chose as it takes back a preset.
+class MappingCommand : public QUndoCommand {
+public:
+    MappingCommand(std::function<void(const DisplayMapping&)> show, DisplayMapping before, DisplayMapping after,
+                   const QString& text)
+        : QUndoCommand(text), show_(std::move(show)), before_(before), after_(after) {}
+    void undo() override { show_(before_); }
+    void redo() override { show_(after_); }
+
+private:
+    std::function<void(const DisplayMapping&)> show_;
+    DisplayMapping before_, after_;
+};
+
+QString scaleText(double scale) { return QString::number(scale, 'g', 4); }
+
+}  // namespace
+
+DisplayMapping MainWindow::displayMapping() const { return {absCheck_->isChecked(), scaleSpin_->value()}; }
+
+void MainWindow::showDisplayMapping(const DisplayMapping& mapping) {
+    {
+        const QSignalBlocker b1(absCheck_), b2(scaleSpin_);
+        absCheck_->setChecked(mapping.absolute);
+        scaleSpin_->setValue(mapping.scale);
+    }
+    refreshMappingNote();
+    scheduleRun();
+}
+
+void MainWindow::setDisplayMapping(const DisplayMapping& mapping, const QString& why) {
+    if (mapping == displayMapping()) return;
+    editor_->undoStack()->push(new MappingCommand([this](const DisplayMapping& m) { showDisplayMapping(m); },
+                                                  displayMapping(), mapping, why));
+}
+
+void MainWindow::onPresetApplied(const FilterSpec& spec) {
+    const DisplayMapping now = displayMapping();
+    // An offset in the designer is the user's own way of showing signed values: leave it alone.
+    const std::optional<DisplayMapping> suggested = spec.output.offset == 0.0f ? zeroSumMapping(spec, input_.get()) : std::nullopt;
+    if (suggested) {
+        if (*suggested == now) return;
+        if (!autoMapping_ || *autoMapping_ != now) mappingBeforeAuto_ = now;
+        autoMapping_ = suggested;
+        // Said in the view's caption and beside the controls (refreshMappingNote), and named in Edit > Undo.
+        setDisplayMapping(*suggested, tr("show |v| × %1 (zero-sum kernel)").arg(scaleText(suggested->scale)));
+    } else if (autoMapping_ && *autoMapping_ == now) {
+        autoMapping_.reset();
+        setDisplayMapping(mappingBeforeAuto_, tr("raw values (kernel is not zero-sum)"));
+    }
+}
+
+void MainWindow::refreshMappingNote() {
+    const DisplayMapping m = displayMapping();
+    QString note;
+    if (m.absolute || m.scale != 1.0) {
+        note = m.absolute ? (m.scale != 1.0 ? tr("|v| × %1").arg(scaleText(m.scale)) : tr("|v|")) : tr("× %1").arg(scaleText(m.scale));
+        if (autoMapping_ && *autoMapping_ == m) note += tr(" for the zero-sum kernel (Ctrl+Z: raw values)");
+    }
+    view_->setNote(note);
+    mappingNote_->setText(autoMapping_ && *autoMapping_ == m
+                              ? tr("Chosen for the zero-sum kernel so its edges show; Ctrl+Z gives the raw values.")
+                              : QString());
+    mappingNote_->setVisible(!mappingNote_->text().isEmpty());
 }
 
 void MainWindow::error(const QString& title, const QString& message) {
@@ -539,6 +706,12 @@ void MainWindow::prepareInput() {
     ++imageSerial_;
     lastOutcome_.reset();
     inspector_->setChannelCount(input_->channels());
+    // A scale the studio fitted to the previous image is fitted again to this one.
+    if (autoMapping_ && *autoMapping_ == displayMapping())
+        if (const std::optional<DisplayMapping> refit = zeroSumMapping(currentSpec(), input_.get()); refit && *refit != *autoMapping_) {
+            autoMapping_ = refit;
+            showDisplayMapping(*refit);
+        }
     imageInfo_->setText(QStringLiteral("%1  %2").arg(QFileInfo(currentPath_).fileName(), describe(input_->cview())));
     updateLaunchContext();
     keepInputOnDevice();
@@ -600,6 +773,13 @@ void MainWindow::keepInputOnDevice() {
 }
 
 namespace {
+// Decoding runs on a pool of its own: Qt's raster engine spreads large fills over the global pool and waits
+// for them, so a decode of several seconds there (one cancelled, still running) froze the window's painting.
+QThreadPool& decodePool() {
+    static QThreadPool pool;
+    return pool;
+}
+
 // fs_io reads files, so bundled sample bytes go through a temporary copy here.
 QTemporaryDir& samplesTempDir() {
     static QTemporaryDir dir;
@@ -613,7 +793,7 @@ bool MainWindow::openImage(const QString& path) {
     QFutureWatcher<io::LoadResult> watcher;
     QEventLoop wait;
     connect(&watcher, &QFutureWatcherBase::finished, &wait, &QEventLoop::quit);
-    watcher.setFuture(QtConcurrent::run([file = path.toStdString()] { return io::loadImage(file); }));
+    watcher.setFuture(QtConcurrent::run(&decodePool(), [file = path.toStdString()] { return io::loadImage(file); }));
     bool cancelled = false;
     if (!watcher.isFinished()) {
         QProgressDialog progress(tr("Opening %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, this);
@@ -805,7 +985,7 @@ void MainWindow::runPipeline() {
     request.mode = QString::fromStdString(choice->mode.id);
     request.pipeline = pipelineEditor_->pipeline();
     pipelineEditor_->setRunning(true);
-    if (auto* dock = qobject_cast<QDockWidget*>(pipelineEditor_->parentWidget())) dock->raise();  // its times and count
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("pipelineDock"))) dock->raise();  // its times and count
     pipelineGeneration_ = runner_->submit(std::move(request));
 }
 
@@ -1081,11 +1261,15 @@ bool MainWindow::saveResult(const QString& path, bool eightBit) {
         return false;
     }
     const Image& out = lastOutcome_->result.output;
+    // A label image's 8-bit picture is what the view shows: object ids as colours, not ids as grey levels.
+    const auto& pipeline = lastOutcome_->request.pipeline;
+    const bool labels = pipeline && !pipeline->steps.empty() && pipeline->steps.back().op == StepOp::Label;
     std::string why;
     bool ok = false;
     try {
-        ok = eightBit && out.depth() != Depth::U8 ? io::saveImage(path.toStdString(), toEightBit(out.cview()).cview(), &why)
-                                                   : io::saveImage(path.toStdString(), out.cview(), &why);
+        if (eightBit && labels) ok = io::saveImage(path.toStdString(), fromDisplayImage(lastOutcome_->display).cview(), &why);
+        else if (eightBit && out.depth() != Depth::U8) ok = io::saveImage(path.toStdString(), toEightBit(out.cview()).cview(), &why);
+        else ok = io::saveImage(path.toStdString(), out.cview(), &why);
     } catch (const std::exception& e) {
         why = e.what();
     }
@@ -1139,7 +1323,8 @@ void MainWindow::showBatch() {
 void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    // The next start opens in the working layout, not in the presentation.
+    settings.setValue(QStringLiteral("window/state"), presentation_ ? workingState_ : saveState(kLayoutVersion));
     settings.setValue(QStringLiteral("run/mode"), chooser_->currentKey());
     settings.setValue(QStringLiteral("chart/log"), chart_->logScale());
     e->accept();

@@ -3,12 +3,15 @@
 #include <QString>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "display_mapping.hpp"
 #include "filter_runner.hpp"
 #include "preview_frames.hpp"
 #include "fs/backend.hpp"
 
+class QAction;
 class QActionGroup;
 class QCheckBox;
 class QComboBox;
@@ -16,6 +19,8 @@ class QDoubleSpinBox;
 class QLabel;
 class QMenu;
 class QSlider;
+class QSplitter;
+class QToolBar;
 class QTimer;
 
 namespace fs::widgets {
@@ -25,6 +30,7 @@ class KernelEditor;
 class LaunchPanel;
 class PipelineEditor;
 class PixelInspector;
+class SpeedStrip;
 class TimingChart;
 }  // namespace fs::widgets
 
@@ -68,6 +74,11 @@ public:
     widgets::PipelineEditor* pipelineEditor() const { return pipelineEditor_; }
     widgets::LaunchPanel* launchPanel() const { return launchPanel_; }
     LaunchController* launchController() const { return launch_; }
+    widgets::SpeedStrip* speedStrip() const { return strip_; }
+    QToolBar* viewBar() const { return viewBar_; }
+    bool presentation() const { return presentation_; }
+    // Below this window height the default layout puts the timings in the right column, not under the image.
+    static constexpr int kTimingsBelowMinHeight = 860;
     FilterRunner* runner() const { return runner_; }
     // The live preview (CUDA-GL interop builds): whether the shown image is kept
     // on the GPU, and the newest whole frame (kernel, map, texture and draw).
@@ -75,6 +86,10 @@ public:
     const TimingRecord& lastPreviewFrame() const { return lastFrame_; }
     // The filter as the window runs it: the designer's kernels with the output controls' settings.
     FilterSpec currentSpec() const;
+    // The display mapping set in the output controls (|v| and scale).
+    DisplayMapping displayMapping() const;
+    // Sets the output controls' |v| and scale as one undoable step of the kernel designer's undo stack.
+    void setDisplayMapping(const DisplayMapping& mapping, const QString& why);
 
 public slots:
     void runNow();
@@ -89,6 +104,11 @@ public slots:
     void runEveryMode();
     // Runs the pipeline editor's pipeline on the current image with the chosen backend and mode.
     void runPipeline();
+    // The Presentation layout (View menu, F11): the image and a large timing strip, no docks. Off puts
+    // back the layout it replaced.
+    void setPresentation(bool on);
+    // Every dock where it starts, sized for the window's current size.
+    void applyDefaultLayout();
 
 signals:
     void resultShown(quint64 generation);
@@ -113,6 +133,9 @@ private:
     bool ensureHostResult();
     void prepareInput();
     void addRecent(const QString& path);
+    void onPresetApplied(const FilterSpec& spec);
+    void showDisplayMapping(const DisplayMapping& mapping);  // controls and the view's note; no undo step
+    void refreshMappingNote();
     void rebuildRecentMenu();
     void openSample(const QString& resource);
     void showPipelineOutcome(const std::shared_ptr<const RunOutcome>& outcome);
@@ -155,11 +178,19 @@ private:
     QComboBox* borderCombo_;
     QDoubleSpinBox* borderValueSpin_;
     QCheckBox* absCheck_;
+    QLabel* mappingNote_;  // says when the studio chose |v| and the scale
     QDoubleSpinBox* scaleSpin_;
     QCheckBox* floatCheck_;
     QComboBox* channelsCombo_;
     QCheckBox* liveCheck_;
     QSlider* splitSlider_;
+    QToolBar* viewBar_;
+    QSplitter* centreSplit_;
+    widgets::SpeedStrip* strip_;
+    QAction* presentationAction_;
+    bool presentation_ = false;
+    QByteArray workingState_;  // the dock layout the presentation replaced
+    static constexpr int kLayoutVersion = 2;  // saved layouts of other versions are not restored
     QActionGroup* viewModes_;
     QMenu* recentMenu_;
     QLabel* imageInfo_;
@@ -172,6 +203,10 @@ private:
     TimingRecord lastFrame_;    // the newest whole frame, charted at most a few times a second
     QTimer* frameChartTimer_;
     bool opening_ = false;  // an image is being decoded
+    // The mapping a zero-sum preset chose, and what was set before it: a later preset that is not zero-sum
+    // puts the earlier mapping back while the chosen one is still in place.
+    std::optional<DisplayMapping> autoMapping_;
+    DisplayMapping mappingBeforeAuto_;
 };
 
 }  // namespace fs::ui

@@ -251,7 +251,10 @@ bool makePreset(const std::string& text, FilterSpec& out, std::string* error) {
                                              "laplacian-8", "log", "sharpen", "emboss", "unsharp"};
         for (const char* known : kNames)
             if (name == known) return fail("too many parameters");
-        return fail("unknown preset (run `filterstudio-cli kernels` for the list)");
+        // Said in full here: the studio's users have no command line to ask.
+        std::string known;
+        for (const char* k : kNames) known += (known.empty() ? "" : ", ") + std::string(k);
+        return fail("unknown preset; the presets are " + known);
     }
     out = std::move(spec);
     return true;

@@ -68,8 +68,7 @@ std::string describeMissingDevice() {
     if (found.empty()) return "no OpenCL device found (the OpenCL platforms list no devices)";
     if (!anyGpu)
         return "no OpenCL GPU device found (only " + found +
-               "; OpenCV skips CPU OpenCL devices unless OPENCV_OPENCL_DEVICE allows them, e.g. "
-               "OPENCV_OPENCL_DEVICE=::)";
+               "; OpenCV's default device skips CPU devices, so it is offered as the backend \"OpenCL on the CPU\")";
     return "OpenCV could not use any OpenCL device (found " + found + "; check OPENCV_OPENCL_DEVICE)";
 }
 
@@ -86,17 +85,91 @@ std::string findUnavailableReason() {
     }
 }
 
+// OpenCV's default context never takes a CPU device unless OPENCV_OPENCL_DEVICE says so before the first
+// OpenCL call. A context of our own on the first CPU device needs neither the variable nor a restart: runs
+// bind it to their thread for their duration (cv::ocl::OpenCLExecutionContextScope).
+struct CpuDevice {
+    cv::ocl::OpenCLExecutionContext context;
+    std::string name;
+    std::string reason;  // empty when usable
+};
+
+const CpuDevice& cpuDevice() {
+    // Never destroyed: releasing an OpenCL context while the driver unloads at exit is not safe.
+    static const CpuDevice* const device = new CpuDevice([] {
+        CpuDevice d;
+        try {
+            if (!cv::ocl::haveOpenCL()) {
+                d.reason = "no OpenCL runtime, or none OpenCV can load";
+                return d;
+            }
+            cv::ocl::Context context = cv::ocl::Context::create(":CPU:");
+            if (context.ptr() == nullptr || context.ndevices() == 0) {
+                d.reason = "no OpenCL CPU device found (an OpenCL driver for the CPU, such as PoCL "
+                           "(Debian package pocl-opencl-icd), provides one)";
+                return d;
+            }
+            const cv::ocl::Device& device = context.device(0);
+            d.context = cv::ocl::OpenCLExecutionContext::create(context, device);
+            d.name = device.name();
+        } catch (const cv::Exception& e) {
+            d.reason = "OpenCL CPU context failed: " + e.msg;
+        } catch (const std::exception& e) {
+            d.reason = std::string("OpenCL CPU context failed: ") + e.what();
+        }
+        return d;
+    }());
+    return *device;
+}
+
+// Binds the CPU context to this thread for a run and afterwards puts back what was bound, or nothing, so
+// that a later "opencl" run on the thread gets OpenCV's default device again (OpenCV's own scope keeps the
+// CPU context bound when the thread had none before).
+class CpuContextScope {
+public:
+    explicit CpuContextScope(const cv::ocl::OpenCLExecutionContext& cpu)
+        : previous_(cv::ocl::OpenCLExecutionContext::getCurrentRef()) {
+        cpu.bind();
+    }
+    ~CpuContextScope() {
+        if (!previous_.empty()) previous_.bind();
+        else cv::ocl::OpenCLExecutionContext::getCurrentRef() = cv::ocl::OpenCLExecutionContext();
+    }
+    CpuContextScope(const CpuContextScope&) = delete;
+    CpuContextScope& operator=(const CpuContextScope&) = delete;
+
+private:
+    cv::ocl::OpenCLExecutionContext previous_;
+};
+
+const char* const kCpuReason =
+    "OpenCL on the CPU: the same OpenCL kernels, compiled by the CPU's OpenCL driver and run on its cores. "
+    "OpenCV's default OpenCL device ignores CPUs, so FilterStudio makes an OpenCL context of its own on the CPU "
+    "for this choice (no restart, no OPENCV_OPENCL_DEVICE). Compare it with cpu/opencv-exact, the same OpenCV "
+    "calls without OpenCL: the difference is what OpenCL's queue and copies cost on one chip. ";
+
 class OpenClBackend final : public Backend {
 public:
-    std::string id() const override { return "opencl"; }
+    enum class Device { Default, Cpu };
+    explicit OpenClBackend(Device device) : device_(device) {
+        if (device_ == Device::Cpu)
+            for (OclMode& m : modes_) {
+                m.info.description = kCpuReason + m.info.description;
+                m.info.isDefault = false;  // a second OpenCL device is never the default choice
+            }
+    }
+
+    std::string id() const override { return device_ == Device::Cpu ? "opencl-cpu" : "opencl"; }
 
     std::string displayName() const override {
+        if (device_ == Device::Cpu) return available() ? "OpenCL on the CPU (" + cpuDevice().name + ")" : "OpenCL on the CPU";
         if (!available()) return "OpenCL";
         return "OpenCL (" + cv::ocl::Device::getDefault().name() + ")";
     }
 
     // Probed once per process: OpenCV picks its default device once too.
     std::string unavailableReason() const override {
+        if (device_ == Device::Cpu) return cpuDevice().reason;
         static const std::string reason = findUnavailableReason();
         return reason;
     }
@@ -121,11 +194,11 @@ public:
         for (const OclMode& m : modes_)
             if (m.info.id == mode) chosen = &m;
         if (!chosen) {
-            result.error = "the opencl backend has no mode '" + mode + "'";
+            result.error = "the " + id() + " backend has no mode '" + mode + "'";
             return result;
         }
         if (std::string why = unavailableReason(); !why.empty()) {
-            result.error = "the opencl backend is unavailable: " + why;
+            result.error = "the " + id() + " backend is unavailable: " + why;
             return result;
         }
         if (std::string why = validateRun(spec, input); !why.empty()) {
@@ -133,16 +206,21 @@ public:
             return result;
         }
         try {
-            result.output = runOnDevice(spec, input, *chosen, result.timing);
+            if (device_ == Device::Cpu) {
+                const CpuContextScope onCpu(cpuDevice().context);
+                result.output = runOnDevice(spec, input, *chosen, result.timing);
+            } else {
+                result.output = runOnDevice(spec, input, *chosen, result.timing);
+            }
         } catch (const std::bad_alloc&) {
             result.error = "out of host memory for a " + std::to_string(input.width) + "x" +
                            std::to_string(input.height) + " image";
         } catch (const cv::Exception& e) {
-            result.error = "opencl/" + mode + " failed: " + e.msg;  // e.g. device out of memory
+            result.error = id() + "/" + mode + " failed: " + e.msg;  // e.g. device out of memory
         } catch (const std::exception& e) {
-            result.error = "opencl/" + mode + " failed: " + e.what();
+            result.error = id() + "/" + mode + " failed: " + e.what();
         } catch (...) {
-            result.error = "opencl/" + mode + " failed with an unknown error";
+            result.error = id() + "/" + mode + " failed with an unknown error";
         }
         if (result.ok()) {
             result.timing.totalMs = millisecondsSince(start);
@@ -187,11 +265,14 @@ private:
         return output;
     }
 
+    Device device_;
     std::vector<OclMode> modes_ = openClModes();
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> makeOpenClBackend() { return std::make_unique<OpenClBackend>(); }
+std::unique_ptr<Backend> makeOpenClBackend() { return std::make_unique<OpenClBackend>(OpenClBackend::Device::Default); }
+
+std::unique_ptr<Backend> makeOpenClCpuBackend() { return std::make_unique<OpenClBackend>(OpenClBackend::Device::Cpu); }
 
 }  // namespace fs::opencl

@@ -21,6 +21,7 @@
 #include "fs/widgets/kernel_editor.hpp"
 #include "fs/widgets/pipeline_editor.hpp"
 #include "fs/widgets/timing_chart.hpp"
+#include "image_convert.hpp"
 #include "main_window.hpp"
 
 using fs::StepOp;
@@ -262,6 +263,13 @@ private slots:
                 else coloured |= qRed(px) + qGreen(px) + qBlue(px) > 0;
             }
         QVERIFY(black && coloured);
+        // Saved as 8-bit, the labels are the coloured picture on screen, not object ids as dark grey levels.
+        const QString saved = dir_.filePath(QStringLiteral("labels-8bit.png"));
+        QVERIFY(window->saveResult(saved, true));
+        const fs::io::LoadResult picture = fs::io::loadImage(saved.toStdString());
+        QVERIFY2(picture.ok(), picture.error.c_str());
+        QCOMPARE(picture.image.channels(), 3);
+        QCOMPARE(fs::ui::toDisplayImage(picture.image.cview()), shown.convertToFormat(QImage::Format_RGBA8888));
 
         // Each step's time is in the chart, on the Pipeline tab, and the list.
         fs::widgets::TimingChart* chart = window->timingChart();

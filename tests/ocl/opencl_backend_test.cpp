@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "cv_test_support.hpp"
 #include "fs/cpu/cpu_backend.hpp"
@@ -40,6 +41,21 @@ Backend& openCl() {
     }();
     return *backend;
 }
+
+// "OpenCL on the CPU": its own context on the first CPU device, whatever OPENCV_OPENCL_DEVICE says.
+Backend& openClCpu() {
+    static const std::unique_ptr<Backend> backend = [] {
+        std::unique_ptr<Backend> b = opencl::makeOpenClCpuBackend();
+        std::cout << "[ device   ] " << (b->available() ? b->displayName() : "none: " + b->unavailableReason()) << "\n";
+        return b;
+    }();
+    return *backend;
+}
+
+#define SKIP_WITHOUT_OPENCL_CPU()                                                                                   \
+    do {                                                                                                            \
+        if (!openClCpu().available()) GTEST_SKIP() << "opencl-cpu backend unavailable: " << openClCpu().unavailableReason(); \
+    } while (0)
 
 #define SKIP_WITHOUT_OPENCL()                                                                             \
     do {                                                                                                  \
@@ -82,12 +98,12 @@ std::string describe(const FilterSpec& spec, const Image& input, const std::stri
 }
 
 // Runs every mode on `input` and compares with the CPU reference.
-void checkAgainstReference(const FilterSpec& spec, const Image& input) {
+void checkAgainstReference(const FilterSpec& spec, const Image& input, Backend& backend = openCl()) {
     const Image expected = cpu::referenceFilter(spec, input.cview());
     const double scale = test::responseScale(spec, test::maxInputOf(input.depth()));
     for (const char* mode : {"filter2d", "auto"}) {
-        SCOPED_TRACE(describe(spec, input, mode));
-        const RunResult r = openCl().run(spec, input.cview(), mode);
+        SCOPED_TRACE(backend.id() + ": " + describe(spec, input, mode));
+        const RunResult r = backend.run(spec, input.cview(), mode);
         ASSERT_TRUE(r.ok()) << r.error;
         EXPECT_TRUE(r.timing.uploadMs && r.timing.kernelMs && r.timing.downloadMs && r.timing.totalMs);
         EXPECT_TRUE(test::imagesMatch(r.output, expected, test::toleranceFor(expected.depth(), scale)));
@@ -216,6 +232,60 @@ TEST(OpenClBackend, LargeImageTimingParts) {
     ASSERT_TRUE(r.ok()) << r.error;
     std::cout << "[ timing   ] 1023x769 f32 gaussian:7 opencl/auto: " << r.timing.toString() << "\n";
     EXPECT_GE(*r.timing.totalMs, *r.timing.uploadMs + *r.timing.kernelMs + *r.timing.downloadMs);
+}
+
+}  // namespace
+}  // namespace fs
+
+namespace fs {
+namespace {
+
+TEST(OpenClCpuBackend, ListsItsModesAndSaysWhyItIsThere) {
+    Backend& b = openClCpu();
+    EXPECT_EQ(b.id(), "opencl-cpu");
+    EXPECT_EQ(b.displayName().rfind("OpenCL on the CPU", 0), 0u) << b.displayName();
+    std::vector<std::string> ids;
+    for (const ModeInfo& m : b.modes()) {
+        ids.push_back(m.id);
+        EXPECT_FALSE(m.isDefault);  // never chosen over the backend it mirrors
+        EXPECT_NE(m.description.find("no restart"), std::string::npos) << m.description;
+        EXPECT_EQ(m.available, b.available());
+    }
+    EXPECT_EQ(ids, (std::vector<std::string>{"filter2d", "auto"}));
+}
+
+TEST(OpenClCpuBackend, MatchesTheReference) {
+    SKIP_WITHOUT_OPENCL_CPU();
+    std::mt19937 rng = test::testRng();
+    checkAgainstReference(preset("sobel-mag", borderFor(BorderMode::Wrap, Depth::U8), kEdges),
+                          test::randomImage(37, 23, 3, Depth::U8, rng), openClCpu());
+    checkAgainstReference(dense(test::randomKernel(5, 3, rng), borderFor(BorderMode::Constant, Depth::F32), kAsFloat),
+                          test::randomImage(19, 7, 1, Depth::F32, rng), openClCpu());
+    checkAgainstReference(preset("gaussian:7:0", borderFor(BorderMode::Reflect101, Depth::U16), kSame),
+                          test::randomImage(23, 29, 4, Depth::U16, rng), openClCpu());
+}
+
+// A run binds the CPU context only for itself: a thread that had no OpenCL context has none afterwards (so
+// OpenCV's default device serves its next "opencl" run), and one that had a context gets it back.
+TEST(OpenClCpuBackend, LeavesEachThreadsContextAsItWas) {
+    SKIP_WITHOUT_OPENCL_CPU();
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(9, 9, 1, Depth::U8, rng);
+    const FilterSpec spec = preset("box:3", {}, kSame);
+    bool emptyBefore = false, emptyAfter = false, ran = false;
+    std::thread fresh([&] {
+        emptyBefore = cv::ocl::OpenCLExecutionContext::getCurrentRef().empty();
+        ran = openClCpu().run(spec, input.cview(), "auto").ok();
+        emptyAfter = cv::ocl::OpenCLExecutionContext::getCurrentRef().empty();
+    });
+    fresh.join();
+    EXPECT_TRUE(ran);
+    EXPECT_TRUE(emptyBefore);
+    EXPECT_TRUE(emptyAfter);
+    if (!openCl().available()) GTEST_SKIP() << "no default OpenCL device to bind: " << openCl().unavailableReason();
+    const void* defaultContext = cv::ocl::OpenCLExecutionContext::getCurrent().getContext().ptr();
+    ASSERT_TRUE(openClCpu().run(spec, input.cview(), "filter2d").ok());
+    EXPECT_EQ(cv::ocl::OpenCLExecutionContext::getCurrentRef().getContext().ptr(), defaultContext);
 }
 
 }  // namespace

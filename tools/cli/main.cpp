@@ -45,7 +45,7 @@ apply options:
   -o, --output OUT     image to write; never the input file. Written only when
                        everything succeeded. The extension picks the format.
   -k, --kernel KERNEL  preset name or kernel JSON file
-  --backend ID         cpu (default), cuda or opencl when built in (see `modes`)
+  --backend ID         cpu (default), cuda, opencl or opencl-cpu when built in (see `modes`)
   --mode MODE          a mode of that backend (default: the backend's default mode,
                        marked "default" by `modes`)
   --border B           replicate | reflect101 | constant[:V] | wrap (default: the kernel's, reflect101)

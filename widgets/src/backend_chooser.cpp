@@ -14,6 +14,11 @@ BackendChooser::BackendChooser(QWidget* parent) : QWidget(parent) {
     modeCombo_ = new QComboBox;
     modeCombo_->setToolTip(tr("Which backend and mode computes the result"));
     compareCombo_ = new QComboBox;
+    // Long backend names ("OpenCL on the CPU (device)") must not widen the dock: the list shows them whole.
+    for (QComboBox* combo : {modeCombo_, compareCombo_}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(14);
+    }
     compareCombo_->setToolTip(tr("The difference view shows |result - this mode's result| and the max abs error"));
     form->addRow(tr("Run with"), modeCombo_);
     form->addRow(tr("Compare with"), compareCombo_);

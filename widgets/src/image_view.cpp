@@ -1,5 +1,6 @@
 #include "fs/widgets/image_view.hpp"
 
+#include <QApplication>
 #include <QMouseEvent>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
@@ -353,7 +354,7 @@ void ImageView::setOriginal(const QImage& image) {
     difference_ = QImage();
     differenceCaption_.clear();
     ++differenceVersion_;
-    fitPending_ = true;
+    fitting_ = true;
     zoomToFit();
     refresh();
 }
@@ -404,6 +405,7 @@ QString ImageView::caption() const {
     if (mode_ != DisplayMode::Original && !hasResult()) text += tr(" (no result yet)");
     if (mode_ == DisplayMode::Difference && !differenceCaption_.isEmpty()) text += " - " + differenceCaption_;
     if (resultFromBuffer_ && mode_ != DisplayMode::Original) text += tr(" [CUDA-GL interop]");
+    if (!note_.isEmpty() && mode_ != DisplayMode::Original) text += QStringLiteral("  ·  ") + note_;
     text += QStringLiteral("   %1%").arg(zoom_ * 100.0, 0, 'f', zoom_ < 0.1 ? 1 : 0);
     return text;
 }
@@ -418,6 +420,12 @@ void ImageView::drawCaption(QPainter& painter) const {
     painter.fillRect(placed, QColor(0, 0, 0, 150));
     painter.setPen(Qt::white);
     painter.drawText(placed, Qt::AlignCenter, text);
+}
+
+void ImageView::setNote(const QString& note) {
+    if (note == note_) return;
+    note_ = note;
+    refresh();
 }
 
 void ImageView::setDisplayMode(DisplayMode mode) {
@@ -441,7 +449,7 @@ void ImageView::setZoom(double zoom) {
     const QPointF imagePoint = (centre - pan_) / zoom_;
     zoom_ = zoom;
     pan_ = centre - imagePoint * zoom_;
-    fitPending_ = false;
+    fitting_ = false;
     clampPan();
     emit zoomChanged(zoom_);
     refresh();
@@ -453,7 +461,7 @@ void ImageView::zoomToFit() {
     const double fit = std::min(static_cast<double>(width()) / size.width(), static_cast<double>(height()) / size.height());
     zoom_ = std::clamp(fit, kMinZoom, kMaxZoom);
     pan_ = QPointF((width() - size.width() * zoom_) / 2.0, (height() - size.height() * zoom_) / 2.0);
-    fitPending_ = !isVisible();  // fit again once the real size is known
+    fitting_ = true;  // and again on every resize, until the user zooms or pans
     emit zoomChanged(zoom_);
     refresh();
 }
@@ -462,7 +470,7 @@ void ImageView::zoomOneToOne() { setZoom(1.0 / devicePixelRatioF()); }
 
 void ImageView::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);
-    if (fitPending_) zoomToFit();
+    if (fitting_) zoomToFit();
     else clampPan();
 }
 
@@ -499,7 +507,7 @@ void ImageView::wheelEvent(QWheelEvent* e) {
     const QPointF imagePoint = widgetToImage(cursor);  // stays under the cursor
     zoom_ = std::clamp(zoom_ * std::pow(1.25, steps), kMinZoom, kMaxZoom);
     pan_ = cursor - imagePoint * zoom_;
-    fitPending_ = false;
+    fitting_ = false;
     clampPan();
     emit zoomChanged(zoom_);
     refresh();
@@ -523,8 +531,11 @@ void ImageView::mouseMoveEvent(QMouseEvent* e) {
     if (drag_ == Drag::Split) {
         setSplitPosition(widgetToImage(e->position()).x() / std::max(1, imageSize().width()));
     } else if (drag_ == Drag::Pan) {
-        pan_ = panAtDragStart_ + (e->position() - dragStart_);
-        fitPending_ = false;
+        const QPointF moved = e->position() - dragStart_;
+        // A click that inspects a pixel jitters by a pixel or two: that is not a pan, the view stays fitted.
+        if (fitting_ && moved.manhattanLength() < QApplication::startDragDistance()) return;
+        pan_ = panAtDragStart_ + moved;
+        fitting_ = false;
         clampPan();
         refresh();
     }

@@ -5,6 +5,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -21,6 +22,7 @@
 
 #include "fs/kernel_file.hpp"
 #include "fs/presets.hpp"
+#include "fs/widgets/preset_names.hpp"
 
 namespace fs::widgets {
 
@@ -79,7 +81,43 @@ PresetPattern parsePattern(const PresetInfo& info) {
 
 bool isSizeParameter(const QString& p) { return p.contains(QStringLiteral("SIZE")) || p == QStringLiteral("N"); }
 
+const PresetInfo* presetNamed(const std::vector<PresetInfo>& presets, const QString& pattern) {
+    for (const PresetInfo& info : presets)
+        if (QString::fromStdString(info.name) == pattern) return &info;
+    return nullptr;
+}
+
+// Sizes a preset takes when its summary names them ("SIZE 3, 5 or 7"), else every odd size.
+std::pair<int, int> sizeRange(const PresetInfo& info) {
+    const QRegularExpressionMatch m =
+        QRegularExpression(QStringLiteral("SIZE (\\d+)(?:, \\d+)* or (\\d+)")).match(QString::fromStdString(info.summary));
+    if (m.hasMatch()) return {m.captured(1).toInt(), m.captured(2).toInt()};
+    return {1, KernelEditor::kMaxEditableSize};
+}
+
 }  // namespace
+
+OddSizeSpinBox::OddSizeSpinBox(QWidget* parent) : QSpinBox(parent) {
+    setSingleStep(2);
+    // The value counts only when typing ends (Enter, focus out): "4" on the way to "41" is not a size.
+    setKeyboardTracking(false);
+}
+
+QValidator::State OddSizeSpinBox::validate(QString& text, int& pos) const {
+    const QValidator::State state = QSpinBox::validate(text, pos);
+    if (state == QValidator::Acceptable && valueFromText(text) % 2 == 0) return QValidator::Intermediate;
+    return state;
+}
+
+void OddSizeSpinBox::fixup(QString& text) const {
+    bool ok = false;
+    const int typed = locale().toInt(text.trimmed(), &ok);
+    if (!ok) return;
+    int odd = typed % 2 == 0 ? typed + 1 : typed;
+    if (odd > maximum()) odd = maximum();
+    if (odd < minimum()) odd = minimum();
+    text = textFromValue(odd);
+}
 
 KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoStack(this)) {
     qRegisterMetaType<fs::FilterSpec>();
@@ -90,12 +128,17 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     auto* presetLayout = new QVBoxLayout(presetBox);
     auto* presetRow = new QHBoxLayout;
     presetCombo_ = new QComboBox;
+    presetCombo_->setObjectName(QStringLiteral("presetCombo"));
+    // First entry: a kernel no preset makes (edited cells, a file); it is shown, choosing it changes nothing.
+    presetCombo_->addItem(tr("custom"), QString());
+    presetCombo_->setItemData(0, tr("The kernel was edited by hand or loaded from a file"), Qt::ToolTipRole);
     for (const PresetInfo& info : listPresets()) {
         const PresetPattern p = parsePattern(info);
-        presetCombo_->addItem(p.base, QString::fromStdString(info.name));
-        presetCombo_->setItemData(presetCombo_->count() - 1, QString::fromStdString(info.summary), Qt::ToolTipRole);
+        presetCombo_->addItem(presetDisplayName(p.base), QString::fromStdString(info.name));
+        presetCombo_->setItemData(presetCombo_->count() - 1,
+                                  tr("%1 (preset id %2)").arg(QString::fromStdString(info.summary), p.base), Qt::ToolTipRole);
     }
-    presetCombo_->setToolTip(tr("Preset kernel; its parameters appear below"));
+    presetCombo_->setToolTip(tr("Preset kernel; its parameters appear below. Hover an entry for its id."));
     auto* applyButton = new QPushButton(tr("Apply"));
     applyButton->setToolTip(tr("Replace the kernel by this preset"));
     presetRow->addWidget(presetCombo_, 1);
@@ -103,22 +146,26 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     presetLayout->addLayout(presetRow);
     presetParams_ = new QFormLayout;
     presetLayout->addLayout(presetParams_);
+    // The kernel's name under the box: for a preset its id, as files and the command line write it.
+    nameLabel_ = new QLabel;
+    nameLabel_->setObjectName(QStringLiteral("kernelName"));
+    nameLabel_->setWordWrap(true);
+    presetLayout->addWidget(nameLabel_);
     layout->addWidget(presetBox);
 
     // Size and which kernel (magnitude designs have two).
     auto* sizeRow = new QHBoxLayout;
-    sizeSpin_ = new QSpinBox;
+    sizeSpin_ = new OddSizeSpinBox;
+    sizeSpin_->setObjectName(QStringLiteral("kernelSize"));
     sizeSpin_->setRange(1, kMaxEditableSize);
-    sizeSpin_->setSingleStep(2);
-    sizeSpin_->setToolTip(tr("Kernel size, odd: the centre cell is the output pixel"));
+    sizeSpin_->setToolTip(tr("Kernel size, odd, 1 to %1: the centre cell is the output pixel. "
+                             "An even size becomes the next odd one.").arg(kMaxEditableSize));
     kernelSelect_ = new QComboBox;
     kernelSelect_->setToolTip(tr("Magnitude designs combine two kernels: sqrt(k1^2 + k2^2)"));
-    nameLabel_ = new QLabel;
     sizeRow->addWidget(new QLabel(tr("Kernel size")));
     sizeRow->addWidget(sizeSpin_);
     sizeRow->addWidget(kernelSelect_);
     sizeRow->addStretch(1);
-    sizeRow->addWidget(nameLabel_);
     layout->addLayout(sizeRow);
 
     grid_ = new QTableWidget;
@@ -130,8 +177,15 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     grid_->setMinimumHeight(150);
     grid_->setToolTip(tr("Correlation weights, row-major, centre cell = output pixel. Type to edit."));
     layout->addWidget(grid_, 1);
+    cellNote_ = new QLabel;
+    cellNote_->setObjectName(QStringLiteral("cellNote"));
+    cellNote_->setWordWrap(true);
+    cellNote_->setStyleSheet(QStringLiteral("color:#b3261e"));
+    cellNote_->hide();
+    layout->addWidget(cellNote_);
 
-    auto* mathRow = new QHBoxLayout;
+    // Two short rows rather than one long one: the designer fits a 300-pixel dock.
+    auto* mathRow = new QGridLayout;
     divisorSpin_ = new QDoubleSpinBox;
     divisorSpin_->setRange(-1e6, 1e6);
     divisorSpin_->setDecimals(4);
@@ -143,11 +197,12 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     offsetSpin_->setToolTip(tr("Added to every result after the scale (128 shows signed edges as grey)"));
     auto* normalizeButton = new QPushButton(tr("Normalize"));
     normalizeButton->setToolTip(tr("Scale the weights to sum 1 (or the positive weights to 1 for zero-sum kernels)"));
-    mathRow->addWidget(new QLabel(tr("Divisor")));
-    mathRow->addWidget(divisorSpin_);
-    mathRow->addWidget(new QLabel(tr("Offset")));
-    mathRow->addWidget(offsetSpin_);
-    mathRow->addWidget(normalizeButton);
+    mathRow->addWidget(new QLabel(tr("Divisor")), 0, 0);
+    mathRow->addWidget(divisorSpin_, 0, 1);
+    mathRow->addWidget(normalizeButton, 0, 2);
+    mathRow->addWidget(new QLabel(tr("Offset")), 1, 0);
+    mathRow->addWidget(offsetSpin_, 1, 1);
+    mathRow->setColumnStretch(1, 1);
     layout->addLayout(mathRow);
 
     sumLabel_ = new QLabel;
@@ -155,9 +210,9 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     separableBadge_ = new QLabel;
     separableBadge_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
     separableBadge_->setAlignment(Qt::AlignCenter);
-    auto* infoRow = new QHBoxLayout;
-    infoRow->addWidget(sumLabel_, 1);
-    infoRow->addWidget(separableBadge_, 0, Qt::AlignTop);
+    auto* infoRow = new QVBoxLayout;
+    infoRow->addWidget(sumLabel_);
+    infoRow->addWidget(separableBadge_, 0, Qt::AlignLeft);
     layout->addLayout(infoRow);
 
     auto* fileRow = new QHBoxLayout;
@@ -165,8 +220,10 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     undoButton->setText(tr("Undo"));
     auto* redoButton = new QToolButton;
     redoButton->setText(tr("Redo"));
-    loadButton_ = new QPushButton(tr("Load JSON..."));
-    saveButton_ = new QPushButton(tr("Save JSON..."));
+    loadButton_ = new QPushButton(tr("Load..."));
+    loadButton_->setToolTip(tr("Load a kernel file (JSON)"));
+    saveButton_ = new QPushButton(tr("Save..."));
+    saveButton_->setToolTip(tr("Save the kernel, border and output mapping as a JSON file"));
 #ifndef FS_HAVE_KERNEL_FILES
     loadButton_->setEnabled(false);
     saveButton_->setEnabled(false);
@@ -188,9 +245,11 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     connect(redoButton, &QToolButton::clicked, undo_, &QUndoStack::redo);
     connect(presetCombo_, &QComboBox::currentIndexChanged, this, [this] {
         rebuildPresetParameters();
-        if (!updating_) applyPresetText(presetText());
+        if (!updating_ && !presetText().isEmpty()) applyPresetText(presetText());
     });
-    connect(applyButton, &QPushButton::clicked, this, [this] { applyPresetText(presetText()); });
+    connect(applyButton, &QPushButton::clicked, this, [this] {
+        if (!presetText().isEmpty()) applyPresetText(presetText());
+    });
     connect(sizeSpin_, &QSpinBox::valueChanged, this, [this](int v) {
         if (!updating_) setKernelSize(v);
     });
@@ -220,11 +279,7 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     connect(loadButton_, &QPushButton::clicked, this, &KernelEditor::browseLoad);
     connect(saveButton_, &QPushButton::clicked, this, &KernelEditor::browseSave);
 
-    // Start from the 3x3 Gaussian so the first run shows something sensible.
-    updating_ = true;
-    presetCombo_->setCurrentIndex(std::max(0, presetCombo_->findText(QStringLiteral("gaussian"))));
-    updating_ = false;
-    rebuildPresetParameters();
+    // Start from the 3x3 Gaussian so the first run shows something sensible; the box follows the design.
     FilterSpec initial;
     makePreset("gaussian:3:0", initial);
     KernelDesign d;
@@ -237,18 +292,18 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
 void KernelEditor::rebuildPresetParameters() {
     while (presetParams_->rowCount() > 0) presetParams_->removeRow(0);
     presetParamWidgets_.clear();
-    const int index = presetCombo_->currentIndex();
-    if (index < 0) return;
     const std::vector<PresetInfo> presets = listPresets();
-    const PresetPattern p = parsePattern(presets[static_cast<std::size_t>(index)]);
+    const PresetInfo* info = presetNamed(presets, presetCombo_->currentData().toString());
+    if (!info) return;
+    const PresetPattern p = parsePattern(*info);
     for (int i = 0; i < p.parameters.size(); ++i) {
         const QString& name = p.parameters[i];
         const QString def = i < p.defaults.size() ? p.defaults[i] : QString();
         QWidget* editor = nullptr;
         if (isSizeParameter(name)) {
-            auto* spin = new QSpinBox;
-            spin->setRange(1, kMaxEditableSize);
-            spin->setSingleStep(2);
+            auto* spin = new OddSizeSpinBox;
+            const auto [low, high] = sizeRange(*info);
+            spin->setRange(low, high);
             spin->setValue(def.isEmpty() ? 3 : def.toInt());
             connect(spin, &QSpinBox::valueChanged, this, [this] { applyPresetText(presetText()); });
             editor = spin;
@@ -262,7 +317,7 @@ void KernelEditor::rebuildPresetParameters() {
             connect(spin, &QDoubleSpinBox::valueChanged, this, [this] { applyPresetText(presetText()); });
             editor = spin;
         }
-        editor->setToolTip(QString::fromStdString(presets[static_cast<std::size_t>(index)].summary));
+        editor->setToolTip(QString::fromStdString(info->summary));
         presetParams_->addRow(name.toLower(), editor);
         presetParamWidgets_.push_back(editor);
     }
@@ -271,13 +326,25 @@ void KernelEditor::rebuildPresetParameters() {
 void KernelEditor::syncPresetWidgets(const QString& text) {
     // Show the preset and parameters a text names, without applying anything.
     const QStringList parts = text.split(':');
-    const int index = presetCombo_->findText(parts.front());
+    const std::vector<PresetInfo> presets = listPresets();
+    int index = -1;
+    PresetPattern pattern;
+    for (int i = 1; i < presetCombo_->count() && index < 0; ++i)
+        if (const PresetInfo* info = presetNamed(presets, presetCombo_->itemData(i).toString())) {
+            pattern = parsePattern(*info);
+            if (pattern.base == parts.front()) index = i;
+        }
     if (index < 0) return;
     const bool wasUpdating = updating_;
     updating_ = true;
     if (index != presetCombo_->currentIndex()) presetCombo_->setCurrentIndex(index);  // rebuilds the parameters
-    for (std::size_t i = 0; i < presetParamWidgets_.size() && static_cast<qsizetype>(i) + 1 < parts.size(); ++i) {
-        const QString& value = parts[static_cast<qsizetype>(i) + 1];
+    for (std::size_t i = 0; i < presetParamWidgets_.size(); ++i) {
+        // A parameter the text leaves out has its default ("sobel-x" is sobel-x:3).
+        const auto at = static_cast<qsizetype>(i);
+        const QString value = at + 1 < parts.size()         ? parts[at + 1]
+                              : at < pattern.defaults.size() ? pattern.defaults[at]
+                                                             : QString();
+        if (value.isEmpty()) continue;
         const QSignalBlocker block(presetParamWidgets_[i]);
         if (auto* sp = qobject_cast<QSpinBox*>(presetParamWidgets_[i])) sp->setValue(value.toInt());
         else if (auto* dp = qobject_cast<QDoubleSpinBox*>(presetParamWidgets_[i])) dp->setValue(value.toDouble());
@@ -285,8 +352,31 @@ void KernelEditor::syncPresetWidgets(const QString& text) {
     updating_ = wasUpdating;
 }
 
+void KernelEditor::syncPresetToDesign() {
+    FilterSpec made;
+    const bool fromPreset = design_.divisor == 1.0 && makePreset(design_.name.toStdString(), made) &&
+                            made.kernels == design_.kernels && made.combine == design_.combine;
+    if (fromPreset) {
+        syncPresetWidgets(design_.name);
+        return;
+    }
+    const bool wasUpdating = updating_;
+    updating_ = true;
+    presetCombo_->setCurrentIndex(0);  // custom: no parameters
+    updating_ = wasUpdating;
+}
+
+QString KernelEditor::presetBoxText() const { return presetCombo_->currentText(); }
+
+QString KernelEditor::shownPresetText() const { return presetText(); }
+
+QString KernelEditor::cellNote() const { return cellNote_->isHidden() ? QString() : cellNote_->text(); }
+
 QString KernelEditor::presetText() const {
-    QString text = presetCombo_->currentText();
+    const std::vector<PresetInfo> presets = listPresets();
+    const PresetInfo* info = presetNamed(presets, presetCombo_->currentData().toString());
+    if (!info) return {};
+    QString text = parsePattern(*info).base;
     for (QWidget* w : presetParamWidgets_) {
         if (auto* s = qobject_cast<QSpinBox*>(w)) text += ':' + QString::number(s->value());
         else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) text += ':' + QString::number(d->value(), 'g', 6);
@@ -310,6 +400,8 @@ bool KernelEditor::applyPresetText(const QString& text, QString* error) {
     d.offset = design_.offset;  // the offset belongs to how the user views the result
     current_ = 0;
     setDesign(d);
+    if (design_ != d) return false;  // refused: setDesign said why
+    emit presetApplied(spec);
     return true;
 }
 
@@ -371,9 +463,13 @@ void KernelEditor::showDesign(const KernelDesign& design) {
     kernelSelect_->setVisible(design_.kernels.size() > 1);
     divisorSpin_->setValue(design_.divisor);
     offsetSpin_->setValue(design_.offset);
-    nameLabel_->setText(design_.name.toHtmlEscaped());
+    nameLabel_->setText(tr("<span style='color:#5f6368'>id <b>%1</b></span>").arg(design_.name.toHtmlEscaped()));
+    nameLabel_->setToolTip(tr("The kernel's name; for a preset, its id as files and the command line write it"));
     rebuildGrid();
     updating_ = false;
+    syncPresetToDesign();
+    cellNote_->hide();
+    markedCell_ = {-1, -1};
     refreshSummary();
     emit specChanged();
 }
@@ -417,6 +513,7 @@ void KernelEditor::refreshCellColours() {
             if (QTableWidgetItem* item = grid_->item(y, x)) {
                 item->setBackground(heatColour(k.at(x, y), maxAbs));
                 item->setForeground(Qt::black);
+                item->setToolTip(QString());
             }
 }
 
@@ -429,8 +526,12 @@ void KernelEditor::refreshSummary() {
         const double sum = kernelSum(s.kernels[i]);
         sums << formatSum(sum);
         if (i == 0) {
-            if (std::abs(sum - 1.0) < 1e-4) meaning = tr("keeps brightness (averaging / blur)");
-            else if (std::abs(sum) < 1e-4) meaning = tr("responds to edges: flat areas become 0 (use abs or offset)");
+            const bool anyNegative = std::any_of(s.kernels[i].weights.begin(), s.kernels[i].weights.end(), [](float w) { return w < 0.0f; });
+            // Sum 1 keeps flat areas as they are; only all-positive weights average (blur).
+            if (std::abs(sum - 1.0) < 1e-4)
+                meaning = anyNegative ? tr("keeps the brightness of flat areas and strengthens changes (sharpen, emboss)")
+                                      : tr("keeps brightness (averaging / blur)");
+            else if (std::abs(sum) < 1e-4) meaning = tr("responds to edges: flat areas become 0 (shown with |v| or an offset)");
             else if (sum > 1.0) meaning = tr("brightens by %1x").arg(sum, 0, 'g', 3);
             else if (sum > 0.0) meaning = tr("darkens to %1x").arg(sum, 0, 'g', 3);
             else meaning = tr("inverts brightness (negative sum)");
@@ -463,15 +564,37 @@ void KernelEditor::onCellChanged(QTableWidgetItem* item) {
         return;
     }
     if (!ok || !std::isfinite(value)) {
+        // A typo in one cell is marked where it happened; the kernel keeps its old weight.
         const QString typed = item->text();
-        showDesign(design_);  // put the old text back
-        emit errorOccurred(tr("Not a number"),
-                           tr("'%1' is not a finite number: the cell keeps %2").arg(typed, formatWeight(k.at(item->column(), item->row()))));
+        const float kept = k.at(item->column(), item->row());
+        updating_ = true;
+        item->setText(formatWeight(kept));
+        updating_ = false;
+        markCell(item->row(), item->column(),
+                 tr("'%1' is not a number: the cell at (%2, %3) keeps %4")
+                     .arg(typed)
+                     .arg(item->column() - k.radiusX())
+                     .arg(item->row() - k.radiusY())
+                     .arg(formatWeight(kept)));
         return;
     }
     k.at(item->column(), item->row()) = static_cast<float>(value);
     d.name = tr("custom");
     setDesign(d);
+}
+
+void KernelEditor::markCell(int row, int column, const QString& note) {
+    const bool wasUpdating = updating_;
+    updating_ = true;  // colours and tooltips change items too: not an edit
+    refreshCellColours();  // an earlier mark goes
+    if (QTableWidgetItem* item = grid_->item(row, column)) {
+        item->setBackground(QColor(255, 138, 128));
+        item->setToolTip(note);
+    }
+    updating_ = wasUpdating;
+    markedCell_ = {column, row};
+    cellNote_->setText(note);
+    cellNote_->show();
 }
 
 void KernelEditor::setKernelSize(int size) {

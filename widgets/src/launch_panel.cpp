@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
+#include "plot_states.hpp"
+
 namespace fs::widgets {
 
 namespace {
@@ -369,7 +371,11 @@ void LaunchPanel::replot() {
     plot_->xAxis->setTicker(ticker);
     plot_->xAxis->setRange(0.3, std::max(charted_, 4) + 0.7);
     plot_->yAxis->setRange(0, std::max(1e-3, maxMs * 1.2));
-    plot_->xAxis->setLabel(charted_ == 0 ? tr("Autotune to compare candidates") : QString());
+    if (charted_ == 0)
+        showEmptyState(plot_, disabledReason_.isEmpty()
+                                  ? tr("No candidates timed yet.\nAutotune (Ctrl+T) times every launch\nconfiguration of this mode here.")
+                                  : tr("Launch configurations are\nfor GPU modes."));
+    else showAxes(plot_, false);
     plot_->replot();
 }
 

@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "fs/presets.hpp"
+#include "fs/widgets/preset_names.hpp"
 
 namespace fs::widgets {
 
@@ -69,8 +70,9 @@ PipelineEditor::PipelineEditor(QWidget* parent) : QWidget(parent) {
     nameEdit_->setPlaceholderText(tr("pipeline name"));
     nameEdit_->setObjectName(QStringLiteral("pipelineName"));
     presetCombo_ = new QComboBox;
-    presetCombo_->setEditable(true);
-    for (const char* p : kPresetExamples) presetCombo_->addItem(QString::fromLatin1(p));
+    QStringList examples;
+    for (const char* p : kPresetExamples) examples << QString::fromLatin1(p);
+    setUpPresetTextBox(presetCombo_, examples, tr("pick or type a preset"));
     QStringList presetHelp;
     for (const PresetInfo& p : listPresets())
         presetHelp << QStringLiteral("%1: %2").arg(QString::fromStdString(p.name), QString::fromStdString(p.summary));
@@ -158,7 +160,6 @@ PipelineEditor::PipelineEditor(QWidget* parent) : QWidget(parent) {
 
     problemLabel_ = new QLabel;
     problemLabel_->setWordWrap(true);
-    problemLabel_->setStyleSheet(QStringLiteral("color:#c0392b"));
     layout->addWidget(problemLabel_);
 
     auto* runRow = new QHBoxLayout;
@@ -429,7 +430,12 @@ void PipelineEditor::refreshButtons() {
     upButton_->setEnabled(i > 0 && !running_);
     downButton_->setEnabled(i >= 0 && i + 1 < stepCount() && !running_);
     const QString why = problem();
-    problemLabel_->setText(why);
+    // No steps yet is where every pipeline starts: a hint, not an error.
+    const bool empty = stepCount() == 0;
+    problemLabel_->setText(empty ? tr("No steps yet: add a preset, the kernel designer's kernel or a point operation "
+                                      "above, or open an example (Tools > Open pipeline example).")
+                                 : why);
+    problemLabel_->setStyleSheet(empty ? QStringLiteral("color:#5f6368") : QStringLiteral("color:#c0392b"));
     problemLabel_->setVisible(!why.isEmpty());
     runButton_->setEnabled(why.isEmpty() && !running_);
     runButton_->setText(running_ ? tr("Running...") : tr("Run pipeline"));

@@ -1,9 +1,9 @@
 #include "fs/widgets/pixel_inspector.hpp"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -15,11 +15,11 @@ PixelInspector::PixelInspector(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     header_ = new QLabel;
     header_->setWordWrap(true);
-    channelSpin_ = new QSpinBox;
-    channelSpin_->setRange(0, 0);
-    channelSpin_->setPrefix(tr("channel "));
+    channelCombo_ = new QComboBox;
+    channelCombo_->setObjectName(QStringLiteral("inspectorChannel"));
+    channelCombo_->setToolTip(tr("Which channel the table shows; colour images are stored blue, green, red"));
     top->addWidget(header_, 1);
-    top->addWidget(channelSpin_);
+    top->addWidget(channelCombo_);
     layout->addLayout(top);
     table_ = new QTableWidget;
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -31,15 +31,34 @@ PixelInspector::PixelInspector(QWidget* parent) : QWidget(parent) {
     arithmetic_->setWordWrap(true);
     arithmetic_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(arithmetic_);
-    connect(channelSpin_, &QSpinBox::valueChanged, this, &PixelInspector::channelChanged);
+    connect(channelCombo_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index >= 0) emit channelChanged(index);
+    });
+    setChannelCount(1);
     clear(tr("Hover over or click the image to inspect a pixel."));
 }
 
-int PixelInspector::channel() const { return channelSpin_->value(); }
+int PixelInspector::channel() const { return std::max(0, channelCombo_->currentIndex()); }
+
+QString PixelInspector::channelName(int index, int channels) {
+    if (channels <= 2) return index == 0 ? tr("gray") : tr("alpha");
+    switch (index) {
+    case 0: return tr("blue");
+    case 1: return tr("green");
+    case 2: return tr("red");
+    default: return tr("alpha");
+    }
+}
 
 void PixelInspector::setChannelCount(int channels) {
-    channelSpin_->setRange(0, std::max(0, channels - 1));
-    channelSpin_->setEnabled(channels > 1);
+    channels = std::max(1, channels);
+    const int keep = channelCombo_->currentIndex();
+    if (channelCombo_->count() == channels && channelName(0, channels) == channelCombo_->itemText(0)) return;
+    const QSignalBlocker block(channelCombo_);
+    channelCombo_->clear();
+    for (int c = 0; c < channels; ++c) channelCombo_->addItem(channelName(c, channels));
+    channelCombo_->setCurrentIndex(keep >= 0 && keep < channels ? keep : 0);
+    channelCombo_->setEnabled(channels > 1);
 }
 
 void PixelInspector::clear(const QString& message) {
@@ -53,10 +72,11 @@ void PixelInspector::clear(const QString& message) {
 
 void PixelInspector::setProbe(const PixelProbe& probe) {
     probe_ = probe;
-    header_->setText(tr("<b>Pixel (%1, %2)</b>, channel %3 of %4, kernel %5x%6")
+    header_->setText(tr("<b>Pixel (%1, %2)</b>, %3 channel (%4 of %5 in memory), kernel %6x%7")
                          .arg(probe.pixel.x())
                          .arg(probe.pixel.y())
-                         .arg(probe.channel)
+                         .arg(channelName(probe.channel, probe.channels))
+                         .arg(probe.channel + 1)
                          .arg(probe.channels)
                          .arg(probe.kernelWidth)
                          .arg(probe.kernelHeight));

@@ -6,17 +6,21 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <qcustomplot.h>
+
+#include "plot_states.hpp"
 
 namespace fs::widgets {
 
@@ -83,7 +87,7 @@ QString formatRatio(double x) {
 // The legend sits in a row above the axes: inside them it covered the tallest bars.
 QCustomPlot* makePlot(bool legendAbove) {
     auto* plot = new QCustomPlot;
-    plot->setMinimumHeight(180);
+    plot->setMinimumHeight(100);  // a short dock still shows the chart, with fewer ticks
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Vertical);
     plot->axisRect()->setRangeZoom(Qt::Vertical);
@@ -183,7 +187,7 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     groupCombo_->setObjectName(QStringLiteral("comparisonGroup"));
     groupCombo_->setToolTip(tr("Bars and speed-ups compare only runs of the same filter, border and image"));
     groupCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    groupCombo_->setMinimumContentsLength(24);
+    groupCombo_->setMinimumContentsLength(14);
     repeatsSpin_ = new QSpinBox;
     repeatsSpin_->setObjectName(QStringLiteral("repeatsSpin"));
     repeatsSpin_->setRange(1, 99);
@@ -193,28 +197,34 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     runAllButton_ = new QPushButton(tr("Run every mode"));
     runAllButton_->setObjectName(QStringLiteral("runEveryMode"));
     runAllButton_->setToolTip(tr("Time every available mode on this filter and image (Shift+F5)"));
-    auto* pngButton = new QPushButton(tr("PNG..."));
-    pngButton->setToolTip(tr("Export the visible chart as a PNG image"));
-    auto* csvButton = new QPushButton(tr("CSV..."));
-    csvButton->setToolTip(tr("Export every run as CSV"));
-    auto* clearButton = new QPushButton(tr("Clear"));
+    // Export and clear share one menu button: the row stays narrow enough for a 1024-pixel window.
+    auto* moreButton = new QToolButton;
+    moreButton->setObjectName(QStringLiteral("chartMenu"));
+    moreButton->setText(tr("Export"));
+    moreButton->setToolTip(tr("Export the chart or the runs, or clear them"));
+    moreButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(moreButton);
+    QAction* pngAction = menu->addAction(tr("Chart as PNG..."));
+    pngAction->setToolTip(tr("Export the visible chart as a PNG image"));
+    QAction* csvAction = menu->addAction(tr("Every run as CSV..."));
+    menu->addSeparator();
+    QAction* clearAction = menu->addAction(tr("Clear all timings"));
+    moreButton->setMenu(menu);
     buttons->addWidget(logCheck_);
     buttons->addWidget(new QLabel(tr("Comparing:")));
     buttons->addWidget(groupCombo_, 1);
     buttons->addWidget(runAllButton_);
     buttons->addWidget(repeatsSpin_);
-    buttons->addWidget(clearButton);
-    buttons->addWidget(pngButton);
-    buttons->addWidget(csvButton);
+    buttons->addWidget(moreButton);
     layout->addLayout(buttons);
 
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { static_cast<QCustomPlot*>(tabs_->currentWidget())->replot(); });
     connect(logCheck_, &QCheckBox::toggled, this, &TimingChart::setLogScale);
     connect(groupCombo_, &QComboBox::activated, this, [this](int index) { showGroup(groupCombo_->itemData(index).toInt()); });
     connect(runAllButton_, &QPushButton::clicked, this, &TimingChart::runEveryModeRequested);
-    connect(pngButton, &QPushButton::clicked, this, &TimingChart::browseExportPng);
-    connect(csvButton, &QPushButton::clicked, this, &TimingChart::browseExportCsv);
-    connect(clearButton, &QPushButton::clicked, this, &TimingChart::clear);
+    connect(pngAction, &QAction::triggered, this, &TimingChart::browseExportPng);
+    connect(csvAction, &QAction::triggered, this, &TimingChart::browseExportCsv);
+    connect(clearAction, &QAction::triggered, this, &TimingChart::clear);
     rebuildGroupList();
     replot();
 }
@@ -234,6 +244,7 @@ void TimingChart::addRun(const TimingRecord& timing, const ComparisonKey& key, c
     if (board_.groups().size() != before || (before > 0 && board_.groups().front().id != front)) rebuildGroupList();
     else groupCombo_->setCurrentIndex(groupCombo_->findData(shownGroup_));
     replot();
+    emit measurementsChanged();
 }
 
 void TimingChart::addPipelineRun(const QString& name, const TimingRecord& total, const QVector<Step>& steps,
@@ -248,6 +259,12 @@ void TimingChart::addPipelineRun(const QString& name, const TimingRecord& total,
                          .arg(totalOf(total), 0, 'f', 3);
     tabs_->setCurrentWidget(pipelinePlot_);
     replot();
+}
+
+QString TimingChart::emptyMessage(const QString& tabTitle) const {
+    for (int i = 0; i < tabs_->count(); ++i)
+        if (tabs_->tabText(i) == tabTitle) return emptyStateMessage(static_cast<QCustomPlot*>(tabs_->widget(i)));
+    return {};
 }
 
 QString TimingChart::currentTab() const { return tabs_->tabText(tabs_->currentIndex()); }
@@ -266,6 +283,7 @@ bool TimingChart::showGroup(int id) {
     shownGroup_ = id;
     groupCombo_->setCurrentIndex(groupCombo_->findData(id));
     replot();
+    emit measurementsChanged();
     return true;
 }
 
@@ -363,6 +381,7 @@ void TimingChart::clear() {
     shownGroup_ = 0;
     rebuildGroupList();
     replot();
+    emit measurementsChanged();
 }
 
 bool TimingChart::logScale() const { return logCheck_->isChecked(); }
@@ -385,7 +404,11 @@ void TimingChart::replot() {
     // Only the tab on screen is drawn on every run: the history grows by a point per run, and drawing it
     // while hidden made long live-editing sessions slower with every run (the GUI soak test measured it).
     const auto replotIfShown = [this](QCustomPlot* plot) {
-        if (tabs_->currentWidget() == plot) plot->replot();
+        if (tabs_->currentWidget() != plot) return;
+        // A short dock gets fewer value ticks, so their labels never run into each other.
+        const int room = plot->axisRect()->height() > 20 ? plot->axisRect()->height() : 120;
+        plot->yAxis->ticker()->setTickCount(std::clamp(room / 40, 2, 6));
+        plot->replot();
     };
     const bool log = logCheck_->isChecked();
 
@@ -396,6 +419,7 @@ void TimingChart::replot() {
 
     // History: total of every run in order, whatever it ran.
     historyPlot_->clearPlottables();
+    historyPlot_->clearItems();
     auto* line = historyPlot_->addGraph();
     line->setName(tr("total ms"));
     line->setPen(QPen(QColor(66, 133, 244), 2));
@@ -415,18 +439,33 @@ void TimingChart::replot() {
     setValueAxis(historyPlot_->yAxis, tr("total ms"), log);
     if (log) historyPlot_->yAxis->setRange(std::max(1e-4, minTotal * 0.5), std::max(1.0, maxTotal * 2.0));
     else historyPlot_->yAxis->setRange(0, std::max(1e-3, maxTotal * 1.15));
+    if (history_.isEmpty()) showEmptyState(historyPlot_, tr("No runs yet.\nEvery run's total time joins this line, in order."));
+    else showAxes(historyPlot_, false);
     replotIfShown(historyPlot_);
 
     QStringList stepNames;
     QVector<TimingRecord> stepRecords;
     for (int i = 0; i < pipelineSteps_.size(); ++i) {
-        stepNames << QStringLiteral("%1 %2").arg(i + 1).arg(pipelineSteps_[i].label);
+        // "1 convolve\ngaussian:5:1.2": two short lines stay readable under narrow bars, where a rotated line did not.
+        QString name = QStringLiteral("%1 %2").arg(i + 1).arg(pipelineSteps_[i].label);
+        if (const auto space = name.indexOf(QLatin1Char(' '), name.indexOf(QLatin1Char(' ')) + 1); space > 0) name[space] = QLatin1Char('\n');
+        stepNames << name;
         stepRecords << pipelineSteps_[i].timing;
     }
     pipelinePlot_->clearItems();
     drawStackedBars(pipelinePlot_, stepNames, stepRecords, tr("ms per step"));
-    pipelinePlot_->xAxis->setTickLabelRotation(stepNames.size() > 4 ? 30 : 0);
-    pipelinePlot_->xAxis->setLabel(pipelineTitle_.isEmpty() ? tr("run a pipeline to see its steps") : pipelineTitle_);
+    pipelinePlot_->xAxis->setTickLabelRotation(0);
+    pipelinePlot_->xAxis->setTickLabelFont(labelFont());
+    pipelinePlot_->xAxis->setLabel(pipelineTitle_);
+    if (pipelineSteps_.isEmpty()) {
+        showEmptyState(pipelinePlot_, tr("No pipeline run yet.\nRun a pipeline (Ctrl+R, Pipeline dock) to see each step's time here."));
+    } else {
+        showAxes(pipelinePlot_, true);
+        // Room above the tallest bar so the legend row never sits on it.
+        double top = 0.0;
+        for (const Step& step : pipelineSteps_) top = std::max(top, totalOf(step.timing));
+        if (!log) setValueRange(pipelinePlot_, false, 0.0, top, 1, labelFont());
+    }
     replotIfShown(pipelinePlot_);
 }
 
@@ -445,9 +484,11 @@ void TimingChart::drawBreakdown() {
     const QFont small = labelFont();
     setCategoryAxis(breakdown_, names, small);
     if (!g) {
-        addNote(breakdown_, tr("run a filter to see where its time goes"));
+        showEmptyState(breakdown_, tr("No timings yet.\nEach run of a filter adds a bar here: where its time went.\n"
+                                      "Run every mode (Shift+F5) times every backend on the same filter and image."));
         return;
     }
+    showAxes(breakdown_, true);
     double top = 0.0, low = 1e300;
     int lines = 1;
     for (int i = 0; i < g->bars.size(); ++i) {
@@ -523,9 +564,11 @@ void TimingChart::drawSpeedup() {
         bars->setBaseValue(base);
         bars->setData(keys, values, true);
     }
+    if (!g) showEmptyState(speedup_, tr("No speed-ups yet.\nThey compare modes that ran the same filter on the same image:\n"
+                                        "Run every mode (Shift+F5) measures them all."));
+    else showAxes(speedup_, reference || fastest);
     if (g && !reference && !fastest) addNote(speedup_, tr("no CPU mode measured for this filter and image yet: Run every mode"));
     else if (g && !reference) addNote(speedup_, tr("single-thread reference not measured for this filter and image"));
-    else if (!g) addNote(speedup_, tr("run a filter to compare modes"));
     if (reference || fastest) {
         // The baseline itself: 1x.
         auto* one = new QCPItemStraightLine(speedup_);

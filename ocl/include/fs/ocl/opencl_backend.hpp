@@ -13,4 +13,9 @@ namespace fs::opencl {
 // kernels). Unavailable, with the reason, when OpenCV finds no usable device.
 std::unique_ptr<Backend> makeOpenClBackend();
 
+// Backend "opencl-cpu", shown as "OpenCL on the CPU": the same modes on the first CPU OpenCL device (PoCL),
+// through an OpenCL context of its own, so it needs no OPENCV_OPENCL_DEVICE and no restart. Unavailable,
+// with the reason, when there is no CPU OpenCL device.
+std::unique_ptr<Backend> makeOpenClCpuBackend();
+
 }  // namespace fs::opencl

@@ -56,9 +56,13 @@ public:
 
     DisplayMode displayMode() const { return mode_; }
     double zoom() const { return zoom_; }
+    // True while the view fits the image to its size and re-fits on every resize.
+    bool fitsToWindow() const { return fitting_; }
     double splitPosition() const { return split_; }
     QPointF widgetToImage(const QPointF& p) const;
     QString caption() const;  // the overlay text: mode, zoom, notes
+    // A short line about how the result is shown ("|v| × 8"), part of the caption; empty for none.
+    void setNote(const QString& note);
 
 public slots:
     void setDisplayMode(fs::widgets::ImageView::DisplayMode mode);
@@ -97,6 +101,7 @@ private:
 
     QImage original_, result_, difference_;
     QString differenceCaption_;
+    QString note_;
     bool resultFromBuffer_ = false;
     QSize resultSize_;  // valid when a result exists, host or pixel buffer
     // Bumped on every change so the GL surface knows what to upload again.
@@ -106,7 +111,7 @@ private:
     double zoom_ = 1.0;
     QPointF pan_;  // widget position of the image's top-left corner
     double split_ = 0.5;
-    bool fitPending_ = true;
+    bool fitting_ = true;  // zoom follows the widget's size (Fit); wheel, pan or 1:1 end it
 
     enum class Drag { None, Pan, Split } drag_ = Drag::None;
     QPointF dragStart_, panAtDragStart_;

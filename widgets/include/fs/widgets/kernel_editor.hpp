@@ -1,6 +1,8 @@
 #pragma once
+#include <QSpinBox>
 #include <QString>
 #include <QWidget>
+#include <QPoint>
 #include <vector>
 
 #include "fs/filter_spec.hpp"
@@ -9,7 +11,6 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
-class QSpinBox;
 class QTableWidget;
 class QTableWidgetItem;
 class QUndoStack;
@@ -29,13 +30,25 @@ struct KernelDesign {
     }
 };
 
+// A size box that takes only odd values: typing passes through even ones ("4" on the way to "41") without
+// complaint, and an even value left there becomes the next odd one when editing ends.
+class OddSizeSpinBox : public QSpinBox {
+    Q_OBJECT
+public:
+    explicit OddSizeSpinBox(QWidget* parent = nullptr);
+
+protected:
+    QValidator::State validate(QString& text, int& pos) const override;
+    void fixup(QString& text) const override;
+};
+
 // The kernel designer: an odd-sized grid of weights with a heatmap, presets
 // with their parameters, normalize, divisor/offset, the sum and what it means,
 // a separable badge, JSON load/save and undo/redo.
 class KernelEditor : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kMaxEditableSize = 31;
+    static constexpr int kMaxEditableSize = kMaxKernelSize;  // what every backend runs
 
     explicit KernelEditor(QWidget* parent = nullptr);
 
@@ -43,6 +56,12 @@ public:
     // offset; border and the rest of the mapping come from setSaveContext().
     FilterSpec spec() const;
     KernelDesign design() const { return design_; }
+    // The preset box as shown: its text (a friendly name, or "custom") and the preset text it stands for
+    // (empty for custom kernels).
+    QString presetBoxText() const;
+    QString shownPresetText() const;
+    // The inline note under the grid about a refused cell; empty when none.
+    QString cellNote() const;
     QUndoStack* undoStack() const { return undo_; }
     int editedKernel() const { return current_; }
 
@@ -64,6 +83,8 @@ public slots:
 
 signals:
     void specChanged();
+    // A preset replaced the kernel (box, Apply or applyPresetText): the owner may pick a display mapping for it.
+    void presetApplied(const fs::FilterSpec& spec);
     // A kernel file was loaded: its border and mapping are for the owner to apply.
     void fileLoaded(const fs::FilterSpec& spec);
     void errorOccurred(const QString& title, const QString& message);
@@ -78,6 +99,8 @@ private:
     void onCellChanged(QTableWidgetItem* item);
     QString presetText() const;
     void syncPresetWidgets(const QString& text);
+    void syncPresetToDesign();  // the box names the design's preset, or "custom"
+    void markCell(int row, int column, const QString& note);
     void browseLoad();
     void browseSave();
 
@@ -91,7 +114,9 @@ private:
     QComboBox* presetCombo_;
     QFormLayout* presetParams_;
     std::vector<QWidget*> presetParamWidgets_;
-    QSpinBox* sizeSpin_;
+    OddSizeSpinBox* sizeSpin_;
+    QLabel* cellNote_;
+    QPoint markedCell_{-1, -1};
     QComboBox* kernelSelect_;
     QTableWidget* grid_;
     QDoubleSpinBox* divisorSpin_;

@@ -5,7 +5,7 @@
 #include <QWidget>
 
 class QLabel;
-class QSpinBox;
+class QComboBox;
 class QTableWidget;
 
 namespace fs::widgets {
@@ -40,6 +40,9 @@ public:
     void clear(const QString& message);
     int channel() const;
     void setChannelCount(int channels);
+    // What channel `index` of an image with `channels` channels holds, as fs stores images: gray, gray+alpha,
+    // or blue, green, red (and alpha) in that order, the order OpenCV reads colour files in.
+    static QString channelName(int index, int channels);
 
 signals:
     void channelChanged(int channel);
@@ -47,7 +50,7 @@ signals:
 private:
     PixelProbe probe_;
     QLabel* header_;
-    QSpinBox* channelSpin_;
+    QComboBox* channelCombo_;
     QTableWidget* table_;
     QLabel* arithmetic_;
 };

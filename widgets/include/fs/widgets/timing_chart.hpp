@@ -74,6 +74,9 @@ public:
     // While a sweep runs its button says how far it is and cannot start another.
     void setSweepProgress(int done, int total);  // total 0: no sweep running
 
+    // The message a tab shows while it has nothing to draw; empty once it has data.
+    QString emptyMessage(const QString& tabTitle) const;
+
     bool exportPng(const QString& path, QString* error) const;  // the visible tab
     bool exportCsv(const QString& path, QString* error) const;  // every run
 
@@ -86,6 +89,8 @@ public slots:
 signals:
     void errorOccurred(const QString& title, const QString& message);
     void runEveryModeRequested();
+    // A run was added, the chart cleared or another comparison group shown.
+    void measurementsChanged();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Screenshots of the studio for the README: the default and Presentation layouts at 1024x768 (a classroom
+# projector) and 1920x1080, on the bundled photograph building.jpg with a Laplacian (its zero-sum result
+# is shown as |v| scaled to fit) after every mode has been timed. Each is taken under Xvfb on a screen of
+# the window's size and written to docs/ as a palette PNG (pngquant, from scripts/deps.sh).
+#
+#   bash scripts/screenshots.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+studio="$build/ui/filterstudio"
+[ -x "$studio" ] || { echo "screenshots: $studio is missing; build the studio first (scripts/build.sh)" >&2; exit 2; }
+command -v xvfb-run >/dev/null || { echo "screenshots: xvfb-run is missing (Debian package xvfb)" >&2; exit 2; }
+command -v pngquant >/dev/null || { echo "screenshots: pngquant is missing (Debian package pngquant)" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+photo=resources/samples/building.jpg
+for size in 1024x768 1920x1080; do
+  for layout in default presentation; do
+    out="docs/screenshot-$layout-$size.png"
+    flags=()
+    [ "$layout" = presentation ] && flags+=(--presentation)
+    # A fresh HOME: no saved layout or settings. QPainter draws the view (no GL context), so the picture
+    # includes the view's caption as the screen shows it.
+    HOME="$work/home-$layout-$size" QT_XCB_GL_INTEGRATION=none \
+      xvfb-run -a -s "-screen 0 ${size}x24" \
+      "$studio" "$photo" --size "$size" --mode cpu/parallel --kernel laplacian-4 --all-modes "${flags[@]}" \
+      --screenshot "$work/shot.png"
+    pngquant --force --quality 20-60 --nofs --speed 1 --output "$out" "$work/shot.png"
+    echo "screenshots: $out ($(stat -c %s "$out") bytes)"
+  done
+done
