@@ -152,6 +152,7 @@ private:
     QCheckBox* absCheck_;
     QDoubleSpinBox* scaleSpin_;
     QCheckBox* floatCheck_;
+    QCheckBox* filterAlphaCheck_;
     QComboBox* channelsCombo_;
     QCheckBox* liveCheck_;
     QSlider* splitSlider_;
