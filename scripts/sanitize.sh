@@ -27,7 +27,7 @@ ctest --test-dir build-asan --output-on-failure -j 2 --timeout 900 -LE opencl
 # replays exactly what was run before landing; without it, FUZZ_SECONDS each.
 seconds=${FUZZ_SECONDS:-60}
 for target in kernel_json:kernel:${FUZZ_RUNS_KERNEL:-800000} image_load:image:${FUZZ_RUNS_IMAGE:-150000} \
-              pipeline_json:pipeline:${FUZZ_RUNS_PIPELINE:-400000}; do
+              pipeline_json:pipeline:${FUZZ_RUNS_PIPELINE:-500000}; do
   IFS=: read -r short kind runs <<<"$target"
   name=fuzz_$short
   work=$(mktemp -d)

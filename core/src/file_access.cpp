@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -170,16 +171,14 @@ TempFile::~TempFile() {
     if (!folder_.empty()) ::rmdir(folder_.c_str());
 }
 
-bool TempFile::create(const std::string& target, const std::string& suffix, std::string& problem) {
+namespace {
+
+// Tries fresh random names beside `target` until `make(name)` creates one; it fails
+// with errno EEXIST when the name is taken (then the next is tried).
+template <class Make>
+bool claimFreshName(const std::string& target, const std::string& suffix, Make&& make, std::string& problem) {
     for (int attempt = 0; attempt < 16; ++attempt) {
-        const std::string name = tempNameBeside(target, suffix);
-        // O_EXCL | O_NOFOLLOW: an existing name, a symbolic link included, is never opened.
-        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            fd_ = fd;
-            path_ = name;
-            return true;
-        }
+        if (make(tempNameBeside(target, suffix))) return true;
         if (errno != EEXIST) {
             problem = std::string("cannot be written: ") + std::strerror(errno);
             return false;
@@ -189,21 +188,25 @@ bool TempFile::create(const std::string& target, const std::string& suffix, std:
     return false;
 }
 
+}  // namespace
+
+bool TempFile::create(const std::string& target, const std::string& suffix, std::string& problem) {
+    return claimFreshName(target, suffix, [this](const std::string& name) {
+        // O_EXCL | O_NOFOLLOW: an existing name, a symbolic link included, is never opened.
+        fd_ = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd_ < 0) return false;
+        path_ = name;
+        return true;
+    }, problem);
+}
+
 bool TempFile::createForNamedWriter(const std::string& target, const std::string& suffix, std::string& problem) {
-    for (int attempt = 0; attempt < 16; ++attempt) {
-        const std::string folder = tempNameBeside(target, "");
-        if (::mkdir(folder.c_str(), 0700) == 0) {
-            folder_ = folder;
-            path_ = (fsys::path(folder) / ("out" + suffix)).string();
-            return true;
-        }
-        if (errno != EEXIST) {
-            problem = std::string("cannot be written: ") + std::strerror(errno);
-            return false;
-        }
-    }
-    problem = "cannot be written: no free temporary name beside it";
-    return false;
+    return claimFreshName(target, "", [&](const std::string& folder) {
+        if (::mkdir(folder.c_str(), 0700) != 0) return false;
+        folder_ = folder;
+        path_ = (fsys::path(folder) / ("out" + suffix)).string();
+        return true;
+    }, problem);
 }
 
 void TempFile::closeFd() {

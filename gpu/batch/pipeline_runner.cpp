@@ -69,7 +69,7 @@ private:
 
         const std::vector<std::vector<int>> inputs = resolveStepInputs(pipeline);
         const std::vector<std::size_t> lastReader = lastReaders(inputs);
-        const std::size_t last = pipeline.steps.size() - 1;
+        const std::size_t lastStep = pipeline.steps.size() - 1;
         std::vector<DeviceImage> outputs(pipeline.steps.size());
         std::size_t live = 0;
         auto resolve = [&](int k) -> const DeviceImage& {
@@ -116,11 +116,11 @@ private:
             // The step has finished (its stop event was waited for): inputs it read last can go.
             for (const int k : inputs[i])
                 if (k != kSourceInput && lastReader[static_cast<std::size_t>(k)] == i) release(static_cast<std::size_t>(k));
-            if (lastReader[i] == i && i != last) release(i);
+            if (lastReader[i] == i && i != lastStep) release(i);
         }
         source.release();
         cudaEventRecord(start, s);
-        if (cudaError_t err = outputs[last].download(result.output, s); err != cudaSuccess)
+        if (cudaError_t err = outputs[lastStep].download(result.output, s); err != cudaSuccess)
             return cudaMessage("downloading", err);
         cudaEventRecord(stop, s);
         if (cudaError_t err = cudaEventSynchronize(stop); err != cudaSuccess) return cudaMessage("downloading", err);
