@@ -12,5 +12,5 @@ fi
 echo "No display: running the command-line tool instead (Sobel magnitude of $sample)."
 mkdir -p out
 build/tools/cli/filterstudio-cli modes
-build/tools/cli/filterstudio-cli apply -i "$sample" -o out/fruits-sobel-mag.png -k sobel-mag --backend cpu --mode parallel
+build/tools/cli/filterstudio-cli apply -i "$sample" -o out/fruits-sobel-mag.png -k sobel-mag --backend cpu --mode parallel --overwrite
 echo "Wrote out/fruits-sobel-mag.png"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Hardening job: core, CPU backends, image I/O, CLI and their tests built with
 # clang + ASan + UBSan and run (leaks fail the run), then each libFuzzer target
+# (kernel files, image files, pipeline files)
 # for FUZZ_SECONDS (default 60) on its seed corpus. Crash inputs are copied to
 # tests/fuzz/regressions/ so they become regression tests.
 set -euo pipefail
@@ -22,10 +23,11 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 ctest --test-dir build-asan --output-on-failure -j 2 --timeout 900 -LE opencl
 
 # FUZZ_SEED makes a run repeatable: with it each target runs a fixed number of
-# inputs (FUZZ_RUNS_KERNEL / FUZZ_RUNS_IMAGE, about a minute each here), so CI
+# inputs (FUZZ_RUNS_KERNEL / FUZZ_RUNS_IMAGE / FUZZ_RUNS_PIPELINE, about a minute each here), so CI
 # replays exactly what was run before landing; without it, FUZZ_SECONDS each.
 seconds=${FUZZ_SECONDS:-60}
-for target in kernel_json:kernel:${FUZZ_RUNS_KERNEL:-800000} image_load:image:${FUZZ_RUNS_IMAGE:-150000}; do
+for target in kernel_json:kernel:${FUZZ_RUNS_KERNEL:-800000} image_load:image:${FUZZ_RUNS_IMAGE:-150000} \
+              pipeline_json:pipeline:${FUZZ_RUNS_PIPELINE:-500000}; do
   IFS=: read -r short kind runs <<<"$target"
   name=fuzz_$short
   work=$(mktemp -d)

@@ -1,6 +1,11 @@
 #include "backends.hpp"
 
+#include <exception>
+
+#include "fs/batch.hpp"
 #include "fs/cpu/cpu_backend.hpp"
+#include "fs/cpu/pipeline.hpp"
+#include "fs/pipeline.hpp"
 #if defined(FS_HAVE_OPENCV)
 #include "fs/cpu/opencv_backend.hpp"
 #endif
@@ -12,6 +17,115 @@
 #endif
 
 namespace fs {
+namespace {
+
+// The input's alpha back into a 4-channel result unless the spec filters
+// alpha: done here, once, so every backend, mode and runner treats alpha alike.
+void finishAlpha(const FilterSpec& spec, ConstImageView input, RunResult& result) {
+    if (!result.ok() || !keepsInputAlpha(spec, input) || result.output.channels() != 4) return;
+    try {
+        copyAlpha(input, result.output.view());
+    } catch (const std::exception& e) {
+        result.output = Image();
+        result.error = std::string("keeping the input's alpha: ") + e.what();
+    }
+}
+
+bool anyConvolutionKeepsAlpha(const Pipeline& pipeline) {
+    for (const PipelineStep& step : pipeline.steps)
+        if (step.op == StepOp::Convolve && !step.filter.filterAlpha) return true;
+    return false;
+}
+
+class AlphaBatchRunner final : public BatchRunner {
+public:
+    AlphaBatchRunner(Backend& self, std::unique_ptr<BatchRunner> inner) : BatchRunner(self), inner_(std::move(inner)) {}
+
+    std::vector<RunResult> runSpecs(ConstImageView input, const std::vector<FilterSpec>& specs,
+                                    const std::string& mode) override {
+        std::vector<RunResult> results = inner_->runSpecs(input, specs, mode);
+        for (std::size_t j = 0; j < results.size() && j < specs.size(); ++j) finishAlpha(specs[j], input, results[j]);
+        return results;
+    }
+    std::vector<RunResult> runGrid(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
+                                   const std::string& mode) override {
+        std::vector<RunResult> results = inner_->runGrid(inputs, specs, mode);
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            for (std::size_t j = 0; j < specs.size() && i * specs.size() + j < results.size(); ++j)
+                finishAlpha(specs[j], inputs[i], results[i * specs.size() + j]);
+        return results;
+    }
+
+private:
+    std::unique_ptr<BatchRunner> inner_;
+};
+
+// A backend's own pipeline runner, except for images whose alpha a convolution
+// must keep: those run on the host runner around the alpha-keeping run().
+class AlphaPipelineRunner final : public PipelineRunner {
+public:
+    AlphaPipelineRunner(Backend& self, std::string mode, std::unique_ptr<PipelineRunner> own)
+        : self_(self), mode_(std::move(mode)), own_(std::move(own)) {}
+
+    PipelineResult run(const Pipeline& pipeline, ConstImageView input) override {
+        if (input.channels == 4 && anyConvolutionKeepsAlpha(pipeline))
+            return cpu::makePipelineRunner(self_, mode_)->run(pipeline, input);
+        return own_->run(pipeline, input);
+    }
+
+private:
+    Backend& self_;
+    std::string mode_;
+    std::unique_ptr<PipelineRunner> own_;
+};
+
+class AlphaKeepingBackend final : public Backend {
+public:
+    explicit AlphaKeepingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+
+    std::string id() const override { return inner_->id(); }
+    std::string displayName() const override { return inner_->displayName(); }
+    std::vector<ModeInfo> modes() const override { return inner_->modes(); }
+    std::string unavailableReason() const override { return inner_->unavailableReason(); }
+    RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
+        RunResult r = inner_->run(spec, input, mode);
+        finishAlpha(spec, input, r);
+        return r;
+    }
+    bool hasLaunchConfig() const override { return inner_->hasLaunchConfig(); }
+    RunResult runWithLaunch(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                            const LaunchConfig& launch) override {
+        RunResult r = inner_->runWithLaunch(spec, input, mode, launch);
+        finishAlpha(spec, input, r);
+        return r;
+    }
+    LaunchReport describeLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                                const std::string& mode, const LaunchConfig& launch) const override {
+        return inner_->describeLaunch(spec, width, height, depth, channels, mode, launch);
+    }
+    TuneResult tune(const FilterSpec& spec, ConstImageView input, const std::string& mode, const TuneOptions& options,
+                    const TuneProgress& progress) override {
+        return inner_->tune(spec, input, mode, options, progress);
+    }
+    std::string resetTuning() override { return inner_->resetTuning(); }
+    std::unique_ptr<BatchRunner> makeBatchRunner() override {
+        return std::make_unique<AlphaBatchRunner>(*this, inner_->makeBatchRunner());
+    }
+    std::unique_ptr<PipelineRunner> makePipelineRunner(const std::string& mode) override {
+        std::unique_ptr<PipelineRunner> own = inner_->makePipelineRunner(mode);
+        if (!own) return nullptr;  // callers run the host runner around run(), which keeps alpha already
+        return std::make_unique<AlphaPipelineRunner>(*this, mode, std::move(own));
+    }
+
+private:
+    std::unique_ptr<Backend> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> keepingAlpha(std::unique_ptr<Backend> backend) {
+    return std::make_unique<AlphaKeepingBackend>(std::move(backend));
+}
 
 std::vector<std::unique_ptr<Backend>> makeAllBackends() {
     std::vector<std::unique_ptr<Backend>> backends;
@@ -27,7 +141,14 @@ std::vector<std::unique_ptr<Backend>> makeAllBackends() {
     backends.push_back(opencl::makeOpenClBackend());
     backends.push_back(opencl::makeOpenClCpuBackend());
 #endif
+    for (std::unique_ptr<Backend>& b : backends) b = keepingAlpha(std::move(b));
     return backends;
+}
+
+bool isKnownBackendId(const std::string& id) {
+    for (const char* known : {"cpu", "cuda", "opencl", "opencl-cpu"})
+        if (id == known) return true;
+    return false;
 }
 
 Backend* findBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id) {

@@ -12,6 +12,7 @@
 
 #include "batch_runners.hpp"
 #include "fs/batch.hpp"
+#include "fs/file_access.hpp"
 
 namespace fs::batch {
 namespace {
@@ -129,7 +130,7 @@ Plan validate(const Options& options) {
 
         // Every output path first, so collisions and existing files stop the batch before anything is written.
         std::map<std::string, std::string> producer;  // output -> input
-        std::vector<std::string> existing;
+        std::vector<std::string> existing, refused;
         std::set<fsys::path> inputPaths;
         for (const std::string& input : inputs) {
             std::error_code ec;
@@ -149,12 +150,19 @@ Plan validate(const Options& options) {
                 std::error_code ec;
                 if (inputPaths.count(fsys::weakly_canonical(out, ec)))
                     throw Refusal{out + ": an output would overwrite an input file"};
-                if (fsys::exists(out, ec)) existing.push_back(out);
+                const files::OutputCheck check = files::checkOutput(out);
+                if (check.status == files::OutputCheck::Status::Refused) refused.push_back(out + ": " + check.problem);
+                if (check.status == files::OutputCheck::Status::Exists) existing.push_back(out);
                 item.outputs.push_back(out);
             }
             plan.items.push_back(std::move(item));
         }
-        if (!existing.empty() && !o.overwrite) {
+        if (!refused.empty()) {
+            plan.items.clear();
+            plan.problem = Plan::Problem::Refused;
+            plan.error = std::to_string(refused.size()) + " output(s) may not be replaced, with or without --overwrite (first: " +
+                         refused.front() + ")";
+        } else if (!existing.empty() && !o.overwrite) {
             plan.items.clear();
             plan.problem = Plan::Problem::Output;
             plan.error = std::to_string(existing.size()) + " output file(s) exist already (first: " + existing.front() +
@@ -220,9 +228,7 @@ Summary run(const Plan& plan, Backend& backend, const std::string& mode, const P
             for (std::size_t k = 0; k < results.size(); ++k) {
                 std::string why;
                 if (!results[k].ok()) why = o.kernels[k].name + ": " + results[k].error;
-                else if (!o.overwrite && fsys::exists(item.outputs[k], ec))  // appeared since validate()
-                    why = item.outputs[k] + ": appeared during the batch; not replaced";
-                else if (!io::saveImage(item.outputs[k], results[k].output.cview(), &why))
+                else if (!io::saveImage(item.outputs[k], results[k].output.cview(), io::SaveOptions{o.overwrite}, &why))
                     why = why.empty() ? item.outputs[k] : why;
                 if (why.empty()) {
                     ++file.written;

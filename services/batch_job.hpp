@@ -44,6 +44,7 @@ struct Plan {
         None,
         Usage,   // the options themselves are wrong (no inputs, a glob matching nothing, name clashes, ...)
         Output,  // outputs exist already and overwrite is off ("N output file(s) exist already (first: F)")
+        Refused, // outputs that are never replaced: symbolic links, write-protected files, folders
     };
     Options options;  // format normalised (no leading dot)
     std::vector<Item> items;
@@ -56,7 +57,8 @@ struct Plan {
 // is written: no inputs or kernels, no output folder, a folder without images,
 // a glob matching nothing, two kernels or two inputs that would write the
 // same file, a float output to a format that cannot hold it, an output that
-// would replace an input, existing outputs without `overwrite`.
+// would replace an input, existing outputs without `overwrite`, and outputs
+// that are never replaced (symbolic links, write-protected files), with it or not.
 Plan validate(const Options& options);
 
 // What happened to one input.

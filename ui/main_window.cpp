@@ -468,6 +468,9 @@ QWidget* MainWindow::buildOutputControls() {
     scaleSpin_->setSingleStep(0.1);
     scaleSpin_->setToolTip(tr("v = scale * sum + offset (offset is in the kernel designer), then |v| if checked"));
     floatCheck_ = new QCheckBox(tr("float output (raw, no rounding)"));
+    filterAlphaCheck_ = new QCheckBox(tr("filter alpha too"));
+    filterAlphaCheck_->setToolTip(tr("Images with alpha: filter it like the colours. Off: the result keeps the "
+                                     "image's own alpha (an edge filter would otherwise make it transparent)"));
     channelsCombo_ = new QComboBox;
     channelsCombo_->addItem(tr("all channels"));
     channelsCombo_->addItem(tr("luminance only"));
@@ -485,6 +488,7 @@ QWidget* MainWindow::buildOutputControls() {
     absCheck_->setObjectName(QStringLiteral("absoluteCheck"));
     scaleSpin_->setObjectName(QStringLiteral("scaleSpin"));
     floatCheck_->setObjectName(QStringLiteral("floatOutputCheck"));
+    filterAlphaCheck_->setObjectName(QStringLiteral("filterAlphaCheck"));
     channelsCombo_->setObjectName(QStringLiteral("channelsCombo"));
     liveCheck_->setObjectName(QStringLiteral("liveCheck"));
     form->addRow(tr("Border"), borderCombo_);
@@ -493,6 +497,7 @@ QWidget* MainWindow::buildOutputControls() {
     form->addRow(QString(), absCheck_);
     form->addRow(QString(), mappingNote_);
     form->addRow(QString(), floatCheck_);
+    form->addRow(QString(), filterAlphaCheck_);
     form->addRow(tr("Channels"), channelsCombo_);
     form->addRow(QString(), liveCheck_);
     connect(borderCombo_, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -509,6 +514,7 @@ QWidget* MainWindow::buildOutputControls() {
         scheduleRun();
     });
     connect(floatCheck_, &QCheckBox::toggled, this, &MainWindow::scheduleRun);
+    connect(filterAlphaCheck_, &QCheckBox::toggled, this, &MainWindow::scheduleRun);
     connect(channelsCombo_, &QComboBox::currentIndexChanged, this, [this] {
         prepareInput();
         scheduleRun();
@@ -678,7 +684,9 @@ FilterSpec MainWindow::currentSpec() const {
     mapping.absolute = absCheck_->isChecked();
     mapping.floatOutput = floatCheck_->isChecked();
     editor_->setSaveContext(border, mapping);
-    return editor_->spec();
+    FilterSpec spec = editor_->spec();
+    spec.filterAlpha = filterAlphaCheck_->isChecked();
+    return spec;
 }
 
 // As the chart writes a filter run's image ("512x480 3ch u8"), so both kinds of run read alike in its CSV.
@@ -984,6 +992,7 @@ void MainWindow::runPipeline() {
     request.backend = choice->backendId;
     request.mode = QString::fromStdString(choice->mode.id);
     request.pipeline = pipelineEditor_->pipeline();
+    for (PipelineStep& step : request.pipeline->steps) step.filter.filterAlpha = filterAlphaCheck_->isChecked();
     pipelineEditor_->setRunning(true);
     if (auto* dock = findChild<QDockWidget*>(QStringLiteral("pipelineDock"))) dock->raise();  // its times and count
     pipelineGeneration_ = runner_->submit(std::move(request));

@@ -181,6 +181,7 @@ private:
     QLabel* mappingNote_;  // says when the studio chose |v| and the scale
     QDoubleSpinBox* scaleSpin_;
     QCheckBox* floatCheck_;
+    QCheckBox* filterAlphaCheck_;
     QComboBox* channelsCombo_;
     QCheckBox* liveCheck_;
     QSlider* splitSlider_;

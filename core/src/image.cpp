@@ -86,4 +86,32 @@ std::string validateImage(ConstImageView v) {
     return {};
 }
 
+namespace {
+
+template <class From, class To> void copyAlphaAs(ConstImageView from, ImageView to) {
+    for (int y = 0; y < from.height; ++y) {
+        const From* src = from.row<From>(y);
+        To* dst = to.row<To>(y);
+        for (int x = 0; x < from.width; ++x) dst[4 * x + 3] = static_cast<To>(src[4 * x + 3]);
+    }
+}
+
+template <class From> void copyAlphaFrom(ConstImageView from, ImageView to) {
+    if (to.depth == Depth::F32) copyAlphaAs<From, float>(from, to);
+    else copyAlphaAs<From, From>(from, to);
+}
+
+}  // namespace
+
+void copyAlpha(ConstImageView from, ImageView to) {
+    if (from.channels != 4 || to.channels != 4 || from.width != to.width || from.height != to.height ||
+        (to.depth != from.depth && to.depth != Depth::F32))
+        throw std::invalid_argument("copyAlpha: the images differ in size, channels or depth");
+    switch (from.depth) {
+    case Depth::U8: copyAlphaFrom<std::uint8_t>(from, to); break;
+    case Depth::U16: copyAlphaFrom<std::uint16_t>(from, to); break;
+    case Depth::F32: copyAlphaAs<float, float>(from, to); break;
+    }
+}
+
 }  // namespace fs

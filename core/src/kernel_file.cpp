@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "json_fields.hpp"
+#include "kernel_json.hpp"
 
 namespace fs {
 
@@ -17,6 +17,7 @@ const char* typeName(const json& j) { return j.type_name(); }
 
 Kernel parseKernel(const json& j, const std::string& path) {
     if (!j.is_object()) fieldError(path, std::string("expected an object, got ") + typeName(j));
+    checkKeys(j, path, {"width", "height", "weights"});
     if (!j.contains("weights")) fieldError(path, "missing field 'weights'");
     const json& rows = j.at("weights");
     const std::string wpath = path + ".weights";
@@ -49,14 +50,18 @@ Kernel parseKernel(const json& j, const std::string& path) {
     return k;
 }
 
-FilterSpec parseSpec(const json& root) {
+}  // namespace
+
+FilterSpec filterSpecFromJson(const json& root, bool inlineObject) {
     if (!root.is_object()) fieldError("(top level)", std::string("expected an object, got ") + typeName(root));
-    if (!root.contains("format")) fieldError("format", "missing; expected \"" + std::string(kFormat) + "\"");
-    if (string(root.at("format"), "format") != kFormat) fieldError("format", "expected \"" + std::string(kFormat) + "\"");
-    if (!root.contains("version")) fieldError("version", "missing");
-    const double version = number(root.at("version"), "version");
-    if (version != kKernelFileVersion)
+    if (!inlineObject && !root.contains("format")) fieldError("format", "missing; expected \"" + std::string(kFormat) + "\"");
+    if (root.contains("format") && string(root.at("format"), "format") != kFormat)
+        fieldError("format", "expected \"" + std::string(kFormat) + "\"");
+    if (!inlineObject && !root.contains("version")) fieldError("version", "missing");
+    if (root.contains("version") && number(root.at("version"), "version") != kKernelFileVersion)
         fieldError("version", "file has version " + root.at("version").dump() + ", this FilterStudio reads version " + std::to_string(kKernelFileVersion));
+    // Unknown fields are refused, as in pipeline files: a misspelt "bordr" must not pass silently.
+    checkKeys(root, "", {"format", "version", "name", "combine", "kernels", "border", "output"});
 
     FilterSpec spec;
     if (root.contains("name")) spec.name = string(root.at("name"), "name");
@@ -78,6 +83,7 @@ FilterSpec parseSpec(const json& root) {
     if (root.contains("border")) {
         const json& b = root.at("border");
         if (!b.is_object()) fieldError("border", std::string("expected an object, got ") + typeName(b));
+        checkKeys(b, "border", {"mode", "value"});
         if (b.contains("mode")) {
             std::string why;
             if (!parseBorder(string(b.at("mode"), "border.mode"), spec.border, &why)) fieldError("border.mode", why);
@@ -87,6 +93,7 @@ FilterSpec parseSpec(const json& root) {
     if (root.contains("output")) {
         const json& o = root.at("output");
         if (!o.is_object()) fieldError("output", std::string("expected an object, got ") + typeName(o));
+        checkKeys(o, "output", {"scale", "offset", "abs", "float"});
         if (o.contains("scale")) spec.output.scale = static_cast<float>(number(o.at("scale"), "output.scale"));
         if (o.contains("offset")) spec.output.offset = static_cast<float>(number(o.at("offset"), "output.offset"));
         if (o.contains("abs")) spec.output.absolute = boolean(o.at("abs"), "output.abs");
@@ -96,10 +103,8 @@ FilterSpec parseSpec(const json& root) {
     return spec;
 }
 
-}  // namespace
-
 bool parseKernelJson(const std::string& text, FilterSpec& out, std::string* error) {
-    return parseDocument(text, [&](const json& root) { out = parseSpec(root); }, error);
+    return parseDocument(text, [&](const json& root) { out = filterSpecFromJson(root, false); }, error);
 }
 
 std::string kernelToJson(const FilterSpec& spec) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
+#include <map>
 #include <set>
 
 namespace fs {
@@ -68,6 +70,67 @@ std::string validatePipeline(const Pipeline& pipeline) {
             if (!known.insert(step.id).second)
                 return where + "id '" + step.id + "' is already used" + (step.id == kPipelineSource ? " (it names the input)" : "");
         }
+    }
+    return {};
+}
+
+std::vector<std::vector<int>> resolveStepInputs(const Pipeline& pipeline) {
+    std::map<std::string, int> byId;
+    std::vector<std::vector<int>> inputs(pipeline.steps.size());
+    for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
+        const PipelineStep& step = pipeline.steps[i];
+        const int index = static_cast<int>(i);
+        if (step.inputs.empty()) inputs[i].push_back(index - 1);  // the previous result; the source for the first
+        for (const std::string& name : step.inputs) inputs[i].push_back(name == kPipelineSource ? kSourceInput : byId.at(name));
+        if (!step.id.empty()) byId[step.id] = index;
+    }
+    return inputs;
+}
+
+std::vector<std::size_t> lastReaders(const std::vector<std::vector<int>>& stepInputs) {
+    std::vector<std::size_t> last(stepInputs.size());
+    for (std::size_t i = 0; i < last.size(); ++i) last[i] = i;
+    for (std::size_t i = 0; i < stepInputs.size(); ++i)
+        for (const int k : stepInputs[i])
+            if (k != kSourceInput) last[static_cast<std::size_t>(k)] = std::max(last[static_cast<std::size_t>(k)], i);
+    return last;
+}
+
+std::string validatePipelineFor(const Pipeline& pipeline, int channels, Depth depth) {
+    if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
+    struct Shape {
+        int channels;
+        Depth depth;
+    };
+    const std::vector<std::vector<int>> inputs = resolveStepInputs(pipeline);
+    std::vector<Shape> shapes;
+    for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
+        const PipelineStep& step = pipeline.steps[i];
+        auto shapeOf = [&](int k) { return k == kSourceInput ? Shape{channels, depth} : shapes[static_cast<std::size_t>(k)]; };
+        const Shape in = shapeOf(inputs[i][0]);
+        const std::string where = "steps[" + std::to_string(i) + "] (" + step.label() + "): ";
+        Shape out = in;
+        switch (step.op) {
+        case StepOp::Convolve: out.depth = step.filter.outputDepth(in.depth); break;
+        case StepOp::Abs: break;
+        case StepOp::Magnitude: {
+            const Shape other = shapeOf(inputs[i][1]);
+            if (other.channels != in.channels || other.depth != in.depth)
+                return where + "its two inputs differ (" + std::to_string(in.channels) + " channel(s) " + depthName(in.depth) +
+                       " and " + std::to_string(other.channels) + " channel(s) " + depthName(other.depth) + ")";
+            break;
+        }
+        case StepOp::Threshold:
+        case StepOp::Normalize: out.depth = Depth::U8; break;
+        case StepOp::Grayscale: out.channels = 1; break;
+        case StepOp::Label:
+            if (in.channels != 1)
+                return where + "labels a 1-channel image, its input has " + std::to_string(in.channels) +
+                       " channels (add a grayscale step before it)";
+            out.depth = Depth::F32;
+            break;
+        }
+        shapes.push_back(out);
     }
     return {};
 }

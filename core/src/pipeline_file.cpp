@@ -2,7 +2,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "json_fields.hpp"
+#include "kernel_json.hpp"
 
 #include "fs/kernel_file.hpp"
 #include "fs/pipeline.hpp"
@@ -16,14 +16,6 @@ using namespace json_fields;
 
 constexpr const char* kFormat = "filterstudio-pipeline";
 
-void checkKeys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
-    for (auto it = j.begin(); it != j.end(); ++it) {
-        bool ok = false;
-        for (const char* a : allowed) ok = ok || it.key() == a;
-        if (!ok) fieldError(path + "." + it.key(), "unknown field");
-    }
-}
-
 FilterSpec parseFilter(const json& j, const std::string& path) {
     FilterSpec spec;
     if (j.is_string()) {
@@ -32,17 +24,15 @@ FilterSpec parseFilter(const json& j, const std::string& path) {
         return spec;
     }
     if (!j.is_object()) fieldError(path, std::string("expected a preset name or a kernel object, got ") + j.type_name());
-    json full = j;
-    if (!full.contains("format")) full["format"] = "filterstudio-kernel";
-    if (!full.contains("version")) full["version"] = kKernelFileVersion;
-    std::string why;
-    if (!parseKernelJson(full.dump(), spec, &why)) {
+    try {
+        return filterSpecFromJson(j, true);
+    } catch (const FieldError& e) {
         // The kernel reader names its field ("kernels[0].weights[1]: ..."); put it under this step.
+        const std::string& why = e.message;
         const std::size_t colon = why.find(": ");
         if (colon == std::string::npos || why[0] == '(') fieldError(path, colon == std::string::npos ? why : why.substr(colon + 2));
         fieldError(path + "." + why.substr(0, colon), why.substr(colon + 2));
     }
-    return spec;
 }
 
 PipelineStep parseStep(const json& j, const std::string& path) {

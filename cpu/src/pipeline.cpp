@@ -1,10 +1,10 @@
 // Runs a Pipeline step by step: convolutions through a borrowed backend,
 // point operations and labelling with the CPU loops. Each step's result is
-// kept until the end so later steps can name it.
+// released as soon as the last step that reads it has run.
 #include <chrono>
 #include <exception>
 #include <functional>
-#include <map>
+#include <algorithm>
 #include <new>
 
 #include "fs/cpu/cpu_backend.hpp"
@@ -32,17 +32,28 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
         result.error = "input: " + why;
         return result;
     }
-    std::vector<Image> outputs;
-    outputs.reserve(pipeline.steps.size());
-    std::map<std::string, std::size_t> byId;
-    auto resolve = [&](const std::string& name) -> ConstImageView {
-        if (name == kPipelineSource) return input;
-        return outputs[byId.at(name)].cview();
+    if (std::string why = validatePipelineFor(pipeline, input.channels, input.depth); !why.empty()) {
+        result.error = why;
+        result.inputRejected = true;
+        return result;
+    }
+    const std::vector<std::vector<int>> inputs = resolveStepInputs(pipeline);
+    const std::vector<std::size_t> lastReader = lastReaders(inputs);
+    std::vector<Image> outputs(pipeline.steps.size());
+    std::size_t live = 0;
+    auto resolve = [&](int k) -> ConstImageView {
+        return k == kSourceInput ? input : outputs[static_cast<std::size_t>(k)].cview();
     };
+    auto release = [&](std::size_t k) {
+        if (outputs[k].empty()) return;
+        outputs[k] = Image();
+        --live;
+    };
+    const std::size_t last = pipeline.steps.size() - 1;
     for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
         const PipelineStep& step = pipeline.steps[i];
         const std::string where = "steps[" + std::to_string(i) + "] (" + step.label() + "): ";
-        const ConstImageView first = step.inputs.empty() ? (i == 0 ? input : outputs.back().cview()) : resolve(step.inputs[0]);
+        const ConstImageView first = resolve(inputs[i][0]);
         StepReport report;
         report.label = step.label();
         report.timing.backend = "cpu";
@@ -62,7 +73,7 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
                 break;
             }
             case StepOp::Abs: out = absoluteValues(first); break;
-            case StepOp::Magnitude: out = magnitudeOf(first, resolve(step.inputs[1])); break;
+            case StepOp::Magnitude: out = magnitudeOf(first, resolve(inputs[i][1])); break;
             case StepOp::Threshold: out = thresholdMask(first, step.threshold); break;
             case StepOp::Normalize: out = normalizeTo8Bit(first); break;
             case StepOp::Grayscale: out = grayscale(first); break;
@@ -83,10 +94,13 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
         if (step.op != StepOp::Convolve) report.timing.kernelMs = millisecondsSince(start);
         report.timing.totalMs = millisecondsSince(start);
         result.steps.push_back(std::move(report));
-        if (!step.id.empty()) byId[step.id] = i;
-        outputs.push_back(std::move(out));
+        outputs[i] = std::move(out);
+        result.peakLiveResults = std::max(result.peakLiveResults, ++live);
+        for (const int k : inputs[i])
+            if (k != kSourceInput && lastReader[static_cast<std::size_t>(k)] == i) release(static_cast<std::size_t>(k));
+        if (lastReader[i] == i && i != last) release(i);
     }
-    result.output = std::move(outputs.back());
+    result.output = std::move(outputs[last]);
     return result;
 }
 

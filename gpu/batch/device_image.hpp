@@ -29,6 +29,14 @@ public:
         if (data_) cudaFree(data_);
     }
 
+    // Frees the device memory now (cudaFree waits for work on it to finish).
+    void release() {
+        if (data_) cudaFree(data_);
+        data_ = nullptr;
+        pitch_ = 0;
+    }
+    bool empty() const { return data_ == nullptr; }
+
     cudaError_t allocate(int w, int h, int c, Depth d) {
         if (data_) cudaFree(data_), data_ = nullptr;
         width = w, height = h, channels = c, depth = d;

@@ -1,7 +1,8 @@
 // Pipelines on the device: the source goes up once, every step reads and
-// writes device images, and only the last result comes down. Each step is
-// timed with events; the first includes the upload, the last the download.
-#include <map>
+// writes device images, and only the last result comes down. Each result is
+// freed once the last step reading it has run. Each step is timed with
+// events; the first includes the upload, the last the download.
+#include <algorithm>
 
 #include "device_image.hpp"
 #include "engine_core.hpp"
@@ -40,6 +41,10 @@ private:
     std::string runSteps(const Pipeline& pipeline, ConstImageView input, PipelineResult& result) {
         if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
         if (std::string why = validateImage(input); !why.empty()) return "input: " + why;
+        if (std::string why = validatePipelineFor(pipeline, input.channels, input.depth); !why.empty()) {
+            result.inputRejected = true;
+            return why;
+        }
         DeviceSession session;
         if (!session.problem().empty()) return session.problem();
         const cudaStream_t s = session.stream(0);
@@ -62,22 +67,30 @@ private:
         cudaEventSynchronize(stop);
         const double uploadMs = elapsedMs(start, stop);
 
+        const std::vector<std::vector<int>> inputs = resolveStepInputs(pipeline);
+        const std::vector<std::size_t> lastReader = lastReaders(inputs);
+        const std::size_t lastStep = pipeline.steps.size() - 1;
         std::vector<DeviceImage> outputs(pipeline.steps.size());
-        std::map<std::string, std::size_t> byId;
-        auto resolve = [&](const std::string& name) -> const DeviceImage& {
-            return name == kPipelineSource ? source : outputs[byId.at(name)];
+        std::size_t live = 0;
+        auto resolve = [&](int k) -> const DeviceImage& {
+            return k == kSourceInput ? source : outputs[static_cast<std::size_t>(k)];
+        };
+        auto release = [&](std::size_t k) {
+            if (outputs[k].empty()) return;
+            outputs[k].release();
+            --live;
         };
         for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
             const PipelineStep& step = pipeline.steps[i];
             const std::string where = "steps[" + std::to_string(i) + "] (" + step.label() + "): ";
-            const DeviceImage& first = step.inputs.empty() ? (i == 0 ? source : outputs[i - 1]) : resolve(step.inputs[0]);
+            const DeviceImage& first = resolve(inputs[i][0]);
             DeviceImage& out = outputs[i];
             cudaEventRecord(start, s);
             std::string why;
             switch (step.op) {
             case StepOp::Convolve: why = convolveStep(session, step.filter, first, mode_, out, s); break;
             case StepOp::Abs: why = absOnDevice(first, out, s); break;
-            case StepOp::Magnitude: why = magnitudeOnDevice(first, resolve(step.inputs[1]), out, s); break;
+            case StepOp::Magnitude: why = magnitudeOnDevice(first, resolve(inputs[i][1]), out, s); break;
             case StepOp::Threshold: why = thresholdOnDevice(first, step.threshold, out, s); break;
             case StepOp::Normalize: why = normalizeOnDevice(first, out, s); break;
             case StepOp::Grayscale: why = grayscaleOnDevice(first, out, s); break;
@@ -99,10 +112,15 @@ private:
             if (i == 0) report.timing.uploadMs = uploadMs;
             report.timing.totalMs = *report.timing.kernelMs + (i == 0 ? uploadMs : 0.0);
             result.steps.push_back(std::move(report));
-            if (!step.id.empty()) byId[step.id] = i;
+            result.peakLiveResults = std::max(result.peakLiveResults, ++live);
+            // The step has finished (its stop event was waited for): inputs it read last can go.
+            for (const int k : inputs[i])
+                if (k != kSourceInput && lastReader[static_cast<std::size_t>(k)] == i) release(static_cast<std::size_t>(k));
+            if (lastReader[i] == i && i != lastStep) release(i);
         }
+        source.release();
         cudaEventRecord(start, s);
-        if (cudaError_t err = outputs.back().download(result.output, s); err != cudaSuccess)
+        if (cudaError_t err = outputs[lastStep].download(result.output, s); err != cudaSuccess)
             return cudaMessage("downloading", err);
         cudaEventRecord(stop, s);
         if (cudaError_t err = cudaEventSynchronize(stop); err != cudaSuccess) return cudaMessage("downloading", err);

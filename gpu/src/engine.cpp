@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "driver_check.hpp"
 #include "fs/gpu/cuda_options.hpp"
 
 namespace fs::gpu {
@@ -21,7 +22,10 @@ std::string Engine::Impl::findDevice() {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
         cudaGetLastError();
-        return cudaMessage("no usable CUDA device", err);
+        if (err == cudaErrorNoDevice) return "no CUDA device found";
+        const bool insufficient = err == cudaErrorInsufficientDriver;
+        return noDeviceReason(insufficient, insufficient && nvidiaDriverInstalled(),
+                              std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")");
     }
     if (count == 0) return "no CUDA device found";
     cudaDeviceProp p{};

@@ -1,18 +1,24 @@
 #include "fs/io/image_io.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <vector>
 
+#include "fs/file_access.hpp"
 #include "fs/io/cv_image.hpp"
 
 namespace fs::io {
@@ -55,7 +61,11 @@ std::string sniffFormat(std::string_view b) {
 std::optional<ImageHeader> jpegHeader(std::string_view b) {
     std::size_t p = 2;
     while (p + 4 <= b.size()) {
-        if (static_cast<unsigned char>(b[p]) != 0xFF) return std::nullopt;
+        if (static_cast<unsigned char>(b[p]) != 0xFF) {  // stray bytes between segments: libjpeg skips them too
+            p = b.find('\xff', p);
+            if (p == std::string_view::npos) return std::nullopt;
+            continue;
+        }
         const unsigned marker = static_cast<unsigned char>(b[p + 1]);
         if (marker == 0xFF) {  // fill byte
             ++p;
@@ -133,10 +143,49 @@ bool looksLikeText(std::string_view b) {
 }
 
 // libjpeg "decodes" a cut-off file by filling the rest with grey and only
-// warning, so a JPEG without an end-of-image marker after its scan is refused here.
+// warning, so a JPEG whose main image does not reach its end-of-image marker is
+// refused here. The walk follows the file's own segments from the start:
+// segment payloads are skipped by their length (an EXIF APP1 holds a whole
+// thumbnail JPEG with its own markers), each scan's entropy-coded data is
+// stepped over to the marker that ends it, and after the last scan the next
+// marker must be EOI.
 bool jpegLooksTruncated(std::string_view b) {
-    const std::size_t scan = b.find("\xff\xda");
-    return scan == std::string_view::npos || b.find("\xff\xd9", scan) == std::string_view::npos;
+    auto byte = [&](std::size_t at) { return static_cast<unsigned char>(b[at]); };
+    std::size_t p = 2;  // after SOI
+    bool sawScan = false;
+    while (p < b.size()) {
+        if (byte(p) != 0xFF) {  // stray bytes between segments: libjpeg skips to the next marker too
+            const std::size_t next = b.find('\xff', p);
+            if (next == std::string_view::npos) return true;
+            p = next;
+        }
+        while (p < b.size() && byte(p) == 0xFF) ++p;  // fill bytes
+        if (p >= b.size()) return true;
+        const unsigned marker = byte(p++);
+        if (marker == 0xD9) return !sawScan;  // EOI
+        if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD8)) continue;  // no length field
+        if (p + 2 > b.size()) return true;
+        const std::size_t length = readBE(b, p, 2);
+        if (length < 2 || p + length > b.size()) return true;
+        p += length;
+        if (marker != 0xDA) continue;
+        // SOS: entropy-coded data up to the first marker that is neither a stuffed 0xFF00 nor RSTn.
+        sawScan = true;
+        for (;;) {
+            const std::size_t ff = b.find('\xff', p);
+            if (ff == std::string_view::npos || ff + 1 >= b.size()) return true;
+            const unsigned next = byte(ff + 1);
+            if (next == 0x00 || (next >= 0xD0 && next <= 0xD7)) {
+                p = ff + 2;
+            } else if (next == 0xFF) {
+                p = ff + 1;
+            } else {
+                p = ff;
+                break;
+            }
+        }
+    }
+    return true;
 }
 
 std::string lowerExtension(const std::string& path) {
@@ -146,37 +195,21 @@ std::string lowerExtension(const std::string& path) {
 }
 
 bool readWholeFile(const std::string& path, std::uint64_t maxPixels, std::string& bytes, std::string& problem) {
-    std::error_code ec;
-    const fsys::file_status status = fsys::status(path, ec);
-    if (ec || !fsys::exists(status)) {
-        problem = "file not found";
-        return false;
-    }
-    if (fsys::is_directory(status)) {
-        problem = "is a directory, not an image file";
-        return false;
-    }
     // No image within the pixel limit needs more than 32 bytes a pixel (RGBA
-    // doubles) plus a MiB of metadata; refuse bigger files before reading them.
-    const std::uintmax_t size = fsys::file_size(path, ec);
-    const std::uint64_t limit = maxPixels > (UINT64_MAX >> 6) ? UINT64_MAX : maxPixels * 32 + (1u << 20);
-    if (!ec && size > limit) {
-        problem = "file is " + std::to_string(size) + " bytes, too large for an image of at most " +
-                  std::to_string(maxPixels) + " pixels";
+    // doubles) plus a MiB of metadata; bigger files are refused before reading.
+    const std::uint64_t limit = std::min<std::uint64_t>(
+        maxPixels > (UINT64_MAX >> 6) ? UINT64_MAX : maxPixels * 32 + (1u << 20), static_cast<std::uint64_t>(INT32_MAX));
+    const files::ReadOutcome r = files::readRegularFile(path, limit, bytes);
+    if (r.status == files::ReadOutcome::Status::TooLarge) {
+        if (r.size > static_cast<std::uint64_t>(INT32_MAX))
+            problem = "file is over 2 GiB, more than OpenCV can decode from memory";
+        else
+            problem = "file is " + std::to_string(r.size) + " bytes, too large for an image of at most " +
+                      std::to_string(maxPixels) + " pixels";
         return false;
     }
-    if (!ec && size > static_cast<std::uintmax_t>(INT32_MAX)) {
-        problem = "file is over 2 GiB, more than OpenCV can decode from memory";
-        return false;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        problem = std::string("cannot be opened: ") + std::strerror(errno);
-        return false;
-    }
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) {
-        problem = "read error";
+    if (!r.ok()) {
+        problem = r.problem;
         return false;
     }
     if (bytes.empty()) {
@@ -186,6 +219,53 @@ bool readWholeFile(const std::string& path, std::uint64_t maxPixels, std::string
     return true;
 }
 
+std::atomic<bool> quietDecoders{false};
+
+// Sends stderr (fd 2) into a scratch file while it lives. One at a time, process-wide.
+class StderrCapture {
+public:
+    StderrCapture() : lock_(mutex()) {
+        std::fflush(stderr);
+        if (!scratch()) return;
+        saved_ = ::dup(STDERR_FILENO);
+        if (saved_ < 0) return;
+        if (::ftruncate(::fileno(scratch()), 0) != 0 || ::lseek(::fileno(scratch()), 0, SEEK_SET) != 0 ||
+            ::dup2(::fileno(scratch()), STDERR_FILENO) < 0) {
+            ::close(saved_);
+            saved_ = -1;
+        }
+    }
+    ~StderrCapture() { restore(); }
+    StderrCapture(const StderrCapture&) = delete;
+    StderrCapture& operator=(const StderrCapture&) = delete;
+
+    // Puts stderr back and returns what was written meanwhile (its first line, trimmed).
+    std::string restore() {
+        if (saved_ < 0) return {};
+        std::fflush(stderr);
+        ::dup2(saved_, STDERR_FILENO);
+        ::close(saved_);
+        saved_ = -1;
+        char text[512] = {};
+        const ssize_t n = ::pread(::fileno(scratch()), text, sizeof text - 1, 0);
+        std::string captured(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+        captured = captured.substr(0, captured.find('\n'));
+        return captured;
+    }
+
+private:
+    static std::mutex& mutex() {
+        static std::mutex m;
+        return m;
+    }
+    static std::FILE* scratch() {
+        static std::FILE* file = std::tmpfile();  // kept for the process: one file, truncated each time
+        return file;
+    }
+    std::unique_lock<std::mutex> lock_;
+    int saved_ = -1;
+};
+
 std::string pixelCount(std::uint64_t w, std::uint64_t h) {
     const std::string size = std::to_string(w) + "x" + std::to_string(h);
     if (h != 0 && w > UINT64_MAX / h) return size + " pixels";
@@ -193,6 +273,8 @@ std::string pixelCount(std::uint64_t w, std::uint64_t h) {
 }
 
 }  // namespace
+
+void setDecoderWarningsQuiet(bool quiet) { quietDecoders.store(quiet); }
 
 std::optional<ImageHeader> readImageHeader(std::string_view b) {
     const std::string format = sniffFormat(b);
@@ -250,15 +332,22 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
     }
 
     cv::Mat decoded;
-    try {
-        const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U, bytes.data());
-        decoded = cv::imdecode(buffer, cv::IMREAD_UNCHANGED);
-    } catch (const cv::Exception& e) {
-        return fail("cannot be decoded: " + e.err);
-    } catch (const std::exception& e) {
-        return fail(std::string("cannot be decoded: ") + e.what());
+    std::string warning;
+    {
+        std::optional<StderrCapture> capture;
+        if (quietDecoders.load()) capture.emplace();
+        try {
+            const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U, bytes.data());
+            decoded = cv::imdecode(buffer, cv::IMREAD_UNCHANGED);
+        } catch (const cv::Exception& e) {
+            return fail("cannot be decoded: " + e.err);
+        } catch (const std::exception& e) {
+            return fail(std::string("cannot be decoded: ") + e.what());
+        }
+        if (capture) warning = capture->restore();
     }
-    if (decoded.empty()) return fail("corrupt or truncated " + format + " data");
+    if (decoded.empty())
+        return fail("corrupt or truncated " + format + " data" + (warning.empty() ? std::string() : " (" + warning + ")"));
     if (static_cast<std::uint64_t>(decoded.total()) > options.maxPixels)
         return fail("image is too large: " + pixelCount(static_cast<std::uint64_t>(decoded.cols),
                                                         static_cast<std::uint64_t>(decoded.rows)) +
@@ -282,6 +371,10 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
 }
 
 bool saveImage(const std::string& path, ConstImageView image, std::string* error) {
+    return saveImage(path, image, SaveOptions{}, error);
+}
+
+bool saveImage(const std::string& path, ConstImageView image, const SaveOptions& options, std::string* error) {
     auto fail = [&](const std::string& problem) {
         if (error) *error = path + ": " + problem;
         return false;
@@ -299,37 +392,33 @@ bool saveImage(const std::string& path, ConstImageView image, std::string* error
         return fail("32-bit float images can only be written as .tif, .tiff or .pfm, not '" + ext + "'");
     if (image.depth == Depth::U16 && !oneOf({".png", ".tif", ".tiff", ".pgm", ".ppm", ".pnm"}))
         return fail("16-bit images can only be written as .png, .tif, .tiff, .pgm, .ppm or .pnm, not '" + ext + "'");
+    if (std::string why = files::outputRefusal(path, options.overwrite); !why.empty()) return fail(why);
     const fsys::path folder = target.has_parent_path() ? target.parent_path() : fsys::path(".");
     if (!fsys::is_directory(folder, ec)) return fail("folder '" + folder.string() + "' does not exist");
 
-    std::vector<unsigned char> encoded;
+    files::TempFile temp;
+    std::string problem;
     try {
         if (!cv::haveImageWriter(path)) return fail("OpenCV has no writer for '" + ext + "' files");
-        std::vector<int> params;
-        // By default OpenCV 4.6 stores 3-channel float TIFFs as SGI LogLuv, which is lossy;
-        // naming LZW keeps the exact float values.
-        if (image.depth == Depth::F32 && (ext == ".tif" || ext == ".tiff")) params = {cv::IMWRITE_TIFF_COMPRESSION, 5};
-        if (!cv::imencode(ext, asMat(image), encoded, params) || encoded.empty())
-            return fail("OpenCV could not encode the image");
-    } catch (const cv::Exception& e) {
-        return fail("OpenCV could not encode the image: " + e.err);
-    }
-    const fsys::path partial = fsys::path(path + ".partial");
-    {
-        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-        if (!out) return fail(std::string("cannot be written: ") + std::strerror(errno));
-        out.write(reinterpret_cast<const char*>(encoded.data()), static_cast<std::streamsize>(encoded.size()));
-        out.close();
-        if (!out) {
-            fsys::remove(partial, ec);
-            return fail("write error (disk full?)");
+        if (oneOf({".tif", ".tiff"})) {
+            // libtiff writes strip by strip: a large (float) result is never encoded whole in memory.
+            // By default OpenCV 4.6 stores 3-channel float TIFFs as SGI LogLuv, which is lossy;
+            // naming LZW keeps the exact float values.
+            const std::vector<int> params = {cv::IMWRITE_TIFF_COMPRESSION, 5};
+            if (!temp.createForNamedWriter(path, ext, problem)) return fail(problem);
+            if (!cv::imwrite(temp.path(), asMat(image), params)) return fail("OpenCV could not write the image (disk full?)");
+        } else {
+            std::vector<unsigned char> encoded;
+            if (!cv::imencode(ext, asMat(image), encoded) || encoded.empty())
+                return fail("OpenCV could not encode the image");
+            if (!temp.create(path, "", problem) ||
+                !temp.writeAll(std::string_view(reinterpret_cast<const char*>(encoded.data()), encoded.size()), problem))
+                return fail(problem);
         }
+    } catch (const cv::Exception& e) {
+        return fail("OpenCV could not write the image: " + e.err);
     }
-    fsys::rename(partial, target, ec);
-    if (ec) {
-        fsys::remove(partial, ec);
-        return fail("cannot be written: " + ec.message());
-    }
+    if (!temp.commit(path, options.overwrite, problem)) return fail(problem);
     return true;
 }
 

@@ -3,9 +3,11 @@
 // progress reaches stderr, a bad file fails alone, nothing is overwritten
 // without --overwrite, and object counts equal cv::connectedComponents.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "cv_test_support.hpp"
 #include "fs/cpu/cpu_backend.hpp"
@@ -85,7 +87,8 @@ TEST_F(CliBatch, EveryImageKernelPairEqualsTheReference) {
             const std::string path = output(image + "__" + name + ".png");
             const cv::Mat got = cv::imread(path, cv::IMREAD_UNCHANGED);
             ASSERT_FALSE(got.empty()) << path << " missing; stdout: " << r.out;
-            const Image want = cpu::referenceFilter(spec, input.cview());
+            Image want = cpu::referenceFilter(spec, input.cview());
+            if (input.channels() == 4) copyAlpha(input.cview(), want.view());  // alpha is kept by default
             EXPECT_TRUE(test::imagesMatch(test::imageOf(got), want,
                                           test::toleranceFor(want.depth(), test::responseScale(spec, test::maxInputOf(want.depth())))))
                 << path;
@@ -167,6 +170,69 @@ TEST_F(CliBatch, RefusesToOverwriteUnlessAsked) {
     EXPECT_EQ(r.exitCode, 0) << r.err;
     EXPECT_FALSE(cv::imread(output("moon__box-5.png"), cv::IMREAD_UNCHANGED).empty());
     EXPECT_TRUE(fsys::exists(output("noise__box-5.png")));
+}
+
+TEST_F(CliBatch, LinksAndWriteProtectedOutputsAreRefusedEvenWithOverwrite) {
+    writeInputs();
+    fsys::create_directories(outDir());
+    const std::string victim = outputs_.write("victim.txt", "data\n");
+    fsys::create_symlink(victim, output("moon__box-3.png"));
+    std::ofstream(output("noise__box-3.png")) << "locked";
+    fsys::permissions(output("noise__box-3.png"), fsys::perms::owner_read);
+    const std::string args = "batch -i " + quoted(inputs_.file("moon.png")) + " -i " + quoted(inputs_.file("noise.png")) +
+                             " -k box:3 -o " + quoted(outDir()) + " --overwrite";
+    CliRun r = run(args);
+    EXPECT_EQ(r.exitCode, 3) << r.err;
+    EXPECT_NE(r.err.find("2 output(s) may not be replaced"), std::string::npos) << r.err;
+    EXPECT_TRUE(fsys::is_symlink(output("moon__box-3.png")));
+    EXPECT_EQ(test::readBytes(victim), "data\n");
+    EXPECT_EQ(test::readBytes(output("noise__box-3.png")), "locked");
+    EXPECT_EQ(filesIn(outDir()), 2u) << "nothing written";
+
+    // Names a temporary used to have are left alone; the outputs are written beside them.
+    fsys::remove(output("moon__box-3.png"));
+    fsys::permissions(output("noise__box-3.png"), fsys::perms::owner_all);
+    fsys::create_symlink(victim, output("moon__box-3.png.partial"));
+    std::ofstream(output("noise__box-3.png.partial")) << "keep me";
+    r = run(args);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(test::readBytes(victim), "data\n");
+    EXPECT_TRUE(fsys::is_symlink(output("moon__box-3.png.partial")));
+    EXPECT_EQ(test::readBytes(output("noise__box-3.png.partial")), "keep me");
+    EXPECT_FALSE(cv::imread(output("moon__box-3.png"), cv::IMREAD_UNCHANGED).empty());
+    EXPECT_FALSE(cv::imread(output("noise__box-3.png"), cv::IMREAD_UNCHANGED).empty());
+    EXPECT_EQ(filesIn(outDir()), 4u);
+}
+
+TEST_F(CliBatch, RgbaKeepsItsAlphaUnlessAskedToFilterIt) {
+    cv::Mat rgba(24, 32, CV_8UC4);
+    cv::randu(rgba, 0, 255);
+    rgba.forEach<cv::Vec4b>([](cv::Vec4b& p, const int*) { p[3] = 255; });  // opaque, as most RGBA files are
+    ASSERT_TRUE(cv::imwrite(inputs_.file("opaque.png"), rgba));
+    const std::string in = quoted(inputs_.file("opaque.png"));
+    auto alphaOf = [](const std::string& path) {
+        std::vector<cv::Mat> planes;
+        cv::split(cv::imread(path, cv::IMREAD_UNCHANGED), planes);
+        double lo = 0, hi = 0;
+        cv::minMaxLoc(planes.at(3), &lo, &hi);
+        return std::make_pair(lo, hi);
+    };
+    CliRun r = run("batch -i " + in + " -k sobel-x -o " + quoted(outDir()));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(alphaOf(output("opaque__sobel-x.png")), std::make_pair(255.0, 255.0)) << "alpha copied from the input";
+    r = run("batch -i " + in + " -k sobel-x -o " + quoted(outDir()) + " --overwrite --filter-alpha");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(alphaOf(output("opaque__sobel-x.png")), std::make_pair(0.0, 0.0)) << "Sobel of a flat alpha is 0";
+#if defined(FS_HAVE_KERNEL_FILES)
+    const std::string pipeline = inputs_.write("edges.json", R"({"format": "filterstudio-pipeline", "version": 1,
+        "steps": [{"op": "convolve", "filter": "sobel-x"}, {"op": "abs"}]})");
+    r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("p.png")) + " -p " + quoted(pipeline));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(alphaOf(outputs_.file("p.png")), std::make_pair(255.0, 255.0));
+    r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("p.png")) + " -p " + quoted(pipeline) + " --filter-alpha --overwrite");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(alphaOf(outputs_.file("p.png")), std::make_pair(0.0, 0.0));
+#endif
 }
 
 TEST_F(CliBatch, UsageErrorsWriteNothing) {
@@ -251,6 +317,22 @@ TEST_F(CliBatch, PipelineErrorsNameTheFieldAndWriteNothing) {
 
     r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("o.png")));
     EXPECT_EQ(r.exitCode, 2);
+
+    // A label step on a colour image: the image does not suit the pipeline, an input error.
+    r = run("pipeline -i " + quoted(test::testDataPath("fruits.jpg")) + " -o " + quoted(outputs_.file("o.tif")) + " -p " +
+            quoted(labels));
+    EXPECT_EQ(r.exitCode, 3) << r.err;
+    EXPECT_NE(r.err.find("steps[1] (label)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("grayscale"), std::string::npos) << r.err;
+
+    // -p must name a regular file: a FIFO or a device fails at once instead of blocking or reading forever.
+    const std::string fifo = inputs_.file("pipe.json");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+        r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("o.png")) + " -p " + quoted(path));
+        EXPECT_EQ(r.exitCode, 3) << r.err;
+        EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+    }
     EXPECT_EQ(outputs_.entries(), 0u);
 }
 #endif

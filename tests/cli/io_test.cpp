@@ -1,6 +1,7 @@
 // fs_io: loading keeps depth and channels, saving round-trips, and every bad
 // file becomes a message naming the file and the problem.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
@@ -8,6 +9,11 @@
 
 #include "cv_test_support.hpp"
 #include "fs/io/image_io.hpp"
+#if defined(FS_HAVE_KERNEL_FILES)
+#include "fs/kernel_file.hpp"
+#include "fs/pipeline.hpp"
+#include "fs/presets.hpp"
+#endif
 #include "temp_dir.hpp"
 
 namespace fs {
@@ -129,6 +135,59 @@ TEST(LoadImage, TruncatedJpeg) {
     expectErrorMentions(loadImage(path), path, "truncated JPEG");
 }
 
+// A camera-like JPEG: SOI, an EXIF APP1 whose IFD1 carries a whole thumbnail
+// JPEG (with its own SOS and EOI), then the main image's segments and scan.
+std::string jpegWithExifThumbnail(const cv::Mat& main, const cv::Mat& thumbnail) {
+    std::vector<unsigned char> mainBytes, thumbBytes;
+    cv::imencode(".jpg", main, mainBytes);
+    cv::imencode(".jpg", thumbnail, thumbBytes);
+    std::string tiff("II*\0", 4);
+    auto le16 = [&](unsigned v) { tiff += static_cast<char>(v & 0xFF), tiff += static_cast<char>(v >> 8); };
+    auto le32 = [&](std::uint32_t v) { le16(v & 0xFFFF), le16(v >> 16); };
+    le32(8);   // IFD0 at 8
+    le16(0);   // IFD0: no entries
+    le32(14);  // IFD1 at 14
+    le16(2);   // IFD1: JPEGInterchangeFormat, JPEGInterchangeFormatLength
+    const std::uint32_t thumbAt = 14 + 2 + 2 * 12 + 4;
+    le16(0x0201), le16(4), le32(1), le32(thumbAt);
+    le16(0x0202), le16(4), le32(1), le32(static_cast<std::uint32_t>(thumbBytes.size()));
+    le32(0);  // no further IFD
+    tiff.append(reinterpret_cast<const char*>(thumbBytes.data()), thumbBytes.size());
+    const std::string payload = std::string("Exif\0\0", 6) + tiff;
+    std::string app1 = "\xff\xe1";
+    app1 += static_cast<char>((payload.size() + 2) >> 8);
+    app1 += static_cast<char>((payload.size() + 2) & 0xFF);
+    app1 += payload;
+    const std::string rest(reinterpret_cast<const char*>(mainBytes.data()) + 2, mainBytes.size() - 2);
+    return "\xff\xd8" + app1 + rest;
+}
+
+TEST(LoadImage, TruncatedJpegWithAnExifThumbnailIsRefused) {
+    test::TempDir dir;
+    cv::Mat main(240, 320, CV_8UC3), thumbnail(30, 40, CV_8UC3);
+    cv::randu(main, 0, 255);
+    cv::randu(thumbnail, 0, 255);
+    const std::string whole = jpegWithExifThumbnail(main, thumbnail);
+    // The thumbnail's own markers come first: a check that looks for any SOS and EOI is fooled by them.
+    const std::size_t thumbEoi = whole.find("\xff\xd9");
+    ASSERT_LT(thumbEoi, whole.size() / 4);
+
+    const io::LoadResult full = loadImage(dir.write("camera.jpg", whole));
+    ASSERT_TRUE(full.ok()) << full.error;
+    EXPECT_EQ(full.image.width(), 320) << "the main image, not the thumbnail";
+    const std::size_t mainScan = whole.rfind("\xff\xda");
+    ASSERT_GT(mainScan, thumbEoi);
+    for (const std::size_t keep : {thumbEoi + 2, mainScan + 4, mainScan + 100, (mainScan + whole.size()) / 2,
+                                   whole.size() - 100, whole.size() - 2, whole.size() - 1, std::size_t{200}}) {
+        SCOPED_TRACE("kept " + std::to_string(keep) + " of " + std::to_string(whole.size()) + " bytes");
+        const std::string path = dir.write("cut.jpg", whole.substr(0, keep));
+        // Cut before the main image's frame header, the header check already refuses it.
+        expectErrorMentions(loadImage(path), path, keep > mainScan ? "truncated JPEG" : "truncated or corrupt JPEG header");
+    }
+    // Data after the end-of-image marker (some cameras pad their files) is fine.
+    EXPECT_TRUE(loadImage(dir.write("padded.jpg", whole + std::string(64, '\0'))).ok());
+}
+
 TEST(LoadImage, TextFileNamedJpg) {
     test::TempDir dir;
     const std::string path = dir.write("notes.jpg", "These are my holiday notes, not a photo.\nDay 1: beach.\n");
@@ -233,6 +292,125 @@ TEST(SaveImage, RefusesWhatTheFormatCannotHoldAndWritesNothing) {
     EXPECT_EQ(dir.entries(), 0u) << "a failed save leaves no file behind";
     std::string why;
     EXPECT_FALSE(saveImage(dir.file("a.png"), ConstImageView{}, &why));
+}
+
+// ---- inputs: regular files only, read with a bound --------------------------------
+
+TEST(LoadImage, NonRegularFilesFailAtOnceWithWhatTheyAre) {
+    test::TempDir dir;
+    const std::string fifo = dir.file("pipe.png");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::filesystem::create_symlink("loop-b.png", dir.file("loop-a.png"));
+    std::filesystem::create_symlink("loop-a.png", dir.file("loop-b.png"));
+    std::filesystem::create_symlink("gone.png", dir.file("dangling.png"));
+    std::filesystem::create_directory(dir.file("folder.png"));
+    const auto start = std::chrono::steady_clock::now();
+    expectErrorMentions(loadImage("/dev/zero"), "/dev/zero", "character device, not a regular file");
+    expectErrorMentions(loadImage("/dev/urandom"), "/dev/urandom", "character device");
+    expectErrorMentions(loadImage(fifo), fifo, "FIFO (named pipe)");
+    expectErrorMentions(loadImage(dir.file("loop-a.png")), "loop-a.png", "symbolic link loop");
+    expectErrorMentions(loadImage(dir.file("dangling.png")), "dangling.png", "symbolic link to a file that does not exist");
+    expectErrorMentions(loadImage(dir.file("folder.png")), "folder.png", "is a directory");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "nothing may block or read forever";
+    // A link to a real image is followed.
+    std::filesystem::create_symlink(test::testDataPath("moon.png"), dir.file("link.png"));
+    EXPECT_TRUE(loadImage(dir.file("link.png")).ok());
+}
+
+TEST(LoadImage, KernelAndPipelineFilesAreRegularFilesToo) {
+#if defined(FS_HAVE_KERNEL_FILES)
+    test::TempDir dir;
+    const std::string fifo = dir.file("pipe.json");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::filesystem::create_directory(dir.file("folder.json"));
+    std::filesystem::create_symlink("loop.json", dir.file("loop.json"));
+    for (const std::string& path : {std::string("/dev/zero"), fifo, dir.file("folder.json"), dir.file("loop.json")}) {
+        std::string kernelWhy, pipelineWhy;
+        FilterSpec spec;
+        Pipeline pipeline;
+        EXPECT_FALSE(loadKernelFile(path, spec, &kernelWhy));
+        EXPECT_FALSE(loadPipelineFile(path, pipeline, &pipelineWhy));
+        for (const std::string& why : {kernelWhy, pipelineWhy}) {
+            EXPECT_NE(why.find(path), std::string::npos) << why;
+            EXPECT_EQ(why.find("not found"), std::string::npos) << "says what is there instead: " << why;
+        }
+    }
+    std::string why;
+    FilterSpec spec;
+    EXPECT_FALSE(loadKernelFile(dir.file("folder.json"), spec, &why));
+    EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+    EXPECT_FALSE(loadKernelFile(dir.file("loop.json"), spec, &why));
+    EXPECT_NE(why.find("symbolic link loop"), std::string::npos) << why;
+    EXPECT_FALSE(loadKernelFile("/dev/zero", spec, &why));
+    EXPECT_NE(why.find("character device"), std::string::npos) << why;
+#else
+    GTEST_SKIP() << "built without kernel file support";
+#endif
+}
+
+// ---- outputs: a random temporary name, nothing else touched --------------------------
+
+TEST(SaveImage, FilesNamedLikeATemporaryAreNeverTouched) {
+    test::TempDir dir;
+    std::mt19937 rng = test::testRng();
+    const Image img = test::randomImage(21, 13, 3, Depth::U8, rng);
+    const Image floats = test::randomImage(21, 13, 3, Depth::F32, rng);
+    const std::string victim = dir.write("victim.txt", "data\n");
+    const std::string partial = dir.write("plain.png.partial", "keep me\n");
+    std::filesystem::create_symlink("victim.txt", dir.file("linked.png.partial"));
+    std::filesystem::create_symlink("victim.txt", dir.file("linked.png.tmp"));
+    for (const char* name : {"plain.png", "linked.png", "float.tif"}) {
+        std::string why;
+        const Image& what = std::string(name) == "float.tif" ? floats : img;
+        ASSERT_TRUE(saveImage(dir.file(name), what.cview(), &why)) << why;
+        EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::symlink_status(dir.file(name)))) << name;
+        EXPECT_TRUE(loadImage(dir.file(name)).ok()) << name;
+    }
+    EXPECT_EQ(test::readBytes(victim), "data\n");
+    EXPECT_EQ(test::readBytes(partial), "keep me\n");
+    EXPECT_TRUE(std::filesystem::is_symlink(dir.file("linked.png.partial")));
+    EXPECT_EQ(dir.entries(), 4u + 3u) << "the three outputs and nothing else (no temporary left)";
+#if defined(FS_HAVE_KERNEL_FILES)
+    // The studio's kernel save goes through the same temporary files.
+    FilterSpec spec;
+    std::string why;
+    ASSERT_TRUE(makePreset("box:5", spec, &why)) << why;
+    std::filesystem::create_symlink("victim.txt", dir.file("edge.json.tmp"));
+    ASSERT_TRUE(saveKernelFile(dir.file("edge.json"), spec, &why)) << why;
+    EXPECT_EQ(test::readBytes(victim), "data\n");
+    EXPECT_TRUE(std::filesystem::is_symlink(dir.file("edge.json.tmp")));
+    EXPECT_TRUE(loadKernelFile(dir.file("edge.json"), spec, &why)) << why;
+#endif
+}
+
+TEST(SaveImage, ExistingLinkedOrWriteProtectedOutputsAreRefused) {
+    test::TempDir dir;
+    std::mt19937 rng = test::testRng();
+    const Image img = test::randomImage(9, 7, 1, Depth::U8, rng);
+    const std::string existing = dir.write("existing.png", "old");
+    std::string why;
+    EXPECT_FALSE(saveImage(existing, img.cview(), io::SaveOptions{false}, &why));
+    EXPECT_NE(why.find("exists"), std::string::npos) << why;
+    EXPECT_EQ(test::readBytes(existing), "old");
+    EXPECT_TRUE(saveImage(existing, img.cview(), io::SaveOptions{true}, &why)) << why;
+
+    const std::string target = dir.write("target.png", "target");
+    std::filesystem::create_symlink("target.png", dir.file("link.png"));
+    const std::string locked = dir.write("locked.png", "locked");
+    std::filesystem::permissions(locked, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                             std::filesystem::perms::others_read);
+    for (const bool overwrite : {false, true}) {
+        EXPECT_FALSE(saveImage(dir.file("link.png"), img.cview(), io::SaveOptions{overwrite}, &why));
+        EXPECT_NE(why.find("symbolic link"), std::string::npos) << why;
+        EXPECT_FALSE(saveImage(locked, img.cview(), io::SaveOptions{overwrite}, &why));
+        EXPECT_NE(why.find("write-protected"), std::string::npos) << why;
+    }
+    EXPECT_EQ(test::readBytes(target), "target");
+    EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link.png")));
+    EXPECT_EQ(test::readBytes(locked), "locked");
+    EXPECT_EQ(std::filesystem::status(locked).permissions() & std::filesystem::perms::all,
+              std::filesystem::perms::owner_read | std::filesystem::perms::group_read | std::filesystem::perms::others_read);
+    EXPECT_EQ(dir.entries(), 4u) << "no temporary left behind";
 }
 
 TEST(CvImage, ViewsShareThePixels) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -45,6 +46,16 @@ private:
 inline std::string readBytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// PNG's chunk CRC (ISO 3309), for chunks the tests write by hand.
+inline std::uint32_t crc32(const std::string& bytes) {
+    std::uint32_t c = 0xFFFFFFFFu;
+    for (const char ch : bytes) {
+        c ^= static_cast<unsigned char>(ch);
+        for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
 }
 
 // A PNG that is only a signature and an IHDR chunk declaring width x height.

@@ -152,6 +152,12 @@ const Malformed kMalformed[] = {
     {"scale is a string", "{" FS_HEAD R"("output":{"scale":"2"},"kernels":[{"weights":[[1]]}]})", "output.scale: expected a number"},
     {"abs is a number", "{" FS_HEAD R"("output":{"abs":1},"kernels":[{"weights":[[1]]}]})", "output.abs: expected true or false"},
     {"float is a string", "{" FS_HEAD R"("output":{"float":"yes"},"kernels":[{"weights":[[1]]}]})", "output.float"},
+    // Unknown fields are refused, as in pipeline files: a misspelt field must not pass silently.
+    {"unknown top-level field", "{" FS_HEAD R"("bordr":{"mode":"wrap"},"kernels":[{"weights":[[1]]}]})", "bordr: unknown field"},
+    {"unknown kernel field", "{" FS_HEAD R"("kernels":[{"weights":[[1]],"anchor":[0,0]}]})", "kernels[0].anchor: unknown field"},
+    {"unknown border field", "{" FS_HEAD R"("border":{"mode":"wrap","val":1},"kernels":[{"weights":[[1]]}]})",
+     "border.val: unknown field"},
+    {"unknown output field", "{" FS_HEAD R"("output":{"gain":2},"kernels":[{"weights":[[1]]}]})", "output.gain: unknown field"},
 };
 #undef FS_HEAD
 

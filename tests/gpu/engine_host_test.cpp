@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "driver_check.hpp"
 #include "fs/gpu/cuda_backend.hpp"
 #include "fs/gpu/engine.hpp"
 #include "fs/presets.hpp"
@@ -159,6 +160,18 @@ TEST(Engine, AnswersWithoutADeviceOrForUnknownImages) {
     } else {
         EXPECT_NE(error.find("released or never uploaded"), std::string::npos) << error;
     }
+}
+
+TEST(Engine, NoDriverAtAllIsSaidPlainly) {
+    EXPECT_FALSE(nvidiaDriverInstalled("/nonexistent/nvidia/version", "libfs-no-such-driver.so.1"));
+    EXPECT_TRUE(nvidiaDriverInstalled("/proc/self/status", "libfs-no-such-driver.so.1"));  // any file stands for the module
+    const std::string runtime = "cudaErrorInsufficientDriver (CUDA driver version is insufficient for CUDA runtime version)";
+    const std::string none = noDeviceReason(true, false, runtime);
+    EXPECT_NE(none.find("no NVIDIA driver found"), std::string::npos) << none;
+    EXPECT_EQ(none.find("cudaErrorInsufficientDriver"), std::string::npos) << none;
+    // An installed driver that is too old keeps the runtime's own words: updating it is the fix.
+    EXPECT_NE(noDeviceReason(true, true, runtime).find("insufficient"), std::string::npos);
+    EXPECT_NE(noDeviceReason(false, false, "cudaErrorUnknown (unknown error)").find("cudaErrorUnknown"), std::string::npos);
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // Inputs a student may try: nonsense in kernel cells, kernels that cannot be
-// normalized or have no centre, saving over the input or into nowhere, and a
-// CUDA run that fails (the CPU is then offered instead).
+// normalized or have no centre, saving over the input or into nowhere, a
+// link where a temporary file once went, RGBA images (alpha kept unless asked),
+// and a CUDA run that fails (the CPU is then offered instead).
 #include <QApplication>
+#include <QCheckBox>
+#include <QFileInfo>
+#include <QImage>
 #include <QCryptographicHash>
 #include <QFile>
 #include <QSignalSpy>
@@ -12,6 +16,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "backends.hpp"
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/kernel_editor.hpp"
@@ -227,6 +232,70 @@ private slots:
         }
         QVERIFY(!QDir(dir_.filePath(QStringLiteral("missing"))).exists());
         QCOMPARE(asked_.size(), 0);
+    }
+
+    void kernelSaveNeverWritesThroughATemporaryName() {
+        auto window = makeWindow(false);
+        const QString victim = dir_.filePath(QStringLiteral("victim.txt"));
+        QFile v(victim);
+        QVERIFY(v.open(QIODevice::WriteOnly));
+        v.write("data\n");
+        v.close();
+        const QString kernel = dir_.filePath(QStringLiteral("edge.json"));
+        // The old save wrote to the fixed name path + ".tmp", following a link put there.
+        QVERIFY(QFile::link(victim, kernel + QStringLiteral(".tmp")));
+        QVERIFY(window->kernelEditor()->applyPresetText(QStringLiteral("sobel-x:3")));
+        QString error;
+        QVERIFY2(window->kernelEditor()->saveFile(kernel, &error), qPrintable(error));
+        QFile back(victim);
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QCOMPARE(back.readAll(), QByteArray("data\n"));
+        QVERIFY(QFileInfo(kernel + QStringLiteral(".tmp")).isSymLink());
+        QVERIFY(QFileInfo(kernel).isFile() && !QFileInfo(kernel).isSymLink());
+    }
+
+    void alphaIsKeptUnlessTheStudioIsToldToFilterIt() {
+        // An opaque RGBA image: a Sobel of its alpha would make the whole result transparent.
+        QImage rgba(40, 30, QImage::Format_RGBA8888);
+        for (int y = 0; y < rgba.height(); ++y)
+            for (int x = 0; x < rgba.width(); ++x) rgba.setPixelColor(x, y, QColor((x * 37) % 256, (y * 53) % 256, (x * y) % 256, 255));
+        const QString path = dir_.filePath(QStringLiteral("opaque-rgba.png"));
+        QVERIFY(rgba.save(path));
+        auto window = std::make_unique<MainWindow>([] {
+            std::vector<std::unique_ptr<fs::Backend>> v;
+            v.push_back(fs::keepingAlpha(fs::cpu::makeCpuBackend()));
+            return v;
+        });
+        window->setErrorReporter([this](const QString& t, const QString& m) { errors_ << t + ": " + m; });
+        window->show();
+        QVERIFY(openAndWait(*window, path));
+        QVERIFY(window->kernelEditor()->applyPresetText(QStringLiteral("sobel-x:3")));
+        auto alphaRange = [&] {
+            const fs::Image& out = window->lastOutcome()->result.output;
+            int lo = 255, hi = 0;
+            for (int y = 0; y < out.height(); ++y)
+                for (int x = 0; x < out.width(); ++x) {
+                    const int a = out.cview().row<std::uint8_t>(y)[4 * x + 3];
+                    lo = std::min(lo, a), hi = std::max(hi, a);
+                }
+            return std::make_pair(lo, hi);
+        };
+        auto sobelDone = [&](bool filterAlpha) {
+            return window->lastOutcome() && window->lastOutcome()->request.spec.name.rfind("sobel", 0) == 0 &&
+                   window->lastOutcome()->request.spec.filterAlpha == filterAlpha;
+        };
+        window->runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(sobelDone(false), 5000);
+        QCOMPARE(window->lastOutcome()->result.output.channels(), 4);
+        QCOMPARE(alphaRange(), std::make_pair(255, 255));
+        auto* check = window->findChild<QCheckBox*>(QStringLiteral("filterAlphaCheck"));
+        QVERIFY(check);
+        QVERIFY(!check->isChecked());
+        check->setChecked(true);
+        window->runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(sobelDone(true), 5000);
+        QCOMPARE(alphaRange(), std::make_pair(0, 0));
+        QVERIFY(errors_.isEmpty());
     }
 
     void failedCudaRunOffersTheCpu() {

@@ -57,7 +57,7 @@ std::string progressLine(std::size_t done, std::size_t total, const std::string&
 
 // A terminal gets one line rewritten in place; a log gets a line per file.
 bool printProgress(const batch::Progress& p, bool interactive) {
-    const std::string shortName = std::filesystem::path(p.currentFile).filename().string();
+    const std::string shortName = printable(std::filesystem::path(p.currentFile).filename().string());
     if (!p.finished) {
         if (interactive) std::cerr << "\r\033[K" << progressLine(p.done, p.total, shortName) << std::flush;
         return true;
@@ -65,11 +65,11 @@ bool printProgress(const batch::Progress& p, bool interactive) {
     const batch::FileResult& f = *p.finished;
     if (interactive) std::cerr << "\r\033[K";
     if (!f.loadError.empty()) {
-        std::cerr << progressLine(p.done, p.total, "FAILED " + f.loadError) << "\n";
+        std::cerr << progressLine(p.done, p.total, "FAILED " + printable(f.loadError)) << "\n";
     } else if (!f.problems.empty()) {
         std::string problems;
-        for (const std::string& why : f.problems) problems += "\n    " + why;
-        std::cerr << progressLine(p.done, p.total, "FAILED " + f.input + ": " + std::to_string(f.outputs - f.written) +
+        for (const std::string& why : f.problems) problems += "\n    " + printable(why);
+        std::cerr << progressLine(p.done, p.total, "FAILED " + printable(f.input) + ": " + std::to_string(f.outputs - f.written) +
                                                        " of " + std::to_string(f.outputs) + " outputs" + problems)
                   << "\n";
     } else if (!interactive) {
@@ -96,6 +96,7 @@ int runBatch(const std::vector<std::string>& args) {
     const batch::Plan plan = batch::validate(o.job);
     if (plan.problem == batch::Plan::Problem::Usage) return usageError(plan.error);
     if (plan.problem == batch::Plan::Problem::Output) return inputError(plan.error + "; pass --overwrite to replace them");
+    if (plan.problem == batch::Plan::Problem::Refused) return inputError(plan.error);
 
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     Backend* backend = nullptr;

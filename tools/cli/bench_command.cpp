@@ -15,6 +15,7 @@
 
 #include "backends.hpp"
 #include "cli_common.hpp"
+#include "fs/file_access.hpp"
 #include "fs/io/image_io.hpp"
 
 namespace fs::cli {
@@ -295,7 +296,9 @@ int runBench(const std::vector<std::string>& args) {
         if (!isRandom && samePath(o.input, o.csv))
             return usageError(o.csv + ": the CSV would overwrite the input; choose another file");
         if (std::filesystem::is_directory(o.csv, ec)) return inputError(o.csv + ": is a folder; --csv needs a file");
-        if (std::filesystem::exists(o.csv, ec) && !o.overwrite)
+        const files::OutputCheck check = files::checkOutput(o.csv);
+        if (check.status == files::OutputCheck::Status::Refused) return inputError(o.csv + ": " + check.problem);
+        if (check.status == files::OutputCheck::Status::Exists && !o.overwrite)
             return inputError(o.csv + ": the file exists; pass --overwrite to replace it");
         const std::filesystem::path parent = std::filesystem::path(o.csv).parent_path();
         if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
@@ -379,19 +382,12 @@ int runBench(const std::vector<std::string>& args) {
     if (!failures.empty()) return backendError(failures + cpuFallbackHint(backend->id()) + (o.csv.empty() ? "" : "; no CSV written"));
 
     if (!o.csv.empty()) {
-        std::error_code ec;
-        const bool existed = std::filesystem::exists(o.csv, ec);
-        std::ofstream csv(o.csv, std::ios::binary | std::ios::trunc);
-        if (csv) {
-            csv << benchCsvHeader() << "\n";
-            for (const BenchRow& r : rows) csv << benchCsvLine(r) << "\n";
-            csv.flush();
-        }
-        if (!csv.good()) {
-            csv.close();
-            if (!existed) std::filesystem::remove(o.csv, ec);  // leave no half-written file behind
-            return inputError(o.csv + ": could not write the CSV");
-        }
+        std::string text = benchCsvHeader() + "\n";
+        for (const BenchRow& r : rows) text += benchCsvLine(r) + "\n";
+        // Through a temporary file: a failed write leaves no half-written CSV, and no other file is touched.
+        std::string problem;
+        if (!files::writeFileAtomically(o.csv, text, o.overwrite, problem))
+            return inputError(o.csv + ": could not write the CSV: " + problem);
         std::cout << "wrote " << o.csv << "\n";
     }
     return kExitOk;

@@ -5,24 +5,61 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
+#include "backends.hpp"
+#include "fs/file_access.hpp"
 #include "fs/kernel_file.hpp"
 #include "fs/presets.hpp"
 
 namespace fs::cli {
 
+std::string printable(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    auto escape = [&](unsigned char c) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\x";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x80) {
+            if (c < 0x20 || c == 0x7F) escape(c);
+            else out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        // A well-formed UTF-8 sequence passes unless it encodes a C1 control (U+0080..U+009F).
+        const std::size_t length = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+        bool wellFormed = length != 0 && i + length <= text.size() && c < 0xF5;
+        for (std::size_t k = 1; wellFormed && k < length; ++k)
+            wellFormed = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+        const bool c1Control = length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
+        if (!wellFormed || c1Control) {
+            escape(c);
+            ++i;
+            continue;
+        }
+        out.append(text, i, length);
+        i += length;
+    }
+    return out;
+}
+
 int usageError(const std::string& message) {
-    std::cerr << "filterstudio-cli: " << message << "\nRun `filterstudio-cli --help` for usage.\n";
+    std::cerr << "filterstudio-cli: " << printable(message) << "\nRun `filterstudio-cli --help` for usage.\n";
     return kExitUsage;
 }
 
 int inputError(const std::string& message) {
-    std::cerr << "filterstudio-cli: " << message << "\n";
+    std::cerr << "filterstudio-cli: " << printable(message) << "\n";
     return kExitInput;
 }
 
 int backendError(const std::string& message) {
-    std::cerr << "filterstudio-cli: " << message << "\n";
+    std::cerr << "filterstudio-cli: " << printable(message) << "\n";
     return kExitBackend;
 }
 
@@ -68,7 +105,15 @@ void OptionReader::noValue() const {
     if (inlineValue_) throw UsageError{name_ + " takes no value"};
 }
 
-void OptionReader::unknown() const { throw UsageError{"unknown option '" + args_[index_] + "' for " + command_}; }
+void OptionReader::unknown() const {
+    const std::string& arg = args_[index_];
+    if (arg.empty() || arg[0] != '-')
+        // Most often the shell expanded an unquoted glob into several paths.
+        throw UsageError{"unexpected argument '" + arg + "' for " + command_ +
+                         ": every value follows its option; an unquoted glob (-i shots/*.png) is expanded by the "
+                         "shell into many paths, so quote it (-i 'shots/*.png')"};
+    throw UsageError{"unknown option '" + arg + "' for " + command_};
+}
 
 std::uint64_t readMaxPixels(OptionReader& reader) {
     const double v = reader.number();
@@ -83,12 +128,23 @@ bool samePath(const std::string& a, const std::string& b) {
     return fsys::weakly_canonical(a, ec) == fsys::weakly_canonical(b, ec);
 }
 
+int checkOutputFile(const std::string& path, bool overwrite) {
+    const files::OutputCheck check = files::checkOutput(path);
+    if (check.status == files::OutputCheck::Status::Refused) return inputError(path + ": " + check.problem);
+    if (check.status == files::OutputCheck::Status::Exists && !overwrite)
+        return inputError(path + ": exists; pass --overwrite to replace it");
+    return kExitOk;
+}
+
 int loadKernel(const std::string& text, FilterSpec& spec) {
+    namespace fsys = std::filesystem;
     std::error_code ec;
-    const bool isFile = std::filesystem::is_regular_file(text, ec);
-    if (isFile || lowerExtension(text) == ".json") {
+    // Anything at that path (a broken link or a loop included) is a file to read, so its
+    // error names what is wrong there; a folder is one only when it is named .json.
+    const bool onDisk = fsys::exists(fsys::symlink_status(text, ec));
+    const bool isJson = lowerExtension(text) == ".json";
+    if ((onDisk && (isJson || !fsys::is_directory(text, ec))) || isJson) {
 #if defined(FS_HAVE_KERNEL_FILES)
-        if (!isFile) return inputError(text + ": kernel file not found");
         std::string why;
         if (!loadKernelFile(text, spec, &why)) return inputError(why.rfind(text, 0) == 0 ? why : text + ": " + why);
         return kExitOk;
@@ -101,18 +157,23 @@ int loadKernel(const std::string& text, FilterSpec& spec) {
     return kExitOk;
 }
 
+int noSuchBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, bool suggestCpu) {
+    std::string known;
+    for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
+    // A backend this binary was built without is unavailable here; any other name is a typo.
+    if (isKnownBackendId(id))
+        return backendError("no backend '" + id + "' in this build (have: " + known + ")" +
+                            (suggestCpu ? cpuFallbackHint(id) : std::string()));
+    return usageError("no backend '" + id + "' (FilterStudio has cpu, cuda and opencl; this build has " + known + ")");
+}
+
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
                   Backend*& chosen, bool suggestCpu) {
     chosen = nullptr;
     Backend* backend = nullptr;
     for (const auto& b : backends)
         if (b->id() == id) backend = b.get();
-    if (!backend) {
-        std::string known;
-        for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
-        return backendError("no backend '" + id + "' in this build (have: " + known + ")" +
-                            (suggestCpu ? cpuFallbackHint(id) : std::string()));
-    }
+    if (!backend) return noSuchBackend(backends, id, suggestCpu);
     if (!backend->available())
         return backendError(id + " is unavailable: " + backend->unavailableReason() +
                             (suggestCpu ? cpuFallbackHint(id) : std::string()));
@@ -141,17 +202,32 @@ int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
     return kExitOk;
 }
 
+namespace {
+
+// A number that fits a 32-bit float, as the filter stores it (1e39 would become infinity).
+float readFloat(OptionReader& reader) {
+    const double v = reader.number();
+    if (std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+        throw UsageError{reader.name() + " must fit a 32-bit float (at most 3.4e38 in size)"};
+    return static_cast<float>(v);
+}
+
+}  // namespace
+
 bool SpecOverrides::read(OptionReader& reader) {
     const std::string& name = reader.name();
     if (name == "--border") border = reader.value();
     else if (name == "--depth") {
         depth = reader.value();
         if (*depth != "same" && *depth != "f32") throw UsageError{"--depth must be 'same' or 'f32', not '" + *depth + "'"};
-    } else if (name == "--scale") scale = static_cast<float>(reader.number());
-    else if (name == "--offset") offset = static_cast<float>(reader.number());
+    } else if (name == "--scale") scale = readFloat(reader);
+    else if (name == "--offset") offset = readFloat(reader);
     else if (name == "--abs") {
         reader.noValue();
         absolute = true;
+    } else if (name == "--filter-alpha") {
+        reader.noValue();
+        filterAlpha = true;
     } else return false;
     return true;
 }
@@ -165,6 +241,7 @@ int SpecOverrides::applyTo(FilterSpec& spec) const {
     if (scale) spec.output.scale = *scale;
     if (offset) spec.output.offset = *offset;
     if (absolute) spec.output.absolute = true;
+    if (filterAlpha) spec.filterAlpha = true;
     return kExitOk;
 }
 

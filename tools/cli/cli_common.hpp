@@ -24,6 +24,11 @@ struct UsageError {
     std::string message;
 };
 
+// `text` safe for a terminal: control characters (C0, DEL, C1) and malformed
+// UTF-8 bytes become \xNN, so a kernel's name or a file name cannot send escape sequences.
+std::string printable(const std::string& text);
+
+// Each prints the message (through printable) and returns its exit code.
 int usageError(const std::string& message);    // prints, returns kExitUsage
 int inputError(const std::string& message);    // prints, returns kExitInput
 int backendError(const std::string& message);  // prints, returns kExitBackend
@@ -56,11 +61,19 @@ private:
 std::uint64_t readMaxPixels(OptionReader& reader);
 
 bool samePath(const std::string& a, const std::string& b);
+// Refuses, before any work, an output that exists (unless `overwrite`), is a
+// symbolic link, is write-protected or is not a regular file. Returns an exit
+// code after printing any error.
+int checkOutputFile(const std::string& path, bool overwrite);
 using batch::lowerExtension;
 
 // A JSON file when the path exists or names a .json file; otherwise a preset.
 // Returns an exit code (kExitOk on success) after printing any error.
 int loadKernel(const std::string& text, FilterSpec& spec);
+
+// The error for a backend id not in `backends`: exit 4 for one this build lacks
+// (cuda without CUDA), 2 for a name FilterStudio does not know.
+int noSuchBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, bool suggestCpu);
 
 // Finds backend `id` and checks `mode` (empty: the backend's default mode,
 // Backend::defaultMode(), or its first available one when that one is not;
@@ -69,11 +82,12 @@ int loadKernel(const std::string& text, FilterSpec& spec);
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
                   Backend*& chosen, bool suggestCpu = true);
 
-// The per-filter options apply and batch share: --border, --depth, --scale, --offset, --abs.
+// The per-filter options apply and batch share: --border, --depth, --scale, --offset, --abs, --filter-alpha.
 struct SpecOverrides {
     std::optional<std::string> border, depth;
     std::optional<float> scale, offset;
     bool absolute = false;
+    bool filterAlpha = false;
     // True when `reader`'s current option is one of these (and consumes it).
     bool read(OptionReader& reader);
     // Applies them; returns an exit code after printing any error.

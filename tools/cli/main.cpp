@@ -1,7 +1,8 @@
 // filterstudio-cli: apply a filter to an image file with any backend and mode,
 // run many filters over many files (batch) or a chain of steps (pipeline),
 // time modes (bench) or a GPU mode's launch configurations (tune), list presets, list
-// backends. Exit codes: 0 ok, 2 usage, 3 input error, 4 backend unavailable or failed.
+// backends. Exit codes: 0 ok, 2 usage, 3 input or output file error, 4 backend unavailable or failed.
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/core/version.hpp>
 
 #include <cmath>
@@ -28,7 +29,7 @@ const char* const kUsage = R"(filterstudio-cli: convolution filters on image fil
 Usage:
   filterstudio-cli apply -i IN -o OUT -k KERNEL [options]
   filterstudio-cli batch -i DIR_OR_GLOB -k K1 [-k K2 ...] -o OUTDIR [options]
-  filterstudio-cli pipeline -i IN -o OUT -p PIPELINE.json [--backend ID] [--mode MODE]
+  filterstudio-cli pipeline -i IN -o OUT -p PIPELINE.json [--backend ID] [--mode MODE] [--overwrite]
   filterstudio-cli tune -i IN -k KERNEL [--backend cuda] [--mode MODE] [--repeats N] [--no-cache]
   filterstudio-cli tune --reset [--backend cuda]
   filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes]
@@ -44,6 +45,10 @@ apply options:
   -i, --input IN       image to read (png, jpg, tif incl. 16-bit and float, bmp, ppm/pgm, webp)
   -o, --output OUT     image to write; never the input file. Written only when
                        everything succeeded. The extension picks the format.
+  --overwrite          replace OUT when it exists (default: refuse before running).
+                       A symbolic link, a write-protected file or anything but a
+                       regular file at OUT is refused even then; no other file is
+                       ever written (temporary files get random names beside OUT)
   -k, --kernel KERNEL  preset name or kernel JSON file
   --backend ID         cpu (default), cuda, opencl or opencl-cpu when built in (see `modes`)
   --mode MODE          a mode of that backend (default: the backend's default mode,
@@ -54,6 +59,8 @@ apply options:
   --scale S            multiply the result by S (applied before --offset)
   --offset O           add O to the result
   --abs                take the absolute value after scale and offset
+  --filter-alpha       images with alpha (RGBA): filter alpha like the colours;
+                       by default the result keeps the input's alpha
   --max-pixels N       refuse images larger than N pixels (default 268435456)
   --verbose, -v        also print how the mode launches (GPU: block, grid, registers,
                        shared memory, occupancy)
@@ -66,14 +73,15 @@ launch options for apply (GPU backends only; see `modes`; the others refuse them
   A configuration the device cannot run is refused with the reason (exit code 4).
 
 batch options (also --backend, --mode, --border, --depth, --scale, --offset,
---abs, --max-pixels as for apply, applied to every kernel):
+--abs, --filter-alpha, --max-pixels as for apply, applied to every kernel):
   -i, --input DIR_OR_GLOB  a folder (its image files), a quoted glob ('shots/*.png')
                        or a file; repeat for more
   -k, --kernel KERNEL  repeat for every kernel; each image x kernel gives one file
   -o, --output OUTDIR  folder for <image>__<kernel>.<ext> (created when missing);
                        kernel names are made filename-safe (gaussian:5:1.2 -> gaussian-5-1.2)
   --format EXT         output extension (default: the input's; tif for --depth f32)
-  --overwrite          replace existing outputs (default: refuse before starting)
+  --overwrite          replace existing outputs (default: refuse before starting);
+                       links and write-protected files are refused as for apply
   --one-at-a-time      one backend run per image x kernel instead of the backend's
                        batch runner (cpu: jobs over cores; cuda: one upload per image,
                        all kernels in one launch in mode auto), for comparison
@@ -84,7 +92,9 @@ batch options (also --backend, --mode, --border, --depth, --scale, --offset,
 pipeline: runs the steps of a pipeline file (format "filterstudio-pipeline",
 version 1: convolve, abs, magnitude, threshold, normalize, grayscale, label)
 and prints each step's time, and the object count when it has a label step.
-Options -i IN, -o OUT, -p PIPELINE.json, --backend, --mode (as for batch), --max-pixels.
+Options -i IN, -o OUT, -p PIPELINE.json, --backend, --mode (as for batch),
+--overwrite, --filter-alpha (every convolve step), --max-pixels, as for apply.
+A step that cannot take the image (label on a colour image) is an input error.
 A pipeline ending in label gives f32 labels: write them to a .tif.
 
 tune: times every launch configuration of a GPU mode on one image (median of
@@ -114,7 +124,9 @@ table's "timed" column says which).
   --border, --depth, --scale, --offset, --abs, --max-pixels as for apply.
 
 Colour images are filtered per channel in the file's BGR(A) order.
-Exit codes: 0 ok, 2 usage error, 3 input error (image, kernel or output file),
+Inputs (-i, -p, kernel files) must be regular files (links are followed).
+Exit codes: 0 ok, 2 usage error (including an unknown backend or mode, or a
+number out of range), 3 input error (image, kernel, pipeline or output file),
 4 backend unavailable or failed.
 )";
 
@@ -123,6 +135,7 @@ struct ApplyOptions {
     SpecOverrides overrides;
     LaunchOverrides launch;
     bool verbose = false;
+    bool overwrite = false;
     std::uint64_t maxPixels = fs::io::LoadOptions{}.maxPixels;
 };
 
@@ -141,6 +154,9 @@ ApplyOptions parseApply(const std::vector<std::string>& args) {
         else if (name == "--verbose" || name == "-v") {
             reader.noValue();
             o.verbose = true;
+        } else if (name == "--overwrite") {
+            reader.noValue();
+            o.overwrite = true;
         } else if (!o.overrides.read(reader) && !o.launch.read(reader)) reader.unknown();
     }
     if (o.input.empty()) throw UsageError{"apply needs -i IN"};
@@ -164,6 +180,7 @@ int runApply(const std::vector<std::string>& args) {
         return usageError("--depth f32 writes a 32-bit float TIFF: " + o.output + " must end in .tif or .tiff");
     if (samePath(o.input, o.output))
         return usageError(o.output + ": the output would overwrite the input; choose another file");
+    if (const int rc = checkOutputFile(o.output, o.overwrite); rc != kExitOk) return rc;
 
     std::vector<std::unique_ptr<fs::Backend>> backends = fs::makeAllBackends();
     fs::Backend* backend = nullptr;
@@ -194,12 +211,12 @@ int runApply(const std::vector<std::string>& args) {
                             (launch.isDefault() ? cpuFallbackHint(o.backend) : std::string()));
 
     std::string why;
-    if (!fs::io::saveImage(o.output, result.output.cview(), &why)) return inputError(why);
+    if (!fs::io::saveImage(o.output, result.output.cview(), fs::io::SaveOptions{o.overwrite}, &why)) return inputError(why);
 
-    std::cout << "applied " << spec.name << " (" << spec.kernels[0].width << "x" << spec.kernels[0].height
+    std::cout << "applied " << printable(spec.name) << " (" << spec.kernels[0].width << "x" << spec.kernels[0].height
               << (spec.kernels.size() > 1 ? " x2, magnitude" : "") << ", border " << fs::borderModeName(spec.border.mode)
-              << ") to " << o.input << " (" << input.width << "x" << input.height << ", " << input.channels << " ch, "
-              << fs::depthName(input.depth) << ") -> " << o.output << " (" << fs::depthName(result.output.depth())
+              << ") to " << printable(o.input) << " (" << input.width << "x" << input.height << ", " << input.channels << " ch, "
+              << fs::depthName(input.depth) << ") -> " << printable(o.output) << " (" << fs::depthName(result.output.depth())
               << ")\n";
     std::cout << timingLine(result.timing) << "\n";
     return kExitOk;
@@ -235,6 +252,10 @@ int listModes() {
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
+    // Success prints nothing on stderr: OpenCV's own notes and the decoders' warnings stay
+    // quiet (a file that fails to decode still gets its decoder's words in the error).
+    cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_ERROR);
+    fs::io::setDecoderWarningsQuiet(true);
     try {
         if (args.empty()) return usageError("no command given");
         const std::string& command = args[0];

@@ -15,6 +15,7 @@ namespace fs::cli {
 int runPipeline(const std::vector<std::string>& args) {
     std::string input, output, pipelinePath, backendId = "cpu", mode;
     std::uint64_t maxPixels = io::LoadOptions{}.maxPixels;
+    bool overwrite = false, filterAlpha = false;
     try {
         OptionReader reader(args, "pipeline");
         while (reader.next()) {
@@ -25,7 +26,13 @@ int runPipeline(const std::vector<std::string>& args) {
             else if (name == "--backend") backendId = reader.value();
             else if (name == "--mode") mode = reader.value();
             else if (name == "--max-pixels") maxPixels = readMaxPixels(reader);
-            else reader.unknown();
+            else if (name == "--overwrite") {
+                reader.noValue();
+                overwrite = true;
+            } else if (name == "--filter-alpha") {
+                reader.noValue();
+                filterAlpha = true;
+            } else reader.unknown();
         }
         if (input.empty()) throw UsageError{"pipeline needs -i IN"};
         if (output.empty()) throw UsageError{"pipeline needs -o OUT"};
@@ -37,9 +44,11 @@ int runPipeline(const std::vector<std::string>& args) {
     return usageError("this build has no pipeline file support (built without nlohmann-json)");
 #else
     if (samePath(input, output)) return usageError(output + ": the output would overwrite the input; choose another file");
+    if (const int rc = checkOutputFile(output, overwrite); rc != kExitOk) return rc;
     Pipeline pipeline;
     std::string why;
     if (!loadPipelineFile(pipelinePath, pipeline, &why)) return inputError(why);
+    for (PipelineStep& step : pipeline.steps) step.filter.filterAlpha = filterAlpha;
 
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     Backend* backend = nullptr;
@@ -53,18 +62,20 @@ int runPipeline(const std::vector<std::string>& args) {
     const PipelineResult result = makePipelineRunnerFor(*backend, mode)->run(pipeline, loaded.image.cview());
     for (std::size_t i = 0; i < result.steps.size(); ++i) {
         const StepReport& s = result.steps[i];
-        std::printf("step %zu/%zu %-32s %9.3f ms  (%s/%s: %s)\n", i + 1, pipeline.steps.size(), s.label.c_str(),
+        std::printf("step %zu/%zu %-32s %9.3f ms  (%s/%s: %s)\n", i + 1, pipeline.steps.size(), printable(s.label).c_str(),
                     s.timing.totalMs.value_or(0.0), s.timing.backend.c_str(), s.timing.mode.c_str(),
                     s.timing.toString().c_str());
     }
-    if (!result.ok()) return backendError(pipelinePath + ": " + result.error);
+    if (!result.ok())
+        return result.inputRejected ? inputError(input + ": " + pipelinePath + ": " + result.error)
+                                    : backendError(pipelinePath + ": " + result.error);
     if (result.objectCount) std::printf("objects: %lld (4-connected)\n", *result.objectCount);
-    if (!io::saveImage(output, result.output.cview(), &why)) {
+    if (!io::saveImage(output, result.output.cview(), io::SaveOptions{overwrite}, &why)) {
         if (result.output.depth() == Depth::F32)
             why += " (the pipeline ends in 32-bit float, e.g. label numbers: write a .tif, or end with normalize)";
         return inputError(why);
     }
-    std::printf("wrote %s (%dx%d, %d ch, %s)\n", output.c_str(), result.output.width(), result.output.height(),
+    std::printf("wrote %s (%dx%d, %d ch, %s)\n", printable(output).c_str(), result.output.width(), result.output.height(),
                 result.output.channels(), depthName(result.output.depth()));
     return kExitOk;
 #endif

@@ -60,11 +60,7 @@ TuneCommandOptions parseTune(const std::vector<std::string>& args) {
 int resetTuning(const TuneCommandOptions& o) {
     const std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     Backend* backend = findBackend(backends, o.backend);
-    if (!backend) {
-        std::string known;
-        for (const auto& b : backends) known += (known.empty() ? "" : ", ") + b->id();
-        return backendError("no backend '" + o.backend + "' in this build (have: " + known + ")");
-    }
+    if (!backend) return noSuchBackend(backends, o.backend, false);
     if (const std::string why = backend->resetTuning(); !why.empty()) return backendError("tune --reset: " + why);
     std::cout << "forgot every tuned launch configuration of " << o.backend << " (" << TuneCache::defaultPath()
               << " deleted)\n";

@@ -69,6 +69,11 @@ struct FilterSpec {
     Combine combine = Combine::Single;
     Border border;
     OutputMapping output;
+    // Images with alpha (4 channels): false keeps the input's alpha in the
+    // result (as GIMP does: an edge filter must not make the image
+    // transparent); true filters alpha like the colour channels. Applied once
+    // for every backend by the services' backends (fs::makeAllBackends).
+    bool filterAlpha = false;
 
     int maxRadiusX() const;
     int maxRadiusY() const;
@@ -76,6 +81,11 @@ struct FilterSpec {
 };
 
 std::string validateSpec(const FilterSpec& spec);
+
+// Whether a run of `spec` on `input` gives the input's alpha back unfiltered.
+inline bool keepsInputAlpha(const FilterSpec& spec, ConstImageView input) {
+    return input.channels == 4 && !spec.filterAlpha;
+}
 
 // Rank-1 factorisation: kernel(x, y) ~= column[y] * row[x] within
 // tolerance * max|weight|. Used by every separable path.

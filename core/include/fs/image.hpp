@@ -89,4 +89,8 @@ private:
 // Empty string when the view is something every backend accepts, otherwise why not.
 std::string validateImage(ConstImageView v);
 
+// Copies the alpha channel (the 4th) of `from` into `to`: same size, both 4
+// channels; `to` has `from`'s depth or F32 (values kept, as the filters' float output).
+void copyAlpha(ConstImageView from, ImageView to);
+
 }  // namespace fs

@@ -50,6 +50,20 @@ struct Pipeline {
 // not, naming the step ("steps[2] (magnitude): needs 2 inputs, got 1").
 std::string validatePipeline(const Pipeline& pipeline);
 
+// Which results each step reads, as step indices, kSourceInput standing for
+// the pipeline's own input. Only for pipelines validatePipeline() accepts.
+inline constexpr int kSourceInput = -1;
+std::vector<std::vector<int>> resolveStepInputs(const Pipeline& pipeline);
+// For each step, the last step that reads its result: the runners release a
+// result right after that step has run. A result nobody reads maps to its own
+// step; the last step's result (the output) maps to itself and is kept.
+std::vector<std::size_t> lastReaders(const std::vector<std::vector<int>>& stepInputs);
+
+// Why this pipeline cannot run on an image of `channels` channels of `depth`
+// (a label step on a colour image, magnitude of results that differ), naming
+// the step; empty when it can. Runners check it before running anything.
+std::string validatePipelineFor(const Pipeline& pipeline, int channels, Depth depth);
+
 struct StepReport {
     std::string label;    // PipelineStep::label()
     TimingRecord timing;  // backend/mode of whoever ran it, totalMs always set
@@ -60,6 +74,10 @@ struct PipelineResult {
     std::vector<StepReport> steps;    // one per step that ran, in order
     std::optional<long long> objectCount;  // from the last Label step, when there is one
     std::string error;                // non-empty: the run failed (steps holds those that ran)
+    bool inputRejected = false;       // error is about the input image (validatePipelineFor), not the run
+    // The runner's own accounting: the most step results it held at once
+    // (the output included). Results are released after their last reader.
+    std::size_t peakLiveResults = 0;
     bool ok() const { return error.empty(); }
 };
 

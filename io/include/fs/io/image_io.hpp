@@ -27,10 +27,27 @@ struct LoadResult {
 
 LoadResult loadImage(const std::string& path, const LoadOptions& options = {});
 
-// Writes through a temporary file renamed into place, so a failed save never
-// leaves a partial file at `path`. The extension picks the format; f32 needs
-// .tif/.tiff (or .pfm), u16 needs .png/.tif/.tiff/.pgm/.ppm/.pnm.
-bool saveImage(const std::string& path, ConstImageView image, std::string* error);
+// The decoders inside OpenCV (libpng, libjpeg, libtiff) print their warnings
+// straight to stderr ("libpng warning: iCCP: known incorrect sRGB profile").
+// Quiet: stderr is captured while a file decodes and the warnings are dropped
+// when it decodes, or added to the error when it does not. Process-wide; the
+// command-line tool turns it on. Off by default (sanitizer and fuzzer reports
+// from inside a decoder must reach the terminal).
+void setDecoderWarningsQuiet(bool quiet);
+
+struct SaveOptions {
+    // Replace an existing regular file. Symbolic links, write-protected files
+    // and anything but a regular file are refused either way.
+    bool overwrite = true;
+};
+
+// Writes through a temporary file with a random name beside `path`, created
+// exclusively and renamed into place, so a failed save never leaves a partial
+// file and never touches any other file. TIFFs are written strip by strip;
+// other formats are encoded in memory first. The extension picks the format;
+// f32 needs .tif/.tiff (or .pfm), u16 needs .png/.tif/.tiff/.pgm/.ppm/.pnm.
+bool saveImage(const std::string& path, ConstImageView image, const SaveOptions& options, std::string* error);
+bool saveImage(const std::string& path, ConstImageView image, std::string* error);  // overwrite on
 
 // What the file header says, read without decoding any pixels.
 struct ImageHeader {
