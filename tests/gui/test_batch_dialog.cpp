@@ -1,4 +1,4 @@
-// The batch dialog (issue 6): small images x kernels into a temporary folder,
+// The batch dialog: small images x kernels into a temporary folder,
 // outputs checked against the CPU reference; an unreadable input listed while
 // the others finish; Cancel mid-way; options refused before anything is written.
 #include <QDir>

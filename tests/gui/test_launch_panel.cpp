@@ -1,4 +1,4 @@
-// The Launch panel (issue 7) on a test-double GPU backend with deterministic
+// The Launch panel on a test-double GPU backend with deterministic
 // launch reports and tuning, so it runs without a device: live reports and
 // refusals, runs with the chosen configuration, autotune with its chart, Use
 // best, cancel and reset; then the real backends: CPU and (without a device)

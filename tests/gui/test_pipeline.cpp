@@ -1,4 +1,4 @@
-// The pipeline list (issue 6): editing steps, JSON round trips, and a run in
+// The pipeline list: editing steps, JSON round trips, and a run in
 // the studio whose output, object count and per-step times are checked against
 // the CPU reference pipeline run here, outside the window.
 #include <QDockWidget>
