@@ -1033,7 +1033,7 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     if (const std::string why = gpu::GlPixelBufferInterop::unavailableReason(); !why.empty()) return false;
     if (!interop_) interop_ = std::make_unique<Interop>();
     const LaunchConfig launch = launch_->launchFor(cudaBackendId());
-    const bool resident = interop_->handle && interop_->resident == input_;
+    const bool resident = inputOnDevice();
     // Until the image is on the device, and for launch configurations (the host path knows only the
     // default), each frame uploads it: from page-locked memory, so without a staging copy.
     if (!resident && !launch.isDefault()) return false;
