@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libopencv-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev libqcustomplot-dev qt6-qpa-plugins
+  qt6-base-dev qt6-base-dev-tools qt6-base-private-dev libqt6opengl6-dev libqcustomplot-dev qt6-qpa-plugins
   libgl-dev libegl-dev libopengl-dev
   ocl-icd-libopencl1 pocl-opencl-icd
   xvfb xauth pngquant

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Packs what the GPU machine lacks to build the studio and show its window
-# there (it has CUDA, CMake and ninja, but no Qt, OpenCV, QCustomPlot or X
-# server, and cannot download). Run on the development machine after
-# scripts/deps.sh; both archives unpack under /opt/fsroot on the GPU machine
+# there (it has CUDA, CMake and ninja, but no Qt, OpenCV, QCustomPlot or
+# display, and cannot download). Run on the development machine after
+# scripts/deps.sh; the archive unpacks under /opt/fsroot on the GPU machine
 # (scripts/device/window_on_gpu.sh does it):
-#   .studio/x11.tar.xz  Xvfb, xkbcomp and the keyboard maps, and Mesa's software
-#                       GLX, which Xvfb needs to offer GLX at all; the studio's
-#                       own GL runs on the NVIDIA GPU (__GLX_VENDOR_LIBRARY_NAME=nvidia)
 #   .studio/qt.tar.xz   Qt 6 (headers, CMake packages, moc/uic/rcc, libraries,
-#                       the xcb platform plugin), QCustomPlot, OpenCV
-#                       core/imgproc/imgcodecs and the fonts Qt draws with
+#                       the eglfs platform plugin with the eglfs_pbuffer device
+#                       integration built here from tools/eglfs_pbuffer),
+#                       QCustomPlot, OpenCV core/imgproc/imgcodecs and the
+#                       fonts Qt draws with
+# The window is drawn by the GPU's own OpenGL into an EGL pbuffer: the
+# machine has no X server with NVIDIA's GLX and no KMS device.
 # Libraries are this Debian 12 machine's, found through their DT_NEEDED
 # entries, minus glibc, libstdc++/libgcc and the GL loaders (carried in .gl).
 # GDAL and GDCM, which OpenCV's image codecs link for geospatial and DICOM
@@ -17,7 +18,7 @@
 # stand-ins that define the functions OpenCV calls and return zero: OpenCV
 # registers GDAL's drivers when its codecs start; nothing else is called for
 # the PNG and JPEG files the studio opens there.
-# Usage: scripts/device/pack_studio.sh [x11] [qt]   (both by default)
+# Usage: scripts/device/pack_studio.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 lib=/usr/lib/x86_64-linux-gnu
@@ -65,19 +66,18 @@ archive() {
   du -h ".studio/$1.tar.xz"
 }
 
-parts=${*:-x11 qt}
-if [[ " $parts " == *" x11 "* ]]; then
-put $(closure /usr/bin/Xvfb /usr/bin/xkbcomp $lib/dri/swrast_dri.so)
-put /usr/share/X11/xkb $lib/dri/swrast_dri.so
-archive x11
-fi
-
-[[ " $parts " == *" qt "* ]] || exit 0
-qtlibs=$(ls $lib/libQt6{Core,Gui,Widgets,OpenGL,OpenGLWidgets,Concurrent,Test,DBus,XcbQpa,PrintSupport}.so.6)
-plugins=$(ls $lib/qt6/plugins/platforms/libqxcb.so $lib/qt6/plugins/xcbglintegrations/libqxcb-glx-integration.so)
+eglfs_build=$stage.eglfs
+trap 'rm -rf "$stage" "$eglfs_build"' EXIT
+cmake -G Ninja -S tools/eglfs_pbuffer -B "$eglfs_build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$eglfs_build" >/dev/null
+eglfs_plugin=$eglfs_build/plugins/egldeviceintegrations/libeglfs_pbuffer.so
+qtlibs=$(ls $lib/libQt6{Core,Gui,Widgets,OpenGL,OpenGLWidgets,Concurrent,Test,DBus,EglFSDeviceIntegration,PrintSupport}.so.6)
+plugins=$(ls $lib/qt6/plugins/platforms/libqeglfs.so)
 cvlibs=$(ls $lib/libopencv_{core,imgproc,imgcodecs}.so.406)
-put $(closure $qtlibs $plugins $cvlibs $lib/libQCustomPlotQt6.so.2.1 /usr/lib/qt6/libexec/{moc,rcc,uic})
+put $(closure $qtlibs $plugins $eglfs_plugin $cvlibs $lib/libQCustomPlotQt6.so.2.1 /usr/lib/qt6/libexec/{moc,rcc,uic})
 put $plugins /usr/lib/qt6/libexec/{moc,rcc,uic}
+mkdir -p "$stage$lib/qt6/plugins/egldeviceintegrations"
+cp "$eglfs_plugin" "$stage$lib/qt6/plugins/egldeviceintegrations/"
 put /usr/include/qcustomplot.h /usr/include/opencv4/opencv2/{core,imgproc,imgcodecs} \
     /usr/include/opencv4/opencv2/{core,imgproc,imgcodecs,opencv_modules}.hpp
 for m in Core Gui Widgets OpenGL OpenGLWidgets Concurrent Test DBus PrintSupport; do

@@ -11,6 +11,8 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -336,6 +338,28 @@ int main(int argc, char** argv) {
     }
     std::printf("\nthe view's draw alone (texture not written since the last draw): median %.3f ms, p95 %.3f ms\n",
                 drawAlone.median(), drawAlone.quantile(0.95));
+    // The same draw right after a CUDA run into memory GL does not own: the
+    // GPU's switch from CUDA's work to GL's, apart from handing over the
+    // texture. Timed as tex+draw is: from the run's return to glFinish.
+    void* elsewhere = nullptr;
+    if (cudaMalloc(&elsewhere, scene.image.bytes()) != cudaSuccess) fail("cudaMalloc for the hand-over probe");
+    Samples drawAfterCuda;
+    for (int f = 0; f < o.warmup + o.frames; ++f) {
+        glFinish();
+        fs::TimingRecord timing;
+        const std::string runError =
+            engine.run(cases.front().second, image, o.mode,
+                       fs::gpu::RunTarget::deviceMemory({elsewhere, static_cast<std::size_t>(o.width) * 4}), timing);
+        if (!runError.empty()) fail("hand-over probe: " + runError);
+        const auto t0 = Clock::now();
+        glFinish();
+        scene.draw();
+        glFinish();
+        if (f >= o.warmup) drawAfterCuda.add(msSince(t0));
+    }
+    cudaFree(elsewhere);
+    std::printf("the view's draw right after a CUDA run that touches no GL object (%s): median %.3f ms, p95 %.3f ms\n",
+                cases.front().first.c_str(), drawAfterCuda.median(), drawAfterCuda.quantile(0.95));
     engine.release(image);
     std::printf("\nframe targets %s\n", allMet ? "all met" : "not all met");
     return 0;
