@@ -265,6 +265,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     runInfo_ = new QLabel;
     pixelInfo_ = new QLabel;
     frameInfo_ = new QLabel;
+    frameInfo_->setObjectName(QStringLiteral("liveFrameMeter"));
     frameInfo_->setToolTip(tr("Live preview through CUDA-GL interop: frames shown in the last second, and the last "
                               "frame from the filter's start to the end of its draw (glFinish)"));
     statusBar()->addWidget(imageInfo_);
@@ -1077,6 +1078,9 @@ bool MainWindow::runThroughInterop(const FilterSpec& spec) {
     timing.mode = mode;
     timing.launch = "live frame";  // its own bar, beside the same mode's readback runs
     lastOutcome_.reset();  // no host pixels: ensureHostResult() makes them when needed
+    // Runs submitted before this frame (the first run after opening, say) are older: the last
+    // request wins, so their results must not replace it when they arrive.
+    shownGeneration_ = runner_->latestGeneration() + 1;
     frameSpec_ = spec;
     frames_.filled(timing, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
     runInfo_->setText(tr("cuda/%1 through CUDA-GL interop%2: %3")
@@ -1132,8 +1136,15 @@ bool MainWindow::ensureHostResult() {
 }
 
 void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
-    // A result for an image no longer shown, or older than one already shown, is dropped.
-    if (outcome->request.input != input_ || outcome->generation < shownGeneration_) return;
+    // A result for an image no longer shown, or older than one already shown (a live frame
+    // included), is dropped.
+    if (outcome->request.input != input_ || outcome->generation < shownGeneration_) {
+        if (outcome->generation == pipelineGeneration_) {
+            pipelineGeneration_ = 0;
+            pipelineEditor_->setRunning(false);
+        }
+        return;
+    }
     shownGeneration_ = outcome->generation;
     if (outcome->request.pipeline) {
         showPipelineOutcome(outcome);
