@@ -14,6 +14,8 @@
 # Carried (see the device tool's `carry`): .deps and .gl from
 # scripts/device/prepare_carry.sh, .studio/qt.tar.xz from scripts/device/pack_studio.sh.
 #   run: bash scripts/device/window_on_gpu.sh   carry: [".deps", ".gl", ".studio/qt.tar.xz"]
+# ALL=1 builds every target and runs every GPU test (ctest -L gpu) first;
+# FRAMES=0 leaves out the frame benchmark.
 # Results: $OUT/summary.txt first, then window_test.txt, frames.txt/.csv, window.png.
 set -u -o pipefail
 source "$(dirname "$0")/common.sh"
@@ -38,17 +40,21 @@ cat >$root/fonts.conf <<EOF
 <fontconfig><dir>$root/usr/share/fonts</dir><cachedir>/tmp/fontconfig</cachedir></fontconfig>
 EOF
 
+# ALL=1 builds every target and runs every GPU test of this build first.
+targets="filterstudio test_gui_live_preview_gpu filterstudio-frame-bench fs_gl_interop_tests"
+[ "${ALL:-0}" = 1 ] && targets=
 start=$(date +%s)
 cmake -G Ninja -S . -B build-studio -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_PREFIX_PATH=$root/usr -DOpenCV_DIR=$lib/cmake/opencv4 -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
   -DCMAKE_INCLUDE_PATH="$PWD/.deps/include;$root/usr/include" \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$libs" -DCMAKE_SHARED_LINKER_FLAGS="-Wl,-rpath-link,$libs" \
   >"$OUT/build.log" 2>&1 &&
-  LD_LIBRARY_PATH=$libs ninja -C build-studio filterstudio test_gui_live_preview_gpu filterstudio-frame-bench fs_gl_interop_tests >>"$OUT/build.log" 2>&1 ||
+  LD_LIBRARY_PATH=$libs ninja -C build-studio ${targets} >>"$OUT/build.log" 2>&1 ||
   { grep -E "error|Error|FAILED|not found|NOTFOUND" "$OUT/build.log" | head -40 | tee -a "$S"; exit 1; }
 say "studio built in $(( $(date +%s) - start )) s"
 rm -f "$OUT/build.log"  # $OUT brings back at most 8 files
 
+[ "${ALL:-0}" = 1 ] && LD_LIBRARY_PATH=$libs gpu_ctest build-studio
 build-studio/tests/gpu/fs_gl_interop_tests >"$OUT/interop_tests.txt" 2>&1
 say "interop tests (EGL) exit $?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/interop_tests.txt" | tr '\n' ' ')"
 grep -E "^\[  FAILED|Failure|error" "$OUT/interop_tests.txt" | head -10 | tee -a "$S"
@@ -60,13 +66,15 @@ timeout 300 build-studio/tests/gui/test_gui_live_preview_gpu -o "$OUT/window_tes
 say "window test exit $?"
 grep -E "^(PASS|FAIL|SKIP|QWARN|QDEBUG|QINFO)|Totals|edits|frame|kernel median|status bar|GPU:|largest" "$OUT/window_test.txt" | head -40 | tee -a "$S"
 
-build-studio/tools/framebench/filterstudio-frame-bench --csv "$OUT/frames.csv" >"$OUT/frames.txt" 2>&1
-say "frame bench exit $?"
-tail -13 "$OUT/frames.txt" | tee -a "$S"
-# The same frame with an image the size of the view: how much of the frame grows with the texture.
-build-studio/tools/framebench/filterstudio-frame-bench --size 1920x1080 --csv "$OUT/frames-1080p.csv" >/tmp/frames-1080p.txt 2>&1
-say "frame bench at 1920x1080 exit $?"
-tail -13 /tmp/frames-1080p.txt | tee -a "$S"
+if [ "${FRAMES:-1}" = 1 ]; then
+  build-studio/tools/framebench/filterstudio-frame-bench --csv "$OUT/frames.csv" >"$OUT/frames.txt" 2>&1
+  say "frame bench exit $?"
+  tail -13 "$OUT/frames.txt" | tee -a "$S"
+  # The same frame with an image the size of the view: how much of the frame grows with the texture.
+  build-studio/tools/framebench/filterstudio-frame-bench --size 1920x1080 --csv "$OUT/frames-1080p.csv" >/tmp/frames-1080p.txt 2>&1
+  say "frame bench at 1920x1080 exit $?"
+  tail -13 /tmp/frames-1080p.txt | tee -a "$S"
+fi
 
 # The window itself, for the eye: an 8K photograph through cuda/auto.
 [ -e /tmp/building-8k.png ] && timeout 120 build-studio/ui/filterstudio /tmp/building-8k.png --mode cuda/auto --kernel sobel-mag:3 --view split \
