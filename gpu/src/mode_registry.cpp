@@ -6,7 +6,8 @@ namespace fs::gpu {
 
 const std::vector<const ModeImpl*>& registeredModes() {
     static const std::vector<const ModeImpl*> modes{&globalMode(),    &constantMode(),  &sharedMode(), &textureMode(),
-                                                    &separableMode(), &registersMode(), &autoMode()};
+                                                    &separableMode(), &registersMode(), &fftMode(),
+                                                    &autoMode()};
     return modes;
 }
 
