@@ -63,12 +63,12 @@ inline long long fftBatchTiles(long long tiles, int channels, int kernels, int n
 
 // "auto" runs dense (not rank-1) kernels of at least this many taps in the
 // fft mode, unless the direct modes would be bit-exact (integer weights on
-// integer images). Why 225 (15x15): the shared mode's time grows with the
-// taps (8K f32 gray 31x31, 961 taps: 4.74 ms on the H100, about 5 us per tap
-// over the frame), while the fft mode's barely does (about 0.8-1.2 ms at 8K
-// from its memory traffic: ~2 GB through three plain passes and two
-// transforms); they cross near 200 taps. Set it from the benchmark's fft and
-// shared columns (bench/results/).
-inline constexpr int kFftAutoMinTaps = 225;
+// integer images). Why 361 (19x19): the shared mode's time grows faster
+// than the taps (8K f32 gray, H100: 15x15 0.54 ms, 31x31 4.68 ms, so about
+// taps^1.5: 17x17 ~0.8 ms, 19x19 ~1.1 ms), while the fft mode's barely
+// grows (~2 GB of memory traffic at 8K through three plain passes and two
+// transforms: 0.7-1.0 ms); they cross between 17x17 and 19x19. Set it from
+// the benchmark's fft and shared columns (docs/performance.md).
+inline constexpr int kFftAutoMinTaps = 361;
 
 }  // namespace fs::gpu

@@ -175,7 +175,7 @@ TEST(FftTiling, CoversTheAreaWithTheCheapestTiles) {
     EXPECT_EQ(fftBatchTiles(100000, 3, 1, 32, gib), 65535 / 3);  // one launch grid's limit
 }
 
-// auto: dense kernels from kFftAutoMinTaps taps go to the fft mode unless the
+// auto: dense kernels from kFftAutoMinTaps (361) taps go to the fft mode unless the
 // direct modes are bit-exact on them; rank-1 kernels stay separable.
 TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     std::mt19937 rng(7);
@@ -190,10 +190,11 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     ASSERT_EQ(prepareFilter(presetSpec("box:3"), Depth::F32, 1, probe), "");
     // Without cuFFT on this machine the mode refuses, and auto keeps to shared.
     const ModeImpl* large = fftMode().supports(probe).ok() ? &fftMode() : &sharedMode();
-    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::F32), large);
-    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::U8), large);  // float weights: not exact anyway
+    EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::F32), large);
+    EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::U8), large);  // float weights: not exact anyway
     EXPECT_EQ(chosen(test::randomKernel(63, 63, rng), Depth::U16), large);
-    EXPECT_EQ(chosen(test::randomKernel(13, 13, rng), Depth::F32), &sharedMode());  // 169 taps: below the crossover
+    EXPECT_EQ(chosen(test::randomKernel(31, 13, rng), Depth::F32), large);  // 403 taps
+    EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::F32), &sharedMode());  // 289 taps: below the crossover
     std::vector<float> integers(31 * 31);
     for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
     integers[0] = 5.0f;  // not rank 1
