@@ -34,6 +34,7 @@ struct Options {
     std::vector<std::string> sweepModes;  // empty: all
     std::vector<std::string> modes;       // 8K table's modes; empty: all
     std::vector<std::string> only;        // "gaussian:31", "sobel-magnitude": 8K filters kept; empty: all
+    std::vector<std::string> images;      // 8K table's images (gray, gray8, bgr8, rgba8); empty: gray, rgba8
     LaunchConfig launch;                  // --block / --per-thread for every timed launch
     bool tune = false;
     std::string tuneCsv = "filterstudio-tune.csv";
@@ -42,7 +43,8 @@ struct Options {
 void usage() {
     std::puts(
         "filterstudio-bench [--quick] [--no-sweep] [--repeats N] [--csv PATH] [--sweep-modes a,b,...]\n"
-        "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--block WxH] [--per-thread AxB]\n"
+        "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--images a,b,...] [--block WxH]\n"
+        "                   [--per-thread AxB]\n"
         "                   [--tune [--tune-csv PATH]]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
@@ -50,6 +52,8 @@ void usage() {
         "  --only LIST    only these 8K filters, e.g. gaussian:31,sobel-magnitude (names: sobel-magnitude,\n"
         "                 laplacian, gaussian, dense; masks 3, 5, 7, 15, 31, and 63 when named: dense:63);\n"
         "                 implies --no-sweep\n"
+        "  --images LIST  the 8K table's images: gray (f32), gray8, bgr8 (u8, 3 channels), rgba8 (default\n"
+        "                 gray,rgba8; npp-peers times all four)\n"
         "  --repeats N    timed repeats per measurement after warm-up (default 20; long runs use 5)\n"
         "  --block WxH    launch every mode with this block shape (refusing modes are skipped with the reason)\n"
         "  --per-thread AxB  outputs per thread for every mode\n"
@@ -430,8 +434,11 @@ int main(int argc, char** argv) {
             if (a == "--block") opt.launch.blockX = x, opt.launch.blockY = y;
             else opt.launch.perThreadX = x, opt.launch.perThreadY = y;
         }
-        else if ((a == "--sweep-modes" || a == "--modes" || a == "--only") && i + 1 < argc) {
-            std::vector<std::string>& out = a == "--sweep-modes" ? opt.sweepModes : a == "--modes" ? opt.modes : opt.only;
+        else if ((a == "--sweep-modes" || a == "--modes" || a == "--only" || a == "--images") && i + 1 < argc) {
+            std::vector<std::string>& out = a == "--sweep-modes" ? opt.sweepModes
+                                            : a == "--modes"     ? opt.modes
+                                            : a == "--images"    ? opt.images
+                                                                 : opt.only;
             const std::string list = argv[++i];
             for (std::size_t p = 0; p != std::string::npos;) {
                 const std::size_t q = list.find(',', p);
@@ -475,10 +482,27 @@ int main(int argc, char** argv) {
 
     std::vector<Row> all;
     std::map<std::string, Transfers> transfers;
-    // 8K: every mode, every mask, Sobel and Laplacian too; f32 gray and RGBA8.
+    // 8K: every mode, every mask, Sobel and Laplacian too; f32 gray and RGBA8
+    // unless --images names others. Transfers below always use these two.
     const ImageConfig eightK[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
+    const ImageConfig eightKChoices[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-gray8", 7680, 4320, 1, Depth::U8},
+                                         {"8K-bgr8", 7680, 4320, 3, Depth::U8}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
+    std::vector<ImageConfig> eightKImages(std::begin(eightK), std::end(eightK));
+    if (!opt.images.empty()) {
+        eightKImages.clear();
+        for (const std::string& name : opt.images) {
+            const auto it = std::find_if(std::begin(eightKChoices), std::end(eightKChoices),
+                                         [&](const ImageConfig& c) { return c.label == "8K-" + name; });
+            if (it == std::end(eightKChoices)) {
+                std::fprintf(stderr, "filterstudio-bench: --images knows gray, gray8, bgr8, rgba8, not '%s'\n",
+                             name.c_str());
+                return 1;
+            }
+            eightKImages.push_back(*it);
+        }
+    }
     const std::vector<std::string>& eightKModes = opt.modes.empty() ? allModes : opt.modes;
-    for (const ImageConfig& ic : eightK) {
+    for (const ImageConfig& ic : eightKImages) {
         std::vector<NamedFilter> filters = filtersFor(eightKMasks, true, rng);
         if (!opt.only.empty())
             std::erase_if(filters, [&](const NamedFilter& f) {
