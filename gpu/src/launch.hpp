@@ -136,6 +136,8 @@ struct ModeImpl {
 };
 
 const ModeImpl& globalMode();
+const ModeImpl& global1dMode();
+const ModeImpl& sharedTextbookMode();
 const ModeImpl& constantMode();
 const ModeImpl& sharedMode();
 const ModeImpl& textureMode();

@@ -3,6 +3,7 @@
 // engine's answers when no device is usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -207,6 +208,33 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     for (const ModeInfo& m : makeCudaBackend()->modes())
         if (m.id == fftMode().id) listed = m.approximate;
     EXPECT_TRUE(listed);
+}
+
+// The teaching variants: listed beside the modes they explain, with a
+// paragraph for the mode picker; the textbook tile refuses kernels its
+// block cannot surround with a halo, whatever the device.
+TEST(ModeRegistry, TeachingVariantsSitBesideTheTunedModes) {
+    const std::vector<const ModeImpl*>& modes = registeredModes();
+    const auto at = [&](const ModeImpl& m) { return std::find(modes.begin(), modes.end(), &m) - modes.begin(); };
+    EXPECT_EQ(at(global1dMode()), at(globalMode()) + 1);
+    EXPECT_EQ(at(sharedTextbookMode()), at(sharedMode()) - 1);
+    for (const ModeImpl* m : {&global1dMode(), &sharedTextbookMode()})
+        EXPECT_GT(std::string(m->description).size(), 300u) << m->id;
+    PreparedFilter small, large;
+    FilterSpec spec;
+    spec.kernels = {Kernel(31, 31, std::vector<float>(31 * 31, 1.0f))};
+    ASSERT_EQ(prepareFilter(spec, Depth::U8, 3, small), "");
+    spec.kernels = {Kernel(33, 3, std::vector<float>(33 * 3, 1.0f))};
+    ASSERT_EQ(prepareFilter(spec, Depth::U8, 3, large), "");
+    EXPECT_TRUE(sharedTextbookMode().supports(small).ok());
+    const Refusal refused = sharedTextbookMode().supports(large);
+    EXPECT_EQ(refused.reason, RefusalReason::FilterUnsupported);
+    EXPECT_NE(refused.message.find("31x31"), std::string::npos) << refused.message;
+    LaunchPlan plan;
+    LaunchConfig twoD;
+    twoD.blockX = 32;
+    twoD.blockY = 8;
+    EXPECT_EQ(global1dMode().plan(small, twoD, 64, 64, plan).reason, RefusalReason::ConfigRefused);
 }
 
 TEST(Engine, AnswersWithoutADeviceOrForUnknownImages) {
