@@ -137,6 +137,7 @@ struct ModeImpl {
 
 const ModeImpl& globalMode();
 const ModeImpl& global1dMode();
+const ModeImpl& globalPlanarMode();
 const ModeImpl& sharedTextbookMode();
 const ModeImpl& constantMode();
 const ModeImpl& sharedMode();

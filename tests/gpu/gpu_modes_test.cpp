@@ -109,8 +109,9 @@ std::string paramName(const ::testing::TestParamInfo<Param>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, ModeMatrix,
-                         ::testing::Combine(::testing::Values("global", "global-1d", "constant", "shared-textbook",
-                                                              "shared", "texture", "separable", "registers", "auto"),
+                         ::testing::Combine(::testing::Values("global", "global-1d", "global-planar", "constant",
+                                                              "shared-textbook", "shared", "texture", "separable",
+                                                              "registers", "auto"),
                                             ::testing::Range(0, 5),
                                             ::testing::Values(Depth::U8, Depth::U16, Depth::F32),
                                             ::testing::Values(1, 3, 4)),
