@@ -114,24 +114,6 @@ const std::string& fftId() {
         if (!r.ok() && r.error.find("cuFFT") != std::string::npos) GTEST_SKIP() << r.error;                \
     } while (0)
 
-Border borderFor(int index, Depth depth) {
-    switch (index) {
-    case 0: return {BorderMode::Replicate, 0.0f};
-    case 1: return {BorderMode::Reflect101, 0.0f};
-    case 2: return {BorderMode::Wrap, 0.0f};
-    case 3: return {BorderMode::Constant, depth == Depth::U8 ? 200.0f : depth == Depth::U16 ? 40000.0f : 0.25f};
-    default: return {BorderMode::Constant, 0.0f};
-    }
-}
-
-Kernel integerKernel(int w, int h, std::mt19937& rng) {
-    std::uniform_int_distribution<int> d(-3, 3);
-    std::vector<float> v(static_cast<std::size_t>(w) * h);
-    for (float& x : v) x = static_cast<float>(d(rng));
-    v[v.size() / 2] = 4.0f;
-    return Kernel(w, h, std::move(v));
-}
-
 // A dense kernel whose responses stay in an integer image's range: random
 // positive weights adding to one, with a random sign pattern on half of them.
 Kernel normalisedKernel(int w, int h, std::mt19937& rng) {
@@ -160,7 +142,7 @@ std::vector<Case> casesFor(int width, Depth depth, Border border, std::mt19937& 
     };
     const auto none = [](FilterSpec&) {};
     add("dense3", {randomKernel(3, 3, rng)}, none);
-    add("int5x3", {integerKernel(5, 3, rng)}, [&](FilterSpec& s) { s.output.absolute = integerImage; });
+    add("int5x3", {randomIntegerKernel(5, 3, rng)}, [&](FilterSpec& s) { s.output.absolute = integerImage; });
     add("dense63", {normalisedKernel(63, 63, rng)}, none);
     if (width < 100) return out;
     add("dense15 mapped", {randomKernel(15, 15, rng)}, [&](FilterSpec& s) {
@@ -183,7 +165,7 @@ TEST_P(FftMatrix, MatchesTheReferenceWithinItsTolerance) {
     FS_SKIP_WITHOUT_FFT();
     const auto& [borderIndex, depth, channels] = GetParam();
     std::mt19937 rng = testRng();
-    const Border border = borderFor(borderIndex, depth);
+    const Border border = matrixBorder(borderIndex, depth);
     // 1x1 and 17x3: one tile; 131x67: several tiles each way for every kernel
     // (32, 64 and 128 tiles); 301x97: 3x3 and 5x3 in 32 x 32 tiles.
     const struct {
