@@ -1,6 +1,7 @@
 // Every CUDA mode x border x depth x channel count against fs::cpu::referenceFilter
 // on fresh random images (seed printed; FS_TEST_SEED=N replays), written into
 // poisoned device memory so an unwritten sample fails.
+#include <algorithm>
 #include <tuple>
 
 #include "fs/presets.hpp"
@@ -87,7 +88,9 @@ TEST_P(ModeMatrix, RandomImagesMatchReference) {
 std::string paramName(const ::testing::TestParamInfo<Param>& info) {
     const auto& [mode, borderIndex, depth, channels] = info.param;
     static const char* borders[] = {"replicate", "reflect101", "wrap", "constant", "constant0"};
-    return mode + "_" + borders[borderIndex] + "_" + depthName(depth) + "_c" + std::to_string(channels);
+    std::string name = mode + "_" + borders[borderIndex] + "_" + depthName(depth) + "_c" + std::to_string(channels);
+    std::replace(name.begin(), name.end(), '-', '_');  // test names take letters, digits and '_' only
+    return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, ModeMatrix,
