@@ -307,7 +307,8 @@ void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::
     std::printf("\n%s %dx%d %s x%d  (kernel ms, median; best mode's ratio to floor)\n", ic.label.c_str(), ic.width,
                 ic.height, depthName(ic.depth), ic.channels);
     std::printf("%-16s %4s", "filter", "mask");
-    for (const auto& m : modes) std::printf(" %10s", m.c_str());
+    const auto widthOf = [](const std::string& mode) { return std::max<int>(10, static_cast<int>(mode.size())); };
+    for (const auto& m : modes) std::printf(" %*s", widthOf(m), m.c_str());
     std::printf(" %8s %7s\n", "floor", "best/fl");
     std::map<std::pair<std::string, int>, std::map<std::string, double>> table;
     std::vector<std::pair<std::string, int>> order;
@@ -323,8 +324,8 @@ void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::
         double best = 1e30;
         for (const auto& m : modes) {
             auto it = table[key].find(m);
-            if (it == table[key].end()) std::printf(" %10s", "-");
-            else std::printf(" %10.4f", it->second), best = std::min(best, it->second);
+            if (it == table[key].end()) std::printf(" %*s", widthOf(m), "-");
+            else std::printf(" %*.4f", widthOf(m), it->second), best = std::min(best, it->second);
         }
         std::printf(" %8.4f %7.2f\n", floorMs, best / floorMs);
     }
