@@ -8,10 +8,15 @@ medians of 20 runs after warm-up. Reads our CSV and prints our best mode's
 time / peer time side by side.
 
 usage: peers.py OUR_CSV [--quick] [--out peers.csv]
-       peers.py OUR_CSV --compare PEERS_CSV [--out peers.csv]
-The second form measures nothing: it pairs the peer times of an earlier
-peers.csv with OUR_CSV's times, so peers measured while our build ran (the GPU
-idle) sit beside our benchmark of the same call.
+       peers.py OUR_CSV --compare PEERS_CSV [PEERS_CSV ...] [--out peers.csv]
+The second form measures nothing: it pairs the peer times of earlier CSVs with
+OUR_CSV's times in one table, a column per peer, so peers measured while our
+build ran (the GPU idle) sit beside our benchmark of the same call. It reads
+this script's peers.csv (cuDNN, CuPy), npp-peers' CSV (NPP: f32 and u8 gray,
+BGR u8, RGBA8; build it with CMake where the toolkit has NPP, target
+npp-peers) and opencl_peers.py's CSV (OpenCV's OpenCL, 8K f32 gray), and
+pairs every image our CSV has (filterstudio-bench --images gray,gray8,bgr8,rgba8
+for all of NPP's).
 """
 import argparse
 import csv
@@ -50,17 +55,49 @@ def print_pair(r):
           f" | ours/peer {ms / pm:6.3f}  (peer is {pm / ms:6.1f}x slower)", flush=True)
 
 
-def compare(ours, peers_csv):
+def read_peer_csv(path):
+    """(image, filter, mask) -> {peer: ms}: the fastest time of each peer per case."""
+    times = {}
+    lines = [line for line in open(path) if not line.startswith("#")]
+    rows = list(csv.DictReader(lines))
+    for row in rows:
+        if "case" in row:  # opencl_peers.py: "gaussian 15x15", 8K f32 gray
+            name, _, size = row["case"].rpartition(" ")
+            if not name or "x" not in size:
+                continue  # upload, download
+            key, peer, ms = ("8K-gray", name, int(size.split("x")[0])), "opencl", row["median_ms"]
+        else:
+            key, peer, ms = (row["image"], row["filter"], int(row["mask"])), row["peer"], row["peer_ms"]
+        if not ms:
+            continue  # the peer refused this case (its error column says why)
+        best = times.setdefault(key, {})
+        best[peer] = min(best.get(peer, float("inf")), float(ms))
+    return times
+
+
+def compare(ours, peer_csvs):
+    peers_of = {}
+    for path in peer_csvs:
+        for key, times in read_peer_csv(path).items():
+            for peer, ms in times.items():
+                slot = peers_of.setdefault(key, {})
+                slot[peer] = min(slot.get(peer, float("inf")), ms)
+    names = sorted({p for times in peers_of.values() for p in times})
     results = []
-    for row in csv.DictReader(open(peers_csv)):
-        key = (row["image"], row["filter"], int(row["mask"]))
-        if key not in ours:
-            continue
+    print(f"{'image':11s} {'filter':16s} {'mask':5s} {'ours':>19s}" + "".join(f" {n:>9s}" for n in names)
+          + "  ours/fastest peer")
+    for key in sorted(k for k in ours if k in peers_of):
         ms, mode = ours[key][:2]
-        results.append((*key, mode, ms, row["peer"], float(row["peer_ms"])))
-        print_pair(results[-1])
+        times = peers_of[key]
+        cells = "".join(f" {times[n]:9.4f}" if n in times else f" {'-':>9s}" for n in names)
+        fastest = min(times.values())
+        print(f"{key[0]:11s} {key[1]:16s} {key[2]:2d}x{key[2]:<2d} {mode:9s} {ms:9.4f}{cells}  {ms / fastest:6.3f}",
+              flush=True)
+        for peer in names:
+            if peer in times:
+                results.append((*key, mode, ms, peer, times[peer]))
     if not results:
-        raise SystemExit(f"{peers_csv}: no filter in common with our CSV")
+        raise SystemExit(f"{', '.join(peer_csvs)}: no case in common with our CSV")
     return results
 
 
@@ -127,12 +164,13 @@ def main():
     ap.add_argument("ours")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", default="peers.csv")
-    ap.add_argument("--compare", metavar="PEERS_CSV", help="pair these peer times with OUR_CSV; measure nothing")
+    ap.add_argument("--compare", metavar="PEERS_CSV", nargs="+",
+                    help="pair these peer CSVs' times with OUR_CSV in one table; measure nothing")
     args = ap.parse_args()
     ours = {}
     for row in csv.DictReader(line for line in open(args.ours) if not line.startswith("#")):
-        if row["channels"] != "1" or row["depth"] != "f32":
-            continue
+        if not args.compare and (row["channels"] != "1" or row["depth"] != "f32"):
+            continue  # measure() runs the peers on gray f32 only
         key = (row["image"], row["filter"], int(row["mask"]))
         ms = float(row["kernel_ms"])
         if key not in ours or ms < ours[key][0]:

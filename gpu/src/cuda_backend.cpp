@@ -24,7 +24,8 @@ public:
         const std::string reason = unavailableReason();
         std::vector<ModeInfo> out;
         for (const ModeImpl* m : registeredModes())
-            out.push_back({m->id, m->description, reason.empty(), reason, /*isReference=*/false, m->isDefault});
+            out.push_back({m->id, m->description, reason.empty(), reason, /*isReference=*/false, m->isDefault,
+                           m->approximate});
         return out;
     }
     std::string unavailableReason() const override { return Engine::instance().unavailableReason(); }

@@ -52,11 +52,12 @@ void Engine::Impl::trimCaches() {
     for (int i = 0; i < kPipelineSlots; ++i) pieceSrc[i].release(), pieceDst[i].release();
     for (int i = 0; i < kEngineStreams; ++i) batchIn[i].release(), batchOut[i].release();
     scratch.release();
+    workspaces.releaseAll();
     staging.releaseAll();
 }
 
 std::size_t Engine::Impl::cachedBytes() const {
-    std::size_t total = scratch.bytes() + weights.bytes() + staging.totalBytes();
+    std::size_t total = scratch.bytes() + weights.bytes() + staging.totalBytes() + workspaces.bytes();
     for (int i = 0; i < kPipelineSlots; ++i) total += pieceSrc[i].bytes() + pieceDst[i].bytes();
     for (int i = 0; i < kEngineStreams; ++i) total += batchIn[i].bytes() + batchOut[i].bytes();
     return total;
@@ -84,6 +85,7 @@ std::string DeviceSession::launchWhole(ResolvedLaunch& resolved, const FilterSpe
     LaunchArgs args;
     args.filter = &resolved.filter;
     args.config = resolved.config;
+    args.workspaces = &core_.workspaces;
     args.geom = wholeImageGeom(in.data, in.pitch, in.width, in.height);
     args.geom.dst = dst;
     args.geom.dstPitch = dstPitch;

@@ -65,6 +65,7 @@ struct Engine::Impl {
     std::vector<PieceEvents> pieceEvents;  // grown to the most pieces a run timed, kept for later runs
     DeviceBuffer weights;                  // the global mode's weights, kMaxKernels x 63 x 63 floats
     DeviceBuffer scratch;                  // a resident run's output before its download
+    ModeWorkspaces workspaces;             // per mode and stream: the fft mode's plans and tiles
     PinnedStaging staging;
     std::map<std::uint64_t, ResidentImage> resident;
     std::uint64_t nextHandle = 1;

@@ -13,6 +13,7 @@
 #include "fs/image.hpp"
 #include "fs/lane_math.hpp"
 #include "fs/launch.hpp"
+#include "mode_workspace.hpp"
 #include "refusal.hpp"
 
 namespace fs::gpu {
@@ -93,6 +94,9 @@ struct LaunchArgs {
     KernelGeom geom;
     const PreparedFilter* filter = nullptr;
     LaunchConfig config;  // as requested; the mode's plan() has accepted it
+    // Work areas for modes that need them (fft), owned by the caller; the
+    // other modes ignore it. A mode that needs one fails without it.
+    ModeWorkspaces* workspaces = nullptr;
 };
 
 // A launch configuration resolved for one kernel variant: what runs and how
@@ -124,16 +128,23 @@ struct ModeImpl {
     std::vector<LaunchConfig> (*candidates)();
     const ModeImpl& (*choose)(const PreparedFilter& f) = nullptr;
     bool isDefault = false;  // the backend's default (ModeInfo::isDefault)
+    // Within a documented tolerance of the reference rather than its
+    // per-tap arithmetic (ModeInfo::approximate): fft.
+    bool approximate = false;
 
     bool choosesPerFilter() const { return choose != nullptr; }
 };
 
 const ModeImpl& globalMode();
+const ModeImpl& global1dMode();
+const ModeImpl& globalPlanarMode();
+const ModeImpl& sharedTextbookMode();
 const ModeImpl& constantMode();
 const ModeImpl& sharedMode();
 const ModeImpl& textureMode();
 const ModeImpl& separableMode();
 const ModeImpl& registersMode();
+const ModeImpl& fftMode();
 const ModeImpl& autoMode();
 
 // ---- The registry (mode_registry.cpp) --------------------------------------

@@ -1,18 +1,36 @@
 // Mode "auto": the registers mode for kernels up to 7x7, the separable mode
-// for larger rank-1 kernels (kw + kh work instead of kw * kh), otherwise the
-// shared-memory mode: the fastest correct choice in filterstudio-bench's table
-// of every mode (bench/results/). Runs with a default launch take the
-// autotuner's configuration for the chosen mode when there is one.
+// for larger rank-1 kernels (kw + kh work instead of kw * kh), the fft mode
+// for dense kernels of kFftAutoMinTaps taps or more (fft_tiling.hpp) where a
+// direct mode would not be bit-exact anyway, otherwise the shared-memory
+// mode: the fastest correct choice in filterstudio-bench's table of every
+// mode (bench/results/). Runs with a default launch take the autotuner's
+// configuration for the chosen mode when there is one.
 #include <algorithm>
+#include <cmath>
 
+#include "fft_tiling.hpp"
 #include "launch.hpp"
 
 namespace fs::gpu {
 namespace {
 
+// Integer weights, integer mapping, integer samples in and out: every direct
+// mode's sums are exact integers, so their results are bit-exact; auto keeps that.
+bool directIsExact(const PreparedFilter& f) {
+    const KernelMath& m = f.math;
+    const auto integral = [](float v) { return v == std::round(v); };
+    return f.inDepth != Depth::F32 && !m.outFloat && integral(m.scale) && integral(m.offset) &&
+           std::all_of(f.weights.begin(), f.weights.end(), integral);
+}
+
+bool fftPaysOff(const PreparedFilter& f) {
+    return !f.separable && f.math.kw * f.math.kh >= kFftAutoMinTaps && !directIsExact(f) && fftMode().supports(f).ok();
+}
+
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
     if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
     if (f.separable && separableMode().supports(f).ok()) return separableMode();
+    if (fftPaysOff(f)) return fftMode();
     if (sharedMode().supports(f).ok()) return sharedMode();
     return constantMode();
 }
@@ -23,8 +41,9 @@ const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
         "Picks the fastest correct mode for the filter: registers for kernels up to 7x7, separable for larger "
-        "rank-1 kernels, otherwise shared; with the launch configuration the autotuner found for this GPU, filter "
-        "and image size, when there is one.",
+        "rank-1 kernels, fft for dense kernels from 19x19 (361 taps) unless integer weights on integer images keep "
+        "the direct modes bit-exact, otherwise shared; with the launch configuration the autotuner found for this "
+        "GPU, filter and image size, when there is one.",
         nullptr, nullptr, nullptr, nullptr, nullptr, chooseAutoMode, /*isDefault=*/true};
     return mode;
 }

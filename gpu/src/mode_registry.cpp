@@ -5,8 +5,11 @@
 namespace fs::gpu {
 
 const std::vector<const ModeImpl*>& registeredModes() {
-    static const std::vector<const ModeImpl*> modes{&globalMode(),    &constantMode(),  &sharedMode(), &textureMode(),
-                                                    &separableMode(), &registersMode(), &autoMode()};
+    // The teaching variants sit beside the tuned modes they explain.
+    static const std::vector<const ModeImpl*> modes{
+        &globalMode(),   &global1dMode(),  &globalPlanarMode(), &constantMode(), &sharedTextbookMode(),
+        &sharedMode(),   &textureMode(),   &separableMode(),    &registersMode(), &fftMode(),
+        &autoMode()};
     return modes;
 }
 

@@ -218,6 +218,7 @@ private:
         LaunchArgs args;
         args.filter = &resolved_.filter;
         args.config = resolved_.config;
+        args.workspaces = &core_.workspaces;
         KernelGeom& g = args.geom;
         g.src = src.data();
         g.srcPitch = l_.inPitch;

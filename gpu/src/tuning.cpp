@@ -77,6 +77,7 @@ public:
             (err = cudaStreamSynchronize(stream)) != cudaSuccess)
             return failed("uploading the weights", err);
         args_.filter = &f_;
+        args_.workspaces = &session_.core().workspaces;
         args_.geom = wholeImageGeom(src.data, src.pitch, input_.width, input_.height);
         args_.geom.dst = dst_.data();
         args_.geom.dstPitch = outPitch;

@@ -3,12 +3,14 @@
 // engine's answers when no device is usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "driver_check.hpp"
+#include "fft_tiling.hpp"
 #include "fs/gpu/cuda_backend.hpp"
 #include "fs/gpu/engine.hpp"
 #include "fs/presets.hpp"
@@ -139,6 +141,101 @@ TEST(ModeRegistry, RefusalsAreTyped) {
     halo.halo = HaloScheme::PerThread;
     LaunchPlan plan;
     EXPECT_EQ(registersMode().plan(f, halo, 64, 64, plan).reason, RefusalReason::ConfigRefused);
+}
+
+// The fft mode's tiles: every output covered, each tile's halo the kernel's,
+// the cost model's pick on 8K frames (gpu/README.md), batches within the cap.
+TEST(FftTiling, CoversTheAreaWithTheCheapestTiles) {
+    for (const auto& [kw, kh] : {std::pair{1, 1}, {3, 3}, {5, 3}, {7, 21}, {31, 31}, {63, 63}, {63, 1}})
+        for (const auto& [w, h] : {std::pair{1, 1}, {17, 3}, {1023, 769}, {7680, 4320}}) {
+            SCOPED_TRACE(std::to_string(kw) + "x" + std::to_string(kh) + " on " + std::to_string(w) + "x" +
+                         std::to_string(h));
+            const FftTiling t = chooseFftTiling(kw, kh, w, h);
+            ASSERT_GE(t.n, std::max(kw, kh));
+            EXPECT_EQ(t.validX, t.n - kw + 1);
+            EXPECT_EQ(t.validY, t.n - kh + 1);
+            EXPECT_GE(static_cast<long long>(t.validX) * t.tilesX, w);
+            EXPECT_LT(static_cast<long long>(t.validX) * (t.tilesX - 1), w);
+            EXPECT_GE(static_cast<long long>(t.validY) * t.tilesY, h);
+            EXPECT_LT(static_cast<long long>(t.validY) * (t.tilesY - 1), h);
+        }
+    const FftTiling k31 = chooseFftTiling(31, 31, 7680, 4320), k63 = chooseFftTiling(63, 63, 7680, 4320);
+    EXPECT_EQ(k31.n, 512);
+    EXPECT_EQ(k31.tiles(), 16 * 9);
+    EXPECT_EQ(k63.n, 512);
+    EXPECT_EQ(k63.tiles(), 18 * 10);
+    EXPECT_EQ(chooseFftTiling(15, 15, 7680, 4320).n, 256);
+    EXPECT_EQ(chooseFftTiling(3, 3, 17, 3).n, 32);  // a small image: the smallest tile
+    EXPECT_EQ(fftPlanePitch(512), 514);
+
+    const std::size_t gib = std::size_t(1) << 30;
+    EXPECT_EQ(fftBatchTiles(144, 1, 1, 512, gib), 144);
+    const std::size_t rgbaPair = 4u * 2 * 512 * 514 * sizeof(float);  // one tile's planes: 4 channels, 2 kernels
+    EXPECT_EQ(fftBatchTiles(1000, 4, 2, 512, 7 * rgbaPair + 1), 7);
+    EXPECT_EQ(fftBatchTiles(1000, 4, 2, 512, 1), 1);  // never none
+    EXPECT_EQ(fftBatchTiles(100000, 3, 1, 32, gib), 65535 / 3);  // one launch grid's limit
+}
+
+// auto: dense kernels from kFftAutoMinTaps (361) taps go to the fft mode unless the
+// direct modes are bit-exact on them; rank-1 kernels stay separable.
+TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
+    std::mt19937 rng(7);
+    const auto chosen = [](const Kernel& k, Depth depth) {
+        FilterSpec spec;
+        spec.kernels = {k};
+        PreparedFilter f;
+        EXPECT_EQ(prepareFilter(spec, depth, 1, f), "");
+        return &autoMode().choose(f);
+    };
+    PreparedFilter probe;
+    ASSERT_EQ(prepareFilter(presetSpec("box:3"), Depth::F32, 1, probe), "");
+    // Without cuFFT on this machine the mode refuses, and auto keeps to shared.
+    const ModeImpl* large = fftMode().supports(probe).ok() ? &fftMode() : &sharedMode();
+    EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::F32), large);
+    EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::U8), large);  // float weights: not exact anyway
+    EXPECT_EQ(chosen(test::randomKernel(63, 63, rng), Depth::U16), large);
+    EXPECT_EQ(chosen(test::randomKernel(31, 13, rng), Depth::F32), large);  // 403 taps
+    EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::F32), &sharedMode());  // 289 taps: below the crossover
+    std::vector<float> integers(31 * 31);
+    for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+    integers[0] = 5.0f;  // not rank 1
+    const Kernel integer(31, 31, integers);
+    EXPECT_EQ(chosen(integer, Depth::U8), &sharedMode());  // bit-exact in the direct modes: kept there
+    EXPECT_EQ(chosen(integer, Depth::F32), large);
+    EXPECT_EQ(chosen(gaussianKernel(31, 0.0), Depth::F32), &separableMode());
+    EXPECT_TRUE(fftMode().approximate);
+    bool listed = false;
+    for (const ModeInfo& m : makeCudaBackend()->modes())
+        if (m.id == fftMode().id) listed = m.approximate;
+    EXPECT_TRUE(listed);
+}
+
+// The teaching variants: listed beside the modes they explain, with a
+// paragraph for the mode picker; the textbook tile refuses kernels its
+// block cannot surround with a halo, whatever the device.
+TEST(ModeRegistry, TeachingVariantsSitBesideTheTunedModes) {
+    const std::vector<const ModeImpl*>& modes = registeredModes();
+    const auto at = [&](const ModeImpl& m) { return std::find(modes.begin(), modes.end(), &m) - modes.begin(); };
+    EXPECT_EQ(at(global1dMode()), at(globalMode()) + 1);
+    EXPECT_EQ(at(globalPlanarMode()), at(globalMode()) + 2);
+    EXPECT_EQ(at(sharedTextbookMode()), at(sharedMode()) - 1);
+    for (const ModeImpl* m : {&global1dMode(), &globalPlanarMode(), &sharedTextbookMode()})
+        EXPECT_GT(std::string(m->description).size(), 300u) << m->id;
+    PreparedFilter small, large;
+    FilterSpec spec;
+    spec.kernels = {Kernel(31, 31, std::vector<float>(31 * 31, 1.0f))};
+    ASSERT_EQ(prepareFilter(spec, Depth::U8, 3, small), "");
+    spec.kernels = {Kernel(33, 3, std::vector<float>(33 * 3, 1.0f))};
+    ASSERT_EQ(prepareFilter(spec, Depth::U8, 3, large), "");
+    EXPECT_TRUE(sharedTextbookMode().supports(small).ok());
+    const Refusal refused = sharedTextbookMode().supports(large);
+    EXPECT_EQ(refused.reason, RefusalReason::FilterUnsupported);
+    EXPECT_NE(refused.message.find("31x31"), std::string::npos) << refused.message;
+    LaunchPlan plan;
+    LaunchConfig twoD;
+    twoD.blockX = 32;
+    twoD.blockY = 8;
+    EXPECT_EQ(global1dMode().plan(small, twoD, 64, 64, plan).reason, RefusalReason::ConfigRefused);
 }
 
 TEST(Engine, AnswersWithoutADeviceOrForUnknownImages) {

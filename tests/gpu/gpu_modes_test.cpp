@@ -1,6 +1,7 @@
 // Every CUDA mode x border x depth x channel count against fs::cpu::referenceFilter
 // on fresh random images (seed printed; FS_TEST_SEED=N replays), written into
 // poisoned device memory so an unwritten sample fails.
+#include <algorithm>
 #include <tuple>
 
 #include "fs/presets.hpp"
@@ -14,14 +15,6 @@ struct NamedSpec {
     FilterSpec spec;
     bool separable;  // rank 1: the separable mode accepts it
 };
-
-Kernel randomIntegerKernel(int w, int h, std::mt19937& rng) {
-    std::uniform_int_distribution<int> d(-3, 3);
-    std::vector<float> v(static_cast<std::size_t>(w) * h);
-    for (float& x : v) x = static_cast<float>(d(rng));
-    v[v.size() / 2] = 4.0f;  // never all zero
-    return Kernel(w, h, std::move(v));
-}
 
 std::vector<NamedSpec> specsFor(Depth depth, Border border, std::mt19937& rng, bool large) {
     const bool integerImage = depth != Depth::F32;
@@ -61,16 +54,6 @@ std::vector<NamedSpec> specsFor(Depth depth, Border border, std::mt19937& rng, b
     return out;
 }
 
-Border borderFor(int index, Depth depth) {
-    switch (index) {
-    case 0: return {BorderMode::Replicate, 0.0f};
-    case 1: return {BorderMode::Reflect101, 0.0f};
-    case 2: return {BorderMode::Wrap, 0.0f};
-    case 3: return {BorderMode::Constant, depth == Depth::U8 ? 200.0f : depth == Depth::U16 ? 40000.0f : 0.25f};
-    default: return {BorderMode::Constant, 0.0f};  // the texture mode's hardware border
-    }
-}
-
 using Param = std::tuple<std::string, int, Depth, int>;  // mode, border index, depth, channels
 
 class ModeMatrix : public ::testing::TestWithParam<Param> {};
@@ -79,7 +62,7 @@ TEST_P(ModeMatrix, RandomImagesMatchReference) {
     FS_SKIP_WITHOUT_CUDA();
     const auto& [mode, borderIndex, depth, channels] = GetParam();
     std::mt19937 rng = testRng();
-    const Border border = borderFor(borderIndex, depth);
+    const Border border = matrixBorder(borderIndex, depth);
     const struct {
         int w, h;
     } sizes[] = {{1, 1}, {17, 3}, {1023, 769}};
@@ -105,11 +88,14 @@ TEST_P(ModeMatrix, RandomImagesMatchReference) {
 std::string paramName(const ::testing::TestParamInfo<Param>& info) {
     const auto& [mode, borderIndex, depth, channels] = info.param;
     static const char* borders[] = {"replicate", "reflect101", "wrap", "constant", "constant0"};
-    return mode + "_" + borders[borderIndex] + "_" + depthName(depth) + "_c" + std::to_string(channels);
+    std::string name = mode + "_" + borders[borderIndex] + "_" + depthName(depth) + "_c" + std::to_string(channels);
+    std::replace(name.begin(), name.end(), '-', '_');  // test names take letters, digits and '_' only
+    return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, ModeMatrix,
-                         ::testing::Combine(::testing::Values("global", "constant", "shared", "texture", "separable",
+                         ::testing::Combine(::testing::Values("global", "global-1d", "global-planar", "constant",
+                                                              "shared-textbook", "shared", "texture", "separable",
                                                               "registers", "auto"),
                                             ::testing::Range(0, 5),
                                             ::testing::Values(Depth::U8, Depth::U16, Depth::F32),
@@ -179,7 +165,7 @@ TEST(Rgba8IntegerLanes, DyadicKernelsMatchTheReferenceBitForBit) {
                     const bool separable = std::string(f.kernel).rfind("separable", 0) == 0;
                     if (twoKernels && !separable && rows == 4) continue;  // built for 2 rows
                     FilterSpec spec = f.spec;
-                    spec.border = borderFor(b, Depth::U8);
+                    spec.border = matrixBorder(b, Depth::U8);
                     const LaunchConfig config{0, 0, rows ? 4 : 0, rows, HaloScheme::Default, RadiusPath::Default};
                     SCOPED_TRACE(std::string(f.name) + " " + std::to_string(size.w) + "x" + std::to_string(size.h) +
                                  " border " + borderModeName(spec.border.mode) + " " + config.toString());

@@ -12,7 +12,8 @@
 namespace fs::test {
 namespace {
 
-const char* kModes[] = {"global", "constant", "shared", "texture", "separable", "registers", "auto"};
+const char* kModes[] = {"global",  "global-1d", "global-planar", "constant", "shared-textbook",
+                        "shared",  "texture",   "separable",     "registers", "auto"};
 
 // Restores the process-wide pipeline knobs whatever the test does.
 struct PipelineKnobs {
@@ -40,7 +41,7 @@ FilterSpec gaussian(int size, BorderMode border) {
 TEST(CudaBackend, ReportsAvailabilityAndNeverThrows) {
     auto backend = gpu::makeCudaBackend();
     EXPECT_EQ(backend->id(), "cuda");
-    ASSERT_EQ(backend->modes().size(), 7u);
+    ASSERT_EQ(backend->modes().size(), 11u);
     for (const ModeInfo& m : backend->modes()) EXPECT_EQ(m.available, backend->available()) << m.id;
     std::mt19937 rng = testRng();
     const Image input = randomImage(8, 8, 1, Depth::U8, rng);

@@ -142,6 +142,28 @@ inline ::testing::AssertionResult matchesReference(const FilterSpec& spec, Const
     return ::testing::AssertionSuccess();
 }
 
+// Random integer weights in -3..3 with a centre of 4 (never all zero): the
+// direct modes are bit-exact with them on integer images.
+inline Kernel randomIntegerKernel(int w, int h, std::mt19937& rng) {
+    std::uniform_int_distribution<int> d(-3, 3);
+    std::vector<float> v(static_cast<std::size_t>(w) * h);
+    for (float& x : v) x = static_cast<float>(d(rng));
+    v[v.size() / 2] = 4.0f;
+    return Kernel(w, h, std::move(v));
+}
+
+// The mode matrices' five borders: replicate, reflect101, wrap, a constant
+// inside the depth's range, and constant 0 (the texture mode's hardware border).
+inline Border matrixBorder(int index, Depth depth) {
+    switch (index) {
+    case 0: return {BorderMode::Replicate, 0.0f};
+    case 1: return {BorderMode::Reflect101, 0.0f};
+    case 2: return {BorderMode::Wrap, 0.0f};
+    case 3: return {BorderMode::Constant, depth == Depth::U8 ? 200.0f : depth == Depth::U16 ? 40000.0f : 0.25f};
+    default: return {BorderMode::Constant, 0.0f};
+    }
+}
+
 // Binary PGM (P5) / PPM (P6), 8-bit.
 inline Image loadPnm(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

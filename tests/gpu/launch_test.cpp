@@ -19,14 +19,6 @@ struct Case {
     FilterSpec spec;
 };
 
-Kernel randomIntegerKernel(int w, int h, std::mt19937& rng) {
-    std::uniform_int_distribution<int> d(-3, 3);
-    std::vector<float> v(static_cast<std::size_t>(w) * h);
-    for (float& x : v) x = static_cast<float>(d(rng));
-    v[v.size() / 2] = 4.0f;
-    return Kernel(w, h, std::move(v));
-}
-
 // Kernels that reach each compiled radius path and the run-time one.
 std::vector<Case> casesFor(const std::string& mode, std::mt19937& rng) {
     std::vector<Case> out;

@@ -22,6 +22,10 @@ struct ModeInfo {
     // Roles, so callers never pick a mode by its name:
     bool isReference = false;  // the single-thread truth every other mode is checked against
     bool isDefault = false;    // the backend's fastest mode that matches the reference; run when none is named
+    // Matches the reference within the mode's documented tolerance, not to its
+    // per-tap rounding (an FFT's transforms): tests that demand the direct
+    // modes' arithmetic (saturating extreme scales bit for bit) skip it.
+    bool approximate = false;
 };
 
 struct RunResult {

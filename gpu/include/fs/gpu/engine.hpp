@@ -85,7 +85,8 @@ public:
     int residentCount();
 
     // Memory pressure: frees every cached buffer (pipeline and batch slots,
-    // pinned staging, scratch); resident images stay. Later runs allocate again.
+    // pinned staging, scratch, the fft mode's plans and tiles); resident images
+    // stay. Later runs allocate again.
     void trimCaches();
     // Device and pinned bytes the engine keeps cached between runs.
     std::size_t cachedBytes();

@@ -1,0 +1,350 @@
+// The fft mode against fs::cpu::referenceFilter within its documented
+// tolerance (below and gpu/README.md): every border x depth x channel count,
+// odd and one-pixel images, single and several tiles each way, kernel sides
+// 3..63, square and not, magnitudes, output mappings; the pipelined host
+// path with many pieces; non-finite samples (filtered directly, as the
+// reference does); the spectrum cache; memory pressure; its refusals.
+// Skips without a device; FS_TEST_SEED=N replays a run.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <tuple>
+
+#include "fs/gpu/cuda_options.hpp"
+#include "fs/gpu/engine.hpp"
+#include "fs/presets.hpp"
+#include "gpu_test_support.hpp"
+
+namespace fs::test {
+namespace {
+
+// The fft mode's tolerance: each tile goes through three single-precision
+// transforms (the kernel's, the tile's, the inverse) whose rounding error
+// grows like eps x log2(n^2) (n <= 512: 18) relative to the tile's largest
+// response, so an output may err by up to about 3 x 18 x 6e-8 = 3e-6 of
+// sum|w| x max|x| (the largest response any input could give). Allowed:
+//   |fft - reference| <= 1e-5 x |scale| x sum_k sum|w_k| x max|x|
+// (max|x| over the image and a constant border's value) plus the direct
+// modes' own bound for the reference's float sums (gpu_test_support.hpp).
+// Integer outputs: equal, or off by one where the reference's unrounded
+// value lies within that bound of a .5 tie; so integer kernels on integer
+// images stay exact while the bound is below 0.5.
+constexpr double kFftRelativeError = 1e-5;
+
+double largestInput(ConstImageView input, const Border& border) {
+    double largest = border.mode == BorderMode::Constant ? std::fabs(border.value) : 0.0;
+    for (int y = 0; y < input.height; ++y)
+        for (int x = 0; x < input.width; ++x)
+            for (int c = 0; c < input.channels; ++c) largest = std::max(largest, std::fabs(sampleAt(input, x, y, c)));
+    return largest;
+}
+
+// The policy above; `worst` keeps the largest |error| / bound seen (for tightening it).
+::testing::AssertionResult withinFftTolerance(const FilterSpec& spec, ConstImageView input, const Image& actual,
+                                              double* worst = nullptr) {
+    const Image expected = cpu::referenceFilter(spec, input);
+    const Depth out = expected.depth();
+    Image unrounded;
+    if (out != Depth::F32) {
+        FilterSpec raw = spec;
+        raw.output.floatOutput = true;
+        unrounded = cpu::referenceFilter(raw, input);
+    }
+    const Image local = absResponse(spec, input);
+    std::size_t terms = 1;
+    double weightSum = 0.0;
+    for (int k = 0; k < (spec.combine == Combine::Magnitude ? 2 : 1); ++k) {
+        terms = std::max(terms, spec.kernels[k].weights.size());
+        for (float w : spec.kernels[k].weights) weightSum += std::fabs(w);
+    }
+    const double referenceRelative = std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
+    const double global = kFftRelativeError * weightSum * largestInput(input, spec.border);
+    const double scale = std::fabs(spec.output.scale);
+    long long bad = 0;
+    std::ostringstream first;
+    for (int y = 0; y < input.height; ++y)
+        for (int x = 0; x < input.width; ++x)
+            for (int c = 0; c < input.channels; ++c) {
+                const std::size_t i = static_cast<std::size_t>(x) * input.channels + c;
+                const double a = sampleAt(actual.cview(), x, y, c), e = sampleAt(expected.cview(), x, y, c);
+                const double bound = (global + referenceRelative * local.cview().row<float>(y)[i]) * scale + 1e-30;
+                const double diff = std::fabs(a - e);
+                bool ok = false;
+                if (out == Depth::F32) {
+                    ok = diff <= bound;
+                    if (worst) *worst = std::max(*worst, diff / bound);
+                } else if (diff == 0.0) {
+                    ok = true;
+                } else if (diff == 1.0) {
+                    const double v = unrounded.cview().row<float>(y)[i];
+                    ok = std::fabs(v - std::floor(v) - 0.5) <= bound;
+                }
+                if (!ok) {
+                    if (bad == 0)
+                        first << "first at (" << x << "," << y << ") channel " << c << ": got " << a << ", expected "
+                              << e << ", bound " << bound;
+                    ++bad;
+                }
+            }
+    if (bad > 0)
+        return ::testing::AssertionFailure() << bad << " of " << static_cast<long long>(input.width) * input.height *
+                                                                    input.channels
+                                             << " samples off; " << first.str();
+    return ::testing::AssertionSuccess();
+}
+
+const std::string& fftId() {
+    static const std::string id = [] {
+        for (const ModeInfo& m : gpu::makeCudaBackend()->modes())
+            if (m.approximate) return m.id;
+        return std::string();
+    }();
+    return id;
+}
+
+// The fft mode found through its role; skips where cuFFT is missing (the mode says why).
+#define FS_SKIP_WITHOUT_FFT()                                                                              \
+    do {                                                                                                   \
+        FS_SKIP_WITHOUT_CUDA();                                                                            \
+        ASSERT_FALSE(fftId().empty()) << "no approximate (fft) mode registered";                          \
+        Image probe(1, 1, 1, Depth::F32);                                                                  \
+        FilterSpec box;                                                                                    \
+        box.kernels = {Kernel(3, 3, std::vector<float>(9, 1.0f))};                                         \
+        const RunResult r = gpu::makeCudaBackend()->run(box, probe.cview(), fftId());                      \
+        if (!r.ok() && r.error.find("cuFFT") != std::string::npos) GTEST_SKIP() << r.error;                \
+    } while (0)
+
+// A dense kernel whose responses stay in an integer image's range: random
+// positive weights adding to one, with a random sign pattern on half of them.
+Kernel normalisedKernel(int w, int h, std::mt19937& rng) {
+    std::uniform_real_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> v(static_cast<std::size_t>(w) * h);
+    double sum = 0.0;
+    for (float& x : v) sum += (x = d(rng));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(v[i] / sum) * (i % 4 == 3 ? -0.5f : 1.0f);
+    return Kernel(w, h, std::move(v));
+}
+
+struct Case {
+    std::string name;
+    FilterSpec spec;
+};
+
+std::vector<Case> casesFor(int width, Depth depth, Border border, std::mt19937& rng) {
+    const bool integerImage = depth != Depth::F32;
+    std::vector<Case> out;
+    auto add = [&](const std::string& name, std::vector<Kernel> kernels, auto&& tweak) {
+        FilterSpec s;
+        s.kernels = std::move(kernels);
+        s.border = border;
+        tweak(s);
+        out.push_back({name, s});
+    };
+    const auto none = [](FilterSpec&) {};
+    add("dense3", {randomKernel(3, 3, rng)}, none);
+    add("int5x3", {randomIntegerKernel(5, 3, rng)}, [&](FilterSpec& s) { s.output.absolute = integerImage; });
+    add("dense63", {normalisedKernel(63, 63, rng)}, none);
+    if (width < 100) return out;
+    add("dense15 mapped", {randomKernel(15, 15, rng)}, [&](FilterSpec& s) {
+        s.output.scale = 0.05f;
+        s.output.offset = integerImage ? 100.0f : 0.125f;
+        s.output.floatOutput = integerImage;
+    });
+    add("normalised31", {normalisedKernel(31, 31, rng)}, none);
+    add("7x21", {normalisedKernel(7, 21, rng)}, none);
+    add("magnitude 9x9 + 5x11", {randomKernel(9, 9, rng), randomKernel(5, 11, rng)},
+        [](FilterSpec& s) { s.combine = Combine::Magnitude; });
+    return out;
+}
+
+using Param = std::tuple<int, Depth, int>;  // border index, depth, channels
+
+class FftMatrix : public ::testing::TestWithParam<Param> {};
+
+TEST_P(FftMatrix, MatchesTheReferenceWithinItsTolerance) {
+    FS_SKIP_WITHOUT_FFT();
+    const auto& [borderIndex, depth, channels] = GetParam();
+    std::mt19937 rng = testRng();
+    const Border border = matrixBorder(borderIndex, depth);
+    // 1x1 and 17x3: one tile; 131x67: several tiles each way for every kernel
+    // (32, 64 and 128 tiles); 301x97: 3x3 and 5x3 in 32 x 32 tiles.
+    const struct {
+        int w, h;
+    } sizes[] = {{1, 1}, {17, 3}, {131, 67}, {301, 97}};
+    double worst = 0.0;
+    for (const auto& size : sizes) {
+        const Image input = randomImage(size.w, size.h, channels, depth, rng);
+        for (const Case& c : casesFor(size.w, depth, border, rng)) {
+            SCOPED_TRACE(c.name + " on " + std::to_string(size.w) + "x" + std::to_string(size.h));
+            Image actual;
+            ASSERT_TRUE(runPoisoned(c.spec, input.cview(), fftId(), actual));
+            EXPECT_TRUE(withinFftTolerance(c.spec, input.cview(), actual, &worst));
+        }
+    }
+    std::printf("  worst f32 error / bound: %.3g\n", worst);
+}
+
+std::string paramName(const ::testing::TestParamInfo<Param>& info) {
+    const auto& [borderIndex, depth, channels] = info.param;
+    static const char* borders[] = {"replicate", "reflect101", "wrap", "constant", "constant0"};
+    return std::string(borders[borderIndex]) + "_" + depthName(depth) + "_c" + std::to_string(channels);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, FftMatrix,
+                         ::testing::Combine(::testing::Range(0, 5), ::testing::Values(Depth::U8, Depth::U16, Depth::F32),
+                                            ::testing::Values(1, 3, 4)),
+                         paramName);
+
+// Every odd side 3..63: the tile size changes with it (32 up to 128 here).
+TEST(FftMode, EveryKernelSideFrom3To63) {
+    FS_SKIP_WITHOUT_FFT();
+    std::mt19937 rng = testRng();
+    const Image gray = randomImage(97, 61, 1, Depth::F32, rng);
+    const Image bgr = randomImage(83, 45, 3, Depth::U8, rng);
+    double worst = 0.0;
+    for (int side = 3; side <= kMaxKernelSize; side += 2) {
+        SCOPED_TRACE("side " + std::to_string(side));
+        FilterSpec s;
+        s.kernels = {normalisedKernel(side, side, rng)};
+        s.border.mode = side % 4 == 1 ? BorderMode::Reflect101 : BorderMode::Replicate;
+        for (const Image* input : {&gray, &bgr}) {
+            Image actual;
+            ASSERT_TRUE(runPoisoned(s, input->cview(), fftId(), actual));
+            EXPECT_TRUE(withinFftTolerance(s, input->cview(), actual, &worst));
+        }
+    }
+    std::printf("  worst f32 error / bound: %.3g\n", worst);
+}
+
+// Integer kernels on integer images: the transforms' error stays far below
+// 0.5, so the rounded results equal the reference bit for bit.
+TEST(FftMode, IntegerKernelsOnIntegerImagesRoundToTheExactResult) {
+    FS_SKIP_WITHOUT_FFT();
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(211, 77, 4, Depth::U8, rng);
+    std::uniform_int_distribution<int> sign(-1, 1);
+    std::vector<float> ternary(15 * 15);
+    for (float& w : ternary) w = static_cast<float>(sign(rng));
+    FilterSpec dense;
+    dense.kernels = {Kernel(15, 15, ternary)};
+    for (const FilterSpec& base : {dense, presetSpec("laplacian-8"), presetSpec("sobel-x")}) {
+        FilterSpec s = base;
+        s.output.absolute = true;
+        Image actual;
+        ASSERT_TRUE(runPoisoned(s, input.cview(), fftId(), actual));
+        EXPECT_TRUE(imagesMatch(actual, cpu::referenceFilter(s, input.cview()), exact()));
+    }
+}
+
+// The host path in many pieces on the engine's three streams (each with its
+// own work area), a wrap border reading its halo across the top and bottom.
+TEST(FftMode, PipelinedPiecesMatchTheReference) {
+    FS_SKIP_WITHOUT_FFT();
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(1201, 907, 1, Depth::F32, rng);
+    FilterSpec s;
+    s.kernels = {randomKernel(17, 17, rng)};
+    s.border.mode = BorderMode::Wrap;
+    for (int rows : {0, 100, 37}) {
+        SCOPED_TRACE("piece rows " + std::to_string(rows));
+        gpu::setPipelineRows(rows);
+        const RunResult r = gpu::makeCudaBackend()->run(s, input.cview(), fftId());
+        gpu::setPipelineRows(0);
+        ASSERT_TRUE(r.ok()) << r.error;
+        EXPECT_TRUE(withinFftTolerance(s, input.cview(), r.output));
+    }
+}
+
+// A tile holding a NaN or an infinity is filtered directly: the non-finite
+// outputs are exactly the reference's (the kernel's window around them), and
+// the other tiles stay within the tolerance.
+TEST(FftMode, NonFiniteSamplesStayLocalAsInTheReference) {
+    FS_SKIP_WITHOUT_FFT();
+    std::mt19937 rng = testRng();
+    Image input = randomImage(700, 300, 1, Depth::F32, rng);
+    input.view().row<float>(150)[350] = std::numeric_limits<float>::quiet_NaN();
+    input.view().row<float>(20)[40] = std::numeric_limits<float>::infinity();
+    input.view().row<float>(280)[690] = 3e30f;  // finite, but its rounding would swamp a tile
+    FilterSpec s;
+    s.kernels = {normalisedKernel(15, 15, rng)};
+    s.border.mode = BorderMode::Reflect101;
+    Image actual;
+    ASSERT_TRUE(runPoisoned(s, input.cview(), fftId(), actual));
+    const Image expected = cpu::referenceFilter(s, input.cview());
+    int nonFinite = 0;
+    for (int y = 0; y < 300; ++y)
+        for (int x = 0; x < 700; ++x) {
+            const float a = actual.cview().row<float>(y)[x], e = expected.cview().row<float>(y)[x];
+            ASSERT_EQ(std::isnan(a), std::isnan(e)) << "at (" << x << "," << y << ")";
+            ASSERT_EQ(std::isinf(a), std::isinf(e)) << "at (" << x << "," << y << ")";
+            if (!std::isfinite(e)) ++nonFinite;
+            else ASSERT_NEAR(a, e, 1e-5 * (std::fabs(e) + 4.0)) << "at (" << x << "," << y << ")";
+        }
+    EXPECT_GE(nonFinite, 2 * 15 * 15 - 15 * 8);  // the NaN's window and most of the edge infinity's
+}
+
+// The kernel's spectrum is cached per tile size: another kernel of the same
+// size must replace it, and the first must come back right.
+TEST(FftMode, ChangedWeightsReplaceTheCachedSpectrum) {
+    FS_SKIP_WITHOUT_FFT();
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(257, 129, 3, Depth::F32, rng);
+    FilterSpec a, b;
+    a.kernels = {randomKernel(21, 21, rng)};
+    b.kernels = {randomKernel(21, 21, rng)};
+    for (const FilterSpec* s : {&a, &b, &a, &b}) {
+        Image actual;
+        ASSERT_TRUE(runPoisoned(*s, input.cview(), fftId(), actual));
+        EXPECT_TRUE(withinFftTolerance(*s, input.cview(), actual));
+    }
+}
+
+// Its plans and tiles are the engine's cache: freed under memory pressure and
+// made again by the next run.
+TEST(FftMode, WorkAreasAreFreedWithTheEnginesCaches) {
+    FS_SKIP_WITHOUT_FFT();
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(640, 480, 1, Depth::F32, rng);
+    FilterSpec s;
+    s.kernels = {randomKernel(31, 31, rng)};
+    gpu::Engine& engine = gpu::Engine::instance();
+    std::string error;
+    const gpu::DeviceImageHandle image = engine.upload(input.cview(), error);
+    ASSERT_TRUE(image) << error;
+    Image got(640, 480, 1, Depth::F32);
+    TimingRecord timing;
+    engine.trimCaches();
+    ASSERT_EQ(engine.run(s, image, fftId(), gpu::RunTarget::hostImage(got.view()), timing), "");
+    // Kept: the weights, the output before its download (the image's size) and
+    // the fft planes, whose tiles with their halo hold more than the image.
+    const std::size_t weightsBytes = 2u * 63 * 63 * sizeof(float), imageBytes = 640u * 480 * sizeof(float);
+    EXPECT_GT(engine.cachedBytes(), weightsBytes + 2 * imageBytes);
+    engine.trimCaches();
+    EXPECT_LE(engine.cachedBytes(), weightsBytes);
+    Image again(640, 480, 1, Depth::F32);
+    ASSERT_EQ(engine.run(s, image, fftId(), gpu::RunTarget::hostImage(again.view()), timing), "");
+    engine.release(image);
+    EXPECT_TRUE(withinFftTolerance(s, input.cview(), got));
+    EXPECT_TRUE(imagesMatch(got, again, exact()));  // same tiles, same plans: same sums
+}
+
+TEST(FftMode, RefusesLaunchKnobsAndOverflowingWeights) {
+    FS_SKIP_WITHOUT_FFT();
+    auto backend = gpu::makeCudaBackend();
+    const Image input(16, 16, 1, Depth::F32);
+    FilterSpec s;
+    s.kernels = {Kernel(3, 3, std::vector<float>(9, 1.0f))};
+    LaunchConfig block;
+    block.blockX = 32;
+    block.blockY = 8;
+    const RunResult knob = backend->runWithLaunch(s, input.cview(), fftId(), block);
+    ASSERT_FALSE(knob.ok());
+    EXPECT_NE(knob.error.find("no launch knobs"), std::string::npos) << knob.error;
+    s.kernels = {Kernel(3, 1, {3e38f, 3e38f, -3e38f})};
+    const RunResult huge = backend->run(s, input.cview(), fftId());
+    ASSERT_FALSE(huge.ok());
+    EXPECT_EQ(huge.error.find("mode " + fftId() + ":"), 0u) << huge.error;
+}
+
+}  // namespace
+}  // namespace fs::test
