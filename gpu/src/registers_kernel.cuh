@@ -91,15 +91,6 @@ __device__ __forceinline__ void registersColumn(const KernelGeom& g, const Kerne
         if (yFirst + j < outEnd) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
 }
 
-// The column as a call, not inlined: for the strided launches (2 or 4
-// columns per thread) of a radius of 2 or 3, which no default runs; a second
-// inlined copy of its unrolled body doubled the kernel's compile time for
-// every architecture.
-template <class T, int C, int RX, int RY, int PY, int K>
-__device__ __noinline__ void registersColumnCall(KernelGeom g, KernelMath m, int x, int yFirst) {
-    registersColumn<T, C, RX, RY, PY, K>(g, m, x, yFirst);
-}
-
 // perThreadX columns strided by the block width, PY consecutive rows each.
 template <class T, int C, int RX, int RY, int PY, int K>
 __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath m, int perThreadX) {
@@ -114,8 +105,7 @@ __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath 
     for (int i = 0; i < perThreadX; ++i) {
         const int x = x0 + i * blockDim.x;
         if (x >= g.width) return;
-        if constexpr (RX >= 2 && !kAllVariants) registersColumnCall<T, C, RX, RY, PY, K>(g, m, x, yFirst);
-        else registersColumn<T, C, RX, RY, PY, K>(g, m, x, yFirst);
+        registersColumn<T, C, RX, RY, PY, K>(g, m, x, yFirst);
     }
 }
 
