@@ -14,9 +14,15 @@ __global__ void kernelImageProbe() {}
 }  // namespace
 
 std::vector<int> builtArchitectures() {
+#if defined(FS_CUDA_BUILT_ARCHITECTURES)
+    // The list CMake compiled for (75, 86, 120): machine code may come from
+    // the PTX of a lower architecture, which nvcc's own list names instead.
+    std::vector<int> archs{FS_CUDA_BUILT_ARCHITECTURES};
+#else
     // nvcc's list of the virtual architectures compiled (750, 860, 1200).
     std::vector<int> archs{__CUDA_ARCH_LIST__};
     for (int& a : archs) a /= 10;
+#endif
     std::sort(archs.begin(), archs.end());
     archs.erase(std::unique(archs.begin(), archs.end()), archs.end());
     return archs;

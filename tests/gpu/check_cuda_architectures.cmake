@@ -1,6 +1,6 @@
 # Checks that the CUDA library holds code for every architecture the build
-# asked for (CMAKE_CUDA_ARCHITECTURES; by default sm_75 to sm_120 and
-# compute_120 PTX).
+# asked for (FS_CUDA_ARCHITECTURE_LIST: by default sm_75 to sm_120 and
+# compute_120 PTX; else CMAKE_CUDA_ARCHITECTURES).
 #   cmake -DMODE=cuobjdump -DCUOBJDUMP=... -DLIBRARY=libfs_cuda.a -DARCHS="75-real;...;120-virtual" -P this
 #     lists the library's ELF and PTX images; prints "SKIP: ..." (CTest skips) without cuobjdump.
 #   cmake -DMODE=recorded -DCOMMANDS=compile_commands.json -DTARGET_DIR=gpu/CMakeFiles/fs_cuda.dir -DARCHS=... -P this
@@ -76,13 +76,15 @@ elseif(MODE STREQUAL "recorded")
     endif()
     math(EXPR count "${count} + 1")
     get_filename_component(name "${file}" NAME)
+    # --generate-code=arch=compute_75,code=[sm_75,sm_80] (FilterStudio's
+    # default) or one flag per architecture (CMake's list form).
     foreach(arch IN LISTS want_elf)
-      if(NOT command MATCHES "arch=compute_${arch},code=\\[sm_${arch}\\]")
+      if(NOT command MATCHES "arch=compute_[0-9]+,code=\\[([a-z0-9_]+,)*sm_${arch}[],]")
         list(APPEND missing "${name}: sm_${arch}")
       endif()
     endforeach()
     foreach(arch IN LISTS want_ptx)
-      if(NOT command MATCHES "arch=compute_${arch},code=\\[compute_${arch}\\]")
+      if(NOT command MATCHES "arch=compute_${arch},code=\\[([a-z0-9_]+,)*compute_${arch}[],]")
         list(APPEND missing "${name}: compute_${arch} PTX")
       endif()
     endforeach()
