@@ -34,6 +34,8 @@ struct Options {
     std::vector<std::string> sweepModes;  // empty: all
     std::vector<std::string> modes;       // 8K table's modes; empty: all
     std::vector<std::string> only;        // "gaussian:31", "sobel-magnitude": 8K filters kept; empty: all
+    std::vector<int> masks{3, 5, 7, 15, 31};  // the 8K table's Gaussian and dense sizes
+    bool masksGiven = false;                  // --masks: Sobel magnitudes at 5 and 7 too
     LaunchConfig launch;                  // --block / --per-thread for every timed launch
     bool tune = false;
     std::string tuneCsv = "filterstudio-tune.csv";
@@ -42,7 +44,8 @@ struct Options {
 void usage() {
     std::puts(
         "filterstudio-bench [--quick] [--no-sweep] [--repeats N] [--csv PATH] [--sweep-modes a,b,...]\n"
-        "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--block WxH] [--per-thread AxB]\n"
+        "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--masks N,N,...] [--block WxH]\n"
+        "                   [--per-thread AxB] [--radius compiled|runtime]\n"
         "                   [--tune [--tune-csv PATH]]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
@@ -52,6 +55,10 @@ void usage() {
         "  --repeats N    timed repeats per measurement after warm-up (default 20; long runs use 5)\n"
         "  --block WxH    launch every mode with this block shape (refusing modes are skipped with the reason)\n"
         "  --per-thread AxB  outputs per thread for every mode\n"
+        "  --masks LIST   the 8K table's Gaussian and dense sizes (default 3,5,7,15,31), e.g. 9,11,13;\n"
+        "                 with it, Sobel magnitudes at 5 and 7 too\n"
+        "  --radius compiled|runtime  every launch with the compiled or the run-time radius kernel\n"
+        "                 (a compiled radius the build lacks is refused and its modes skipped)\n"
         "  --tune         instead of the benchmark: the autotuner's table for Sobel 3x3, Gaussian 15 and a dense\n"
         "                 15x15 on 8K f32 gray and RGBA8, and the registers mode on Sobel magnitude and\n"
         "                 Gaussian 5x5/7x7 (every candidate, CSV in --tune-csv PATH)");
@@ -163,7 +170,9 @@ Kernel denseKernel(int size, std::mt19937& rng) {
     return Kernel(size, size, std::move(w));
 }
 
-std::vector<NamedFilter> filtersFor(const std::vector<int>& masks, bool withThreeByThree, std::mt19937& rng) {
+// withMagnitudes: Sobel magnitudes at the masks of 5 and 7 too (--masks).
+std::vector<NamedFilter> filtersFor(const std::vector<int>& masks, bool withThreeByThree, std::mt19937& rng,
+                                    bool withMagnitudes = false) {
     std::vector<NamedFilter> out;
     FilterSpec s;
     if (withThreeByThree) {
@@ -181,6 +190,12 @@ std::vector<NamedFilter> filtersFor(const std::vector<int>& masks, bool withThre
         s = FilterSpec{};
         s.kernels = {denseKernel(m, rng)};
         out.push_back({"dense", m, s});
+        if (withMagnitudes && (m == 5 || m == 7)) {
+            s = FilterSpec{};
+            s.kernels = {sobelKernel(m, true), sobelKernel(m, false)};
+            s.combine = Combine::Magnitude;
+            out.push_back({"sobel-magnitude", m, s});
+        }
     }
     return out;
 }
@@ -425,6 +440,28 @@ int main(int argc, char** argv) {
             if (a == "--block") opt.launch.blockX = x, opt.launch.blockY = y;
             else opt.launch.perThreadX = x, opt.launch.perThreadY = y;
         }
+        else if (a == "--radius" && i + 1 < argc) {
+            const std::string r = argv[++i];
+            if (r != "compiled" && r != "runtime") {
+                std::fprintf(stderr, "filterstudio-bench: --radius wants compiled or runtime\n");
+                return 1;
+            }
+            opt.launch.radius = r == "compiled" ? RadiusPath::Compiled : RadiusPath::Runtime;
+        } else if (a == "--masks" && i + 1 < argc) {
+            opt.masks.clear();
+            opt.masksGiven = true;
+            const std::string list = argv[++i];
+            for (std::size_t p = 0; p != std::string::npos;) {
+                const std::size_t q = list.find(',', p);
+                const int m = std::atoi(list.substr(p, q == std::string::npos ? q : q - p).c_str());
+                if (m < 3 || m > 63 || m % 2 == 0) {
+                    std::fprintf(stderr, "filterstudio-bench: --masks wants odd sizes from 3 to 63\n");
+                    return 1;
+                }
+                opt.masks.push_back(m);
+                p = q == std::string::npos ? q : q + 1;
+            }
+        }
         else if ((a == "--sweep-modes" || a == "--modes" || a == "--only") && i + 1 < argc) {
             std::vector<std::string>& out = a == "--sweep-modes" ? opt.sweepModes : a == "--modes" ? opt.modes : opt.only;
             const std::string list = argv[++i];
@@ -468,7 +505,7 @@ int main(int argc, char** argv) {
     const ImageConfig eightK[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
     const std::vector<std::string>& eightKModes = opt.modes.empty() ? allModes : opt.modes;
     for (const ImageConfig& ic : eightK) {
-        std::vector<NamedFilter> filters = filtersFor(allMasks, true, rng);
+        std::vector<NamedFilter> filters = filtersFor(opt.masks, true, rng, opt.masksGiven);
         if (!opt.only.empty())
             std::erase_if(filters, [&](const NamedFilter& f) {
                 return std::none_of(opt.only.begin(), opt.only.end(), [&](const std::string& o) {
