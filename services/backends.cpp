@@ -87,6 +87,7 @@ public:
     std::string displayName() const override { return inner_->displayName(); }
     std::vector<ModeInfo> modes() const override { return inner_->modes(); }
     std::string unavailableReason() const override { return inner_->unavailableReason(); }
+    std::vector<std::string> deviceDescriptions() const override { return inner_->deviceDescriptions(); }
     RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
         RunResult r = inner_->run(spec, input, mode);
         finishAlpha(spec, input, r);

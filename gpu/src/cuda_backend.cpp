@@ -3,6 +3,7 @@
 
 #include <new>
 
+#include "device_list.hpp"
 #include "fs/gpu/engine.hpp"
 #include "launch.hpp"
 #include "tuning.hpp"
@@ -29,6 +30,7 @@ public:
         return out;
     }
     std::string unavailableReason() const override { return Engine::instance().unavailableReason(); }
+    std::vector<std::string> deviceDescriptions() const override { return describeCudaDevices(); }
 
     RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
         return runWithLaunch(spec, input, mode, LaunchConfig{});

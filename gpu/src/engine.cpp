@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "device_list.hpp"
 #include "driver_check.hpp"
 #include "fs/gpu/cuda_options.hpp"
 
@@ -22,15 +23,20 @@ std::string Engine::Impl::findDevice() {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
         cudaGetLastError();
-        if (err == cudaErrorNoDevice) return "no CUDA device found";
-        const bool insufficient = err == cudaErrorInsufficientDriver;
-        return noDeviceReason(insufficient, insufficient && nvidiaDriverInstalled(),
-                              std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")");
+        return deviceCountProblem(err);
     }
     if (count == 0) return "no CUDA device found";
     cudaDeviceProp p{};
     if ((err = cudaGetDeviceProperties(&p, 0)) != cudaSuccess) return cudaMessage("CUDA device 0", err);
     name = p.name;
+    // Before any launch: a GPU this build has no code for would fail each
+    // one with "no kernel image" / "invalid device function".
+    if (err = probeKernelImage(); err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
+        cudaGetLastError();
+        return noKernelImageReason(p.name, p.major * 10 + p.minor, builtArchitectures());
+    } else if (err != cudaSuccess) {
+        return cudaMessage("CUDA device 0", err);
+    }
     for (cudaStream_t& s : streams)
         if ((err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess)
             return cudaMessage("creating CUDA streams", err);

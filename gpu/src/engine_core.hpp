@@ -20,6 +20,10 @@
 
 namespace fs::gpu {
 
+// cudaErrorNoKernelImageForDevice when the current device can run none of
+// this build's kernels (build_architectures.cu).
+cudaError_t probeKernelImage();
+
 // Piece i + 3's upload follows piece i's download on their stream; with a
 // kernel shorter than a piece's copy, that download ends while upload i + 2
 // still runs, so three slots keep both copy directions busy (two would stall

@@ -87,6 +87,8 @@ Refusal checkResources(const LaunchPlan& plan);
 }  // namespace
 
 Refusal checkPlan(const LaunchPlan& plan) {
+    if (!plan.kernel)  // a variant left out of this build (kernel_variants.hpp)
+        return {RefusalReason::ConfigRefused, "this configuration's kernel is not built (-DFS_CUDA_ALL_VARIANTS=ON builds it)"};
     if (!deviceUsable()) return {RefusalReason::NoDevice, "no usable CUDA device to check the launch against"};
     const cudaDeviceProp& p = deviceProps();
     if (plan.grid.y > static_cast<unsigned>(p.maxGridSize[1]) || plan.grid.x > static_cast<unsigned>(p.maxGridSize[0]))

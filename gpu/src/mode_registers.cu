@@ -18,19 +18,15 @@
 namespace fs::gpu {
 namespace {
 
-// Rows per thread: the compiled-radius kernels are built for 2, 4, 8 and 16
-// (16 only when C x K <= 2: more accumulators would spill), the run-time
-// radius kernel for 4. 3x3 default 2 columns x 4 rows where the sums are few;
-// 5x5 and 7x7 one column, 32x4 blocks, rows from the autotuner's table: longer
-// columns need more registers than they save (16 rows at 3x3 use 176 registers
-// per thread, one block per SM; docs/performance.md).
+// 3x3 default 2 columns x 4 rows where the sums are few; 5x5 and 7x7 one
+// column, 32x4 blocks, rows from the autotuner's table
+// (registersDefaultRows): longer columns need more registers than they save
+// (16 rows at 3x3 use 176 registers per thread, one block per SM;
+// docs/performance.md). Only those rows are built for a compiled radius,
+// 4 for the run-time radius (-DFS_CUDA_ALL_VARIANTS=ON: 2, 4, 8 and 16, 16
+// only when C x K <= 2: more accumulators would spill).
 int defaultRegisterColumns(int channels, int kernels, int radius) {
     return radius == 1 && channels * kernels <= 2 ? 2 : 1;
-}
-int defaultRegisterRows(int channels, int kernels, int radius) {
-    if (radius < 2) return 4;
-    const bool gray = channels * kernels <= 2;
-    return radius == 2 ? (gray ? 4 : 8) : (gray ? 2 : 4);
 }
 
 // What the choice of kernel depends on.
@@ -49,7 +45,7 @@ struct RegistersShape {
 struct RowChoice {
     int fallback;
     std::array<int, 4> allowed;  // 0: unused
-    const char* refusal;
+    std::string refusal;
 
     // As pickCount: the requested count (0: the fallback), or -1 when not allowed.
     int pick(int requested) const {
@@ -72,9 +68,10 @@ struct RegistersFamily {
 // and the separable Sobel magnitude (more live sums, up to 198 registers;
 // docs/performance.md).
 const RegistersFamily kFamilies[] = {
-    {// RGBA8 3x3, 2 adjacent pixels from 8-byte loads
-     [](const RegistersShape& s, int px) { return s.rgba8 && px == 2; },
+    {// RGBA8 3x3, 2 adjacent pixels from 8-byte loads (one kernel: built with every variant)
+     [](const RegistersShape& s, int px) { return s.rgba8 && px == 2 && (kAllVariants || s.K == 2); },
      [](const RegistersShape& s) {
+         if (!kAllVariants) return RowChoice{2, {2}, "the RGBA8 3x3 pair kernel computes 2 rows per thread"};
          return RowChoice{s.K == 1 ? 4 : 2, {2, 4}, "the RGBA8 3x3 pair kernel computes 2 or 4 rows per thread"};
      },
      [](const RegistersShape& s, int py) { return rgba8PairVariant(py, s.K); },
@@ -82,6 +79,8 @@ const RegistersFamily kFamilies[] = {
     {// RGBA8 3x3 in exact integer lanes, 4 adjacent pixels
      [](const RegistersShape& s, int px) { return s.lanes && px == 4; },
      [](const RegistersShape& s) {
+         if (!kAllVariants && (s.K == 1 || s.separableGradient))
+             return RowChoice{2, {2}, "the RGBA8 3x3 integer-lane kernels compute 2 rows per thread (4 measured slower)"};
          if (s.K == 1)
              return RowChoice{2, {2, 4}, "the RGBA8 3x3 integer-lane kernel of 4 adjacent pixels computes 2 or 4 rows per thread"};
          if (s.separableGradient)
@@ -99,9 +98,11 @@ const RegistersFamily kFamilies[] = {
                                        : "") +
                 ", 16-byte loads and stores)";
      }},
-    {// RGBA8 3x3 in floats, 4 adjacent pixels
-     [](const RegistersShape& s, int px) { return s.rgba8 && px == 4; },
+    {// RGBA8 3x3 in floats, 4 adjacent pixels (a magnitude: built with every variant)
+     [](const RegistersShape& s, int px) { return s.rgba8 && px == 4 && (kAllVariants || s.K == 1); },
      [](const RegistersShape& s) {
+         if (!kAllVariants)
+             return RowChoice{2, {2}, "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread (4 measured slower)"};
          if (s.K == 1) return RowChoice{2, {2, 4}, "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 or 4 rows per thread"};
          return RowChoice{2, {2}, "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread for two kernels "
                                   "(4 rows need 128 sums: they spill)"};
@@ -111,6 +112,9 @@ const RegistersFamily kFamilies[] = {
     {// gray f32 3x3, 4 adjacent pixels
      [](const RegistersShape& s, int px) { return s.grayF32 && px == 4; },
      [](const RegistersShape&) {
+         if (!kAllVariants)
+             return RowChoice{2, {2}, "the gray f32 3x3 kernel of 4 adjacent pixels computes 2 rows per thread (4 and 8 "
+                                      "measured slower)"};
          return RowChoice{2, {2, 4, 8}, "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread"};
      },
      [](const RegistersShape& s, int py) { return grayF32QuadVariant(py, s.K); },
@@ -122,8 +126,18 @@ const RegistersFamily kFamilies[] = {
     {// the general kernel, compiled radius
      [](const RegistersShape&, int) { return true; },
      [](const RegistersShape& s) {
-         return RowChoice{defaultRegisterRows(s.C, s.K, s.radius), {2, 4, 8, 16},
-                          "the registers mode computes 2, 4, 8 or 16 rows per thread"};
+         const int rows = registersDefaultRows(s.radius, s.C * s.K);
+         if (!kAllVariants && (s.grayF32 || s.rgba8))
+             return RowChoice{rows, {},
+                              s.grayF32 ? "gray f32 3x3 runs 4 adjacent pixels per thread in this build (1 or 2 "
+                                          "columns measured slower)"
+                                        : "RGBA8 3x3 runs 4 adjacent pixels per thread in this build (2 for a "
+                                          "magnitude in floats; the other counts measured slower)"};
+         if (!kAllVariants)
+             return RowChoice{rows, {rows},
+                              "the compiled-radius registers kernel computes " + std::to_string(rows) +
+                                  " rows per thread for this radius and pixel (other counts measured slower)"};
+         return RowChoice{rows, {2, 4, 8, 16}, "the registers mode computes 2, 4, 8 or 16 rows per thread"};
      },
      nullptr, [](const RegistersShape&) { return std::string(); }},
 };
@@ -142,10 +156,14 @@ const void* stridedKernel(const RegistersShape& s, int py) {
 Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob("registers", "shared-memory halo to load (only shared has)");
     const KernelMath& m = f.math;
-    const bool compilable = m.kw == m.kh && m.kw >= 3 && m.kw <= 7;
+    const bool compilable =
+        m.kw == m.kh && m.kw >= 3 && m.kw <= 7 && (m.kernelCount == 1 || magnitudeRadiusBuilt(m.kw / 2));
     if (want.radius == RadiusPath::Compiled && !compilable)
-        return "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7); this one needs the "
-               "run-time radius";
+        return m.kernelCount > 1 && m.kw == m.kh && m.kw > 3 && m.kw <= 7
+                   ? "the registers mode compiles magnitudes of 3x3 kernels in this build; this one needs the "
+                     "run-time radius"
+                   : "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7); this one needs "
+                     "the run-time radius";
     RegistersShape s;
     s.f = &f;
     s.C = f.channels;
@@ -185,7 +203,9 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
 Refusal supportsRegisters(const PreparedFilter&) { return {}; }
 
 std::vector<LaunchConfig> registersCandidates() {
-    return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}});
+    if constexpr (kAllVariants)
+        return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {1, 16}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}});
+    return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}});
 }
 
 cudaError_t prepareRegisters(const PreparedFilter& f, cudaStream_t stream) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "device_common.cuh"
+#include "kernel_variants.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -272,19 +273,41 @@ std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, i
 }
 
 // Compiled radii of the fused-tile path (square kernels); others run-time.
-bool separableCompiled(int radius) { return radius == 1 || radius == 2 || radius == 3 || radius == 7 || radius == 15; }
+// Gray single 15x15 and 31x31 kernels run the rolling strip, so the gray
+// fused tile compiles radius 7 and 15 only with every variant (0.395 ms
+// against the strip's 0.189 at 31x31).
+constexpr bool grayWideTileBuilt(int radius, int channels) {
+    return kAllVariants || channels > 1 || (radius != 7 && radius != 15);
+}
+bool separableCompiled(int radius, int kernels, int channels) {
+    return (radius == 1 || radius == 2 || radius == 3 || radius == 7 || radius == 15) &&
+           (kernels == 1 || magnitudeRadiusBuilt(radius)) && grayWideTileBuilt(radius, channels);
+}
 
+// nullptr where PY rows are not built for C channels (separableRowsBuilt).
 template <int PY> const void* tileVariant(int channels, int radius, int kernels) {
     const void* kernel = nullptr;
     detail::forChannelsKernels(channels, kernels, [&](auto c, auto n) {
         constexpr int C = decltype(c)::value, K = decltype(n)::value;
-        switch (radius) {
-        case 1: kernel = reinterpret_cast<const void*>(separableKernel<C, 1, 1, PY, K>); break;
-        case 2: kernel = reinterpret_cast<const void*>(separableKernel<C, 2, 2, PY, K>); break;
-        case 3: kernel = reinterpret_cast<const void*>(separableKernel<C, 3, 3, PY, K>); break;
-        case 7: kernel = reinterpret_cast<const void*>(separableKernel<C, 7, 7, PY, K>); break;
-        case 15: kernel = reinterpret_cast<const void*>(separableKernel<C, 15, 15, PY, K>); break;
-        default: kernel = reinterpret_cast<const void*>(separableKernel<C, -1, -1, PY, K>); break;
+        if constexpr (!separableRowsBuilt(PY, C)) {
+            return;
+        } else if constexpr (K > 1 && !kAllVariants) {  // magnitudes: 3x3 compiled (magnitudeRadiusBuilt)
+            kernel = radius == 1 ? reinterpret_cast<const void*>(separableKernel<C, 1, 1, PY, K>)
+                                 : reinterpret_cast<const void*>(separableKernel<C, -1, -1, PY, K>);
+        } else {
+            switch (radius) {
+            case 1: kernel = reinterpret_cast<const void*>(separableKernel<C, 1, 1, PY, K>); break;
+            case 2: kernel = reinterpret_cast<const void*>(separableKernel<C, 2, 2, PY, K>); break;
+            case 3: kernel = reinterpret_cast<const void*>(separableKernel<C, 3, 3, PY, K>); break;
+            case 7:
+                if constexpr (grayWideTileBuilt(7, C)) kernel = reinterpret_cast<const void*>(separableKernel<C, 7, 7, PY, K>);
+                break;
+            case 15:
+                if constexpr (grayWideTileBuilt(15, C))
+                    kernel = reinterpret_cast<const void*>(separableKernel<C, 15, 15, PY, K>);
+                break;
+            default: kernel = reinterpret_cast<const void*>(separableKernel<C, -1, -1, PY, K>); break;
+            }
         }
     });
     return kernel;
@@ -319,10 +342,15 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
                       std::to_string(kStripW) + "-column strips of " + std::to_string(segment) + " rows";
         return checkPlan(out);
     }
-    const bool compilable = rx == ry && separableCompiled(rx);
+    const bool compilable = rx == ry && separableCompiled(rx, K, C);
     if (want.radius == RadiusPath::Compiled && !compilable)
-        return "the separable mode compiles square kernels of radius 1, 2, 3, 7 and 15; this one needs the "
-               "run-time radius";
+        return K > 1 && !kAllVariants ? "the separable mode compiles magnitudes of radius 1; this one needs the "
+                                        "run-time radius"
+               : C == 1 && !kAllVariants
+                   ? "the separable mode's gray fused tile compiles radius 1, 2 and 3 (15x15 and 31x31 run the "
+                     "rolling strip); this one needs the run-time radius"
+                   : "the separable mode compiles square kernels of radius 1, 2, 3, 7 and 15; this one needs the "
+                     "run-time radius";
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;
     if (want.perThreadX > 1)
         return "the separable mode computes 1 column per thread (its row pass spreads the tile over all threads)";
@@ -330,6 +358,10 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
     // 4-channel sums were much slower; docs/performance.md).
     const int py = pickCount(want.perThreadY, C == 1 ? 8 : 4, {2, 4, 8});
     if (py < 0) return "the separable mode computes 2, 4 or 8 rows per thread";
+    if (!separableRowsBuilt(py, C))
+        return std::string("the separable mode's fused tile computes ") + (C == 1 ? "8" : "4") +
+               " rows per thread for " + (C == 1 ? "gray" : "colour") +
+               " images in this build (-DFS_CUDA_ALL_VARIANTS=ON builds 2, 4 and 8)";
     const HaloScheme halo = want.halo == HaloScheme::Default ? HaloScheme::Cooperative : want.halo;
     if (want.blockX > 0 && want.blockY > 0) {
         out.block = pickBlock(want, dim3(32, 8));
@@ -354,7 +386,10 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
 
 Refusal supportsSeparable(const PreparedFilter& f) { return supportedIfPlans(planSeparable, f); }
 
-std::vector<LaunchConfig> separableCandidates() { return candidateGrid({{1, 2}, {1, 4}, {1, 8}}); }
+std::vector<LaunchConfig> separableCandidates() {
+    if constexpr (kAllVariants) return candidateGrid({{1, 2}, {1, 4}, {1, 8}});
+    return candidateGrid({{1, 4}, {1, 8}});
+}
 
 cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
     float rows[kMaxKernels * kMaxKernelSize] = {};

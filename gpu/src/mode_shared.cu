@@ -4,19 +4,36 @@
 // the halo-loading scheme, compiled radius 1..15 or run-time radius. The
 // kernel is in shared_kernel.cuh, its variants in shared_rows*.cu.
 #include <string>
+#include <vector>
 
 #include "shared_kernel.cuh"
 
 namespace fs::gpu {
 namespace {
 
+// 1 and 2 rows per thread (shared_rows1.cu, shared_rows2.cu) are built only
+// with every variant: neither is a default, and the tuner never kept one.
 const void* sharedVariant(int rows, int channels, int radius, int kernels) {
     switch (rows) {
+#if defined(FS_CUDA_ALL_VARIANTS)
     case 1: return sharedKernelFor<1>(channels, radius, kernels);
     case 2: return sharedKernelFor<2>(channels, radius, kernels);
+#endif
     case 4: return sharedKernelFor<4>(channels, radius, kernels);
-    default: return sharedKernelFor<8>(channels, radius, kernels);
+    case 8: return sharedKernelFor<8>(channels, radius, kernels);
+    default: return nullptr;
     }
+}
+
+// "1, 2, 3, 7 and 15": the compiled radii at this many rows per thread and kernels.
+std::string compiledRadii(int rows, int kernels) {
+    std::vector<int> radii;
+    for (int r = 1; r <= kSharedMaxRadius; ++r)
+        if (sharedRadiusBuilt(rows, r, kernels)) radii.push_back(r);
+    std::string s;
+    for (std::size_t i = 0; i < radii.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == radii.size() ? " and " : ", ") + std::to_string(radii[i]);
+    return s.empty() ? "none" : s;
 }
 
 Refusal planShared(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
@@ -26,13 +43,18 @@ Refusal planShared(const PreparedFilter& f, const LaunchConfig& want, int width,
     // sums, else 2 x 4; a second column doubles the tile's width, so each
     // block stages less halo per output (docs/performance.md).
     const int defaultRows = rx == 1 && ry == 1 && C * K <= 4 ? 8 : 4;
-    const int px = pickCount(want.perThreadX, 2, {1, 2, 4}), py = pickCount(want.perThreadY, defaultRows, {1, 2, 4, 8});
+    const int px = pickCount(want.perThreadX, 2, {1, 2, 4});
+    const int py = pickCount(want.perThreadY, defaultRows, {1, 2, 4, 8});
     if (px < 0 || py < 0) return "the shared mode computes 1, 2 or 4 columns and 1, 2, 4 or 8 rows per thread";
-    const bool compilable = rx == ry && rx >= 1 && rx <= sharedCompiledRadiusMax(py);
+    if (!sharedRowsBuilt(py))
+        return "the shared mode's kernels for " + std::to_string(py) +
+               " rows per thread are not in this build (4 and 8 rows are; -DFS_CUDA_ALL_VARIANTS=ON builds the "
+               "others)";
+    const bool compilable = rx == ry && sharedRadiusBuilt(py, rx, K);
     if (want.radius == RadiusPath::Compiled && !compilable)
-        return "the shared mode has compiled radii 1 to " + std::to_string(kSharedMaxRadius) +
-               " for square kernels with 4 rows per thread, and 1 to 3 with 1, 2 or 8 rows; this one needs the "
-               "run-time radius";
+        return "the shared mode has compiled radii " + compiledRadii(py, K) + " for square " +
+               (K > 1 ? "magnitudes" : "kernels") + " at " + std::to_string(py) +
+               " rows per thread; this one needs the run-time radius";
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;
     const HaloScheme halo = want.halo == HaloScheme::Default ? HaloScheme::Cooperative : want.halo;
 
@@ -60,12 +82,16 @@ Refusal planShared(const PreparedFilter& f, const LaunchConfig& want, int width,
 Refusal supportsShared(const PreparedFilter& f) { return supportedIfPlans(planShared, f); }
 
 std::vector<LaunchConfig> sharedCandidates() {
-    return candidateGrid({{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 2}, {2, 4}, {2, 8}});
+    if constexpr (kAllVariants) return candidateGrid({{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 2}, {2, 4}, {2, 8}});
+    return candidateGrid({{1, 4}, {1, 8}, {2, 4}, {2, 8}});
 }
 
 cudaError_t prepareShared(const PreparedFilter& f, cudaStream_t stream) {
-    for (cudaError_t (*upload)(const PreparedFilter&, cudaStream_t) :
-         {uploadSharedWeights<1>, uploadSharedWeights<2>, uploadSharedWeights<4>, uploadSharedWeights<8>})
+    for (cudaError_t (*upload)(const PreparedFilter&, cudaStream_t) : {
+#if defined(FS_CUDA_ALL_VARIANTS)
+             uploadSharedWeights<1>, uploadSharedWeights<2>,
+#endif
+             uploadSharedWeights<4>, uploadSharedWeights<8>})
         if (const cudaError_t err = upload(f, stream); err != cudaSuccess) return err;
     return cudaSuccess;
 }

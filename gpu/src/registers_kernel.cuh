@@ -4,6 +4,7 @@
 // build in parallel.
 #include "constant_weights.cuh"
 #include "device_common.cuh"
+#include "kernel_variants.hpp"
 
 namespace fs::gpu {
 
@@ -69,7 +70,12 @@ __device__ __forceinline__ void registersColumn(const KernelGeom& g, const Kerne
         for (int j = 0; j < PY; ++j) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
         return;
     }
-#pragma unroll
+    // Threads at the image edges and in short last rows: unrolled at 3x3 (the
+    // quad kernels' edge pixels come here), a row at a time above, where an
+    // unrolled copy per architecture cost far more compile time than the few
+    // edge warps gain (gpu/README.md, "Kept variants").
+    constexpr int kEdgeRowUnroll = RX == 1 && RY == 1 ? PY + 2 : 1;
+#pragma unroll kEdgeRowUnroll
     for (int i = 0; i < PY + kh - 1; ++i) {
         if (i >= rowsNeeded) break;
         const int y = yFirst - ry + i;
@@ -331,16 +337,27 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
     storeRows(std::false_type{});
 }
 
+// Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.
 template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
     auto pick = [&](auto r) -> const void* {
         constexpr int R = decltype(r)::value;
-        switch (rows) {
-        case 2: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 2, K>);
-        case 4: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 4, K>);
-        case 8: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 8, K>);
-        default:
-            if constexpr (C * K <= 2) return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 16, K>);
+        // 3x3 gray f32 and RGBA8 run as adjacent pixels (quadKernel, rgba8PairKernel, the lanes).
+        constexpr bool adjacentPixels = R == 1 && ((std::is_same_v<T, float> && C == 1) ||
+                                                   (std::is_same_v<T, std::uint8_t> && C == 4));
+        if constexpr (!kAllVariants && (adjacentPixels || !magnitudeRadiusBuilt(R) && K > 1)) {
             return nullptr;
+        } else if constexpr (!kAllVariants) {
+            constexpr int kept = registersDefaultRows(R, C * K);
+            return rows == kept ? reinterpret_cast<const void*>(registersKernel<T, C, R, R, kept, K>) : nullptr;
+        } else {
+            switch (rows) {
+            case 2: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 2, K>);
+            case 4: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 4, K>);
+            case 8: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 8, K>);
+            default:
+                if constexpr (C * K <= 2) return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 16, K>);
+                return nullptr;
+            }
         }
     };
     switch (radius) {

@@ -158,27 +158,27 @@ __global__ void __launch_bounds__(256) rgba8GradientLaneKernel(KernelGeom g, Ker
 }  // namespace
 
 // One kernel: 2 or 4 rows, clamped or not; a magnitude: 2 rows (4 would hold
-// 64 sums), gradient zeros skipped or not; a separable gradient pair: 2 or 4 rows.
+// 64 sums), gradient zeros skipped or not; a separable gradient pair: 2 or 4
+// rows. 4 rows (slower for Gaussian and the separable gradient,
+// docs/performance.md) are built only with every variant.
 const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient) {
-    if (kernels > 1 && separableGradient) {
-        switch (rows) {
-        case 2: return reinterpret_cast<const void*>(rgba8GradientLaneKernel<2>);
-        case 4: return reinterpret_cast<const void*>(rgba8GradientLaneKernel<4>);
-        default: return nullptr;
-        }
+    if (rows == 2) {
+        if (kernels > 1 && separableGradient) return reinterpret_cast<const void*>(rgba8GradientLaneKernel<2>);
+        if (kernels > 1)
+            return gradientZeros ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 2, false, true>)
+                                 : reinterpret_cast<const void*>(rgba8LaneKernel<2, 2, false, false>);
+        return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, true, false>)
+                      : reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, false, false>);
     }
-    if (kernels > 1) {
-        if (rows != 2) return nullptr;
-        return gradientZeros ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 2, false, true>)
-                             : reinterpret_cast<const void*>(rgba8LaneKernel<2, 2, false, false>);
-    }
-    switch (rows) {
-    case 2: return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, true, false>)
-                          : reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, false, false>);
-    case 4: return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<4, 1, true, false>)
+#if defined(FS_CUDA_ALL_VARIANTS)
+    if (rows == 4) {
+        if (kernels > 1 && separableGradient) return reinterpret_cast<const void*>(rgba8GradientLaneKernel<4>);
+        if (kernels == 1)
+            return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<4, 1, true, false>)
                           : reinterpret_cast<const void*>(rgba8LaneKernel<4, 1, false, false>);
-    default: return nullptr;
     }
+#endif
+    return nullptr;
 }
 
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream) {

@@ -5,23 +5,34 @@
 namespace fs::gpu {
 FS_REGISTERS_DEPTH(std::uint8_t)
 
+// Pairs of adjacent pixels: the default for a magnitude in floats, 2 rows.
+// One kernel runs as quads (pairs measured slower); built with every variant.
 const void* rgba8PairVariant(int rows, int kernels) {
+#if !defined(FS_CUDA_ALL_VARIANTS)
+    return kernels > 1 && rows == 2 ? reinterpret_cast<const void*>(rgba8PairKernel<2, 2>) : nullptr;
+#else
     if (kernels > 1)
         return rows == 4 ? reinterpret_cast<const void*>(rgba8PairKernel<4, 2>)
                          : reinterpret_cast<const void*>(rgba8PairKernel<2, 2>);
     return rows == 4 ? reinterpret_cast<const void*>(rgba8PairKernel<4, 1>)
                      : reinterpret_cast<const void*>(rgba8PairKernel<2, 1>);
+#endif
 }
 
 // 16 accumulators per output row and kernel: 2 or 4 rows for one kernel, 2
-// for two (4 rows of two kernels, 128 sums, spill).
+// for two (4 rows of two kernels, 128 sums, spill). Built by default: one
+// kernel at 2 rows (4 rows and magnitudes as quads measured slower).
 const void* rgba8QuadVariant(int rows, int kernels) {
+#if !defined(FS_CUDA_ALL_VARIANTS)
+    return kernels == 1 && rows == 2 ? reinterpret_cast<const void*>(quadKernel<std::uint8_t, 4, 2, 1>) : nullptr;
+#else
     if (kernels > 1) return rows == 2 ? reinterpret_cast<const void*>(quadKernel<std::uint8_t, 4, 2, 2>) : nullptr;
     switch (rows) {
     case 2: return reinterpret_cast<const void*>(quadKernel<std::uint8_t, 4, 2, 1>);
     case 4: return reinterpret_cast<const void*>(quadKernel<std::uint8_t, 4, 4, 1>);
     default: return nullptr;
     }
+#endif
 }
 
 }  // namespace fs::gpu

@@ -5,13 +5,11 @@
 // compile in parallel; mode_shared.cu plans and launches them.
 #include "constant_weights.cuh"
 #include "device_common.cuh"
+#include "kernel_variants.hpp"
 
 namespace fs::gpu {
 
-constexpr int kSharedMaxRadius = 15;  // compiled radii 1..15; others run-time
-// Compiled radii built for each rows-per-thread count: all of 1..15 for the
-// default 4 rows, 1..3 for the others (each variant costs compile time).
-constexpr int sharedCompiledRadiusMax(int rowsPerThread) { return rowsPerThread == 4 ? kSharedMaxRadius : 3; }
+constexpr int kSharedMaxRadius = 15;  // the largest radius that can be compiled; which are: sharedRadiusBuilt
 
 inline std::size_t sharedTileBytes(int tileW, int tileH, int rx, int ry, int channels, int kernels) {
     const std::size_t taps = static_cast<std::size_t>(2 * rx + 1) * (2 * ry + 1);
@@ -91,7 +89,8 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m, 
 }
 
 // The variant for (channels, radius, kernels) with PY rows per thread;
-// radius -1 is the run-time path. Defined in shared_rows<PY>.cu.
+// radius -1 is the run-time path; nullptr for a radius not built
+// (sharedRadiusBuilt). Defined in shared_rows<PY>.cu.
 template <int PY> const void* sharedKernelFor(int channels, int radius, int kernels);
 // Each file has its own __constant__ weights (no relocatable device code), so
 // each fills its own copy.
@@ -103,8 +102,10 @@ template <int PY> cudaError_t uploadSharedWeights(const PreparedFilter& f, cudaS
         const void* k = nullptr;                                                                                 \
         auto pick = [&](auto c, auto n) {                                                                        \
             constexpr int C = decltype(c)::value, K = decltype(n)::value;                                        \
-            fs::gpu::detail::forRadius<sharedCompiledRadiusMax(PY)>(radius, [&](auto r) {                                   \
-                k = reinterpret_cast<const void*>(sharedKernel<C, decltype(r)::value, PY, K>);                  \
+            fs::gpu::detail::forRadius<kSharedMaxRadius>(radius, [&](auto r) {                                   \
+                constexpr int R = decltype(r)::value;                                                            \
+                if constexpr (R < 0 || sharedRadiusBuilt(PY, R, K))                                              \
+                    k = reinterpret_cast<const void*>(sharedKernel<C, R, PY, K>);                                \
             });                                                                                                  \
         };                                                                                                       \
         fs::gpu::detail::forChannelsKernels(channels, kernels, pick);                                            \

@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -410,6 +413,23 @@ TEST_F(Cli, UnavailableBackendExitsWith4) {
             GTEST_SKIP() << "a CUDA device is present here, so the cuda backend is available";
     expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend cuda", 4,
                   {"cuda", "--backend cpu"});
+}
+
+// Under the cuda backend: a line per GPU (or why there is none), then the architectures built.
+TEST_F(Cli, ModesListsTheGpusOrWhyThereAreNone) {
+    std::vector<std::string> all;
+    std::istringstream lines(run("modes").out);
+    for (std::string line; std::getline(lines, line);) all.push_back(line);
+    const auto cuda = std::find_if(all.begin(), all.end(), [](const std::string& l) { return l.rfind("cuda ", 0) == 0; });
+    if (cuda == all.end()) GTEST_SKIP() << "built without CUDA";
+    std::vector<std::string> devices;
+    for (auto it = cuda + 1; it != all.end() && it->rfind("  device: ", 0) == 0; ++it) devices.push_back(it->substr(10));
+    ASSERT_GE(devices.size(), 2u) << *cuda;
+    EXPECT_EQ(devices.back().rfind("this build's CUDA kernels: sm_", 0), 0u) << devices.back();
+    if (cuda->find("unavailable: no NVIDIA driver found") != std::string::npos)
+        EXPECT_EQ(devices[0].rfind("no NVIDIA driver found", 0), 0u) << devices[0];
+    else if (cuda->find("unavailable") == std::string::npos)
+        EXPECT_NE(devices[0].find(", runs this build"), std::string::npos) << devices[0];
 }
 
 TEST_F(Cli, ExitCodesFollowWhoseFaultItIs) {

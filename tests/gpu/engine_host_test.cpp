@@ -4,11 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "device_list.hpp"
 #include "driver_check.hpp"
 #include "fft_tiling.hpp"
 #include "fs/gpu/cuda_backend.hpp"
@@ -269,6 +273,81 @@ TEST(Engine, NoDriverAtAllIsSaidPlainly) {
     // An installed driver that is too old keeps the runtime's own words: updating it is the fix.
     EXPECT_NE(noDeviceReason(true, true, runtime).find("insufficient"), std::string::npos);
     EXPECT_NE(noDeviceReason(false, false, "cudaErrorUnknown (unknown error)").find("cudaErrorUnknown"), std::string::npos);
+}
+
+TEST(Engine, GpuWithoutCodeInThisBuildIsNamedWithTheFix) {
+    const std::string why = noKernelImageReason("NVIDIA GeForce RTX 2080", 75, {90, 100});
+    for (const char* part : {"NVIDIA GeForce RTX 2080", "compute capability 7.5", "sm_90 and sm_100",
+                             "-DCMAKE_CUDA_ARCHITECTURES=75"})
+        EXPECT_NE(why.find(part), std::string::npos) << part << " in: " << why;
+    EXPECT_NE(noKernelImageReason("NVIDIA GeForce RTX 5090", 120, {75}).find("compute capability 12.0"),
+              std::string::npos);
+    // CUDA 13 compiles nothing below 7.5: rebuilding with it cannot help.
+    const std::string volta = noKernelImageReason("Tesla V100", 70, {75, 80});
+    EXPECT_NE(volta.find("CUDA 12"), std::string::npos) << volta;
+}
+
+// The architectures the library reports (nvcc's __CUDA_ARCH_LIST__) are the
+// ones CMake asked for: by default 75 80 86 89 90 100 120.
+TEST(Engine, BuiltArchitecturesAreTheConfiguredOnes) {
+    std::set<int> configured;
+    std::istringstream list(FS_TEST_CUDA_ARCHITECTURES);
+    for (std::string entry; list >> entry;) {
+        if (entry.empty() || entry.find_first_not_of("0123456789-realvirtu") != std::string::npos)
+            GTEST_SKIP() << "CMAKE_CUDA_ARCHITECTURES=" << FS_TEST_CUDA_ARCHITECTURES << " is no list of numbers";
+        configured.insert(std::stoi(entry));
+    }
+    const std::vector<int> built = builtArchitectures();
+    EXPECT_EQ(std::set<int>(built.begin(), built.end()), configured) << architectureList(built);
+    EXPECT_TRUE(std::is_sorted(built.begin(), built.end()));
+}
+
+TEST(Engine, DeviceListSaysNoDriverInThoseWords) {
+    const std::string none = noDeviceReason(true, false, "cudaErrorInsufficientDriver (...)");
+    const std::vector<std::string> lines = deviceListLines({}, none, 0, "", 13000, {75, 120});
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0].rfind("no NVIDIA driver found", 0), 0u) << lines[0];
+    EXPECT_NE(lines[0].find("runtime 13.0"), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[0].find("cudaError"), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[1], "this build's CUDA kernels: sm_75 and sm_120");
+}
+
+TEST(Engine, DeviceListNamesEachGpu) {
+    GpuDescription h100{"NVIDIA H100 80GB HBM3", 90, 85520809984ull, true};
+    GpuDescription turing{"NVIDIA GeForce RTX 2080", 75, 8ull << 30, false};
+    const std::vector<std::string> lines = deviceListLines({h100, turing}, "", 13000, "580.95.05", 13000, {90});
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], "GPU 0: NVIDIA H100 80GB HBM3, compute capability 9.0, 79.6 GiB, driver 580.95.05 (CUDA 13.0), "
+                        "runtime 13.0, runs this build");
+    EXPECT_EQ(lines[1], "GPU 1: NVIDIA GeForce RTX 2080, compute capability 7.5, 8.0 GiB, driver 580.95.05 (CUDA 13.0), "
+                        "runtime 13.0, no code for it in this build");
+    EXPECT_EQ(cudaVersionText(12080), "12.8");
+    EXPECT_EQ(cudaVersionText(0), "none");
+}
+
+TEST(Engine, ModuleVersionIsReadFromTheDriversVersionFile) {
+    const std::string path = ::testing::TempDir() + "fs-nvidia-version";
+    std::ofstream(path) << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
+                           "(dvs-builder@U22-I3-AF03-09-1)  Tue Sep 23 09:41:17 UTC 2025\n";
+    EXPECT_EQ(nvidiaModuleVersion(path), "580.95.05");
+    std::remove(path.c_str());
+    EXPECT_EQ(nvidiaModuleVersion("/nonexistent/nvidia/version"), "");
+}
+
+// On this machine: GPU lines, or the same reason the backend gives, then the architectures.
+TEST(Engine, DeviceListHereAgreesWithTheBackend) {
+    const std::vector<std::string> lines = describeCudaDevices();
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines.back().rfind("this build's CUDA kernels: sm_", 0), 0u) << lines.back();
+    const std::string why = Engine::instance().unavailableReason();
+    if (lines[0].rfind("GPU 0: ", 0) == 0) {
+        // A GPU is listed: the backend runs on it, or says this build has no code for it.
+        EXPECT_TRUE(why.empty() || why.find("cannot run this build") != std::string::npos) << why;
+        EXPECT_EQ(why.empty(), lines[0].find("runs this build") != std::string::npos) << lines[0];
+    } else {
+        ASSERT_FALSE(why.empty()) << lines[0];
+        EXPECT_EQ(lines[0].rfind(why, 0), 0u) << lines[0] << " / " << why;
+    }
 }
 
 }  // namespace

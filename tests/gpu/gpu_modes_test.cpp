@@ -10,6 +10,12 @@
 namespace fs::test {
 namespace {
 
+#if defined(FS_CUDA_ALL_VARIANTS)
+constexpr bool kLaneRowsFour = true;
+#else
+constexpr bool kLaneRowsFour = false;  // 4-row lane kernels measured slower: left out of the default build
+#endif
+
 struct NamedSpec {
     std::string name;
     FilterSpec spec;
@@ -164,6 +170,7 @@ TEST(Rgba8IntegerLanes, DyadicKernelsMatchTheReferenceBitForBit) {
                     const bool twoKernels = f.spec.combine == Combine::Magnitude;
                     const bool separable = std::string(f.kernel).rfind("separable", 0) == 0;
                     if (twoKernels && !separable && rows == 4) continue;  // built for 2 rows
+                    if (!kLaneRowsFour && rows == 4) continue;            // 4 rows: FS_CUDA_ALL_VARIANTS builds only
                     FilterSpec spec = f.spec;
                     spec.border = matrixBorder(b, Depth::U8);
                     const LaunchConfig config{0, 0, rows ? 4 : 0, rows, HaloScheme::Default, RadiusPath::Default};

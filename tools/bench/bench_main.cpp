@@ -35,6 +35,8 @@ struct Options {
     std::vector<std::string> modes;       // 8K table's modes; empty: all
     std::vector<std::string> only;        // "gaussian:31", "sobel-magnitude": 8K filters kept; empty: all
     std::vector<std::string> images;      // 8K table's images (gray, gray8, bgr8, rgba8); empty: gray, rgba8
+    std::vector<int> masks{3, 5, 7, 15, 31};  // the 8K table's Gaussian and dense sizes
+    bool masksGiven = false;                  // --masks: Sobel magnitudes at 5 and 7 too
     LaunchConfig launch;                  // --block / --per-thread for every timed launch
     bool tune = false;
     std::string tuneCsv = "filterstudio-tune.csv";
@@ -43,8 +45,8 @@ struct Options {
 void usage() {
     std::puts(
         "filterstudio-bench [--quick] [--no-sweep] [--repeats N] [--csv PATH] [--sweep-modes a,b,...]\n"
-        "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--images a,b,...] [--block WxH]\n"
-        "                   [--per-thread AxB]\n"
+        "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--images a,b,...] [--masks N,N,...]\n"
+        "                   [--block WxH] [--per-thread AxB] [--radius compiled|runtime]\n"
         "                   [--tune [--tune-csv PATH]]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
@@ -57,6 +59,10 @@ void usage() {
         "  --repeats N    timed repeats per measurement after warm-up (default 20; long runs use 5)\n"
         "  --block WxH    launch every mode with this block shape (refusing modes are skipped with the reason)\n"
         "  --per-thread AxB  outputs per thread for every mode\n"
+        "  --masks LIST   the 8K table's Gaussian and dense sizes (default 3,5,7,15,31), e.g. 9,11,13;\n"
+        "                 with it, Sobel magnitudes at 5 and 7 too\n"
+        "  --radius compiled|runtime  every launch with the compiled or the run-time radius kernel\n"
+        "                 (a compiled radius the build lacks is refused and its modes skipped)\n"
         "  --tune         instead of the benchmark: the autotuner's table for Sobel 3x3, Gaussian 15 and a dense\n"
         "                 15x15 on 8K f32 gray and RGBA8, and the registers mode on Sobel magnitude and\n"
         "                 Gaussian 5x5/7x7 (every candidate, CSV in --tune-csv PATH)");
@@ -168,7 +174,9 @@ Kernel denseKernel(int size, std::mt19937& rng) {
     return Kernel(size, size, std::move(w));
 }
 
-std::vector<NamedFilter> filtersFor(const std::vector<int>& masks, bool withThreeByThree, std::mt19937& rng) {
+// withMagnitudes: Sobel magnitudes at the masks of 5 and 7 too (--masks).
+std::vector<NamedFilter> filtersFor(const std::vector<int>& masks, bool withThreeByThree, std::mt19937& rng,
+                                    bool withMagnitudes = false) {
     std::vector<NamedFilter> out;
     FilterSpec s;
     if (withThreeByThree) {
@@ -186,6 +194,12 @@ std::vector<NamedFilter> filtersFor(const std::vector<int>& masks, bool withThre
         s = FilterSpec{};
         s.kernels = {denseKernel(m, rng)};
         out.push_back({"dense", m, s});
+        if (withMagnitudes && (m == 5 || m == 7)) {
+            s = FilterSpec{};
+            s.kernels = {sobelKernel(m, true), sobelKernel(m, false)};
+            s.combine = Combine::Magnitude;
+            out.push_back({"sobel-magnitude", m, s});
+        }
     }
     return out;
 }
@@ -435,6 +449,28 @@ int main(int argc, char** argv) {
             if (a == "--block") opt.launch.blockX = x, opt.launch.blockY = y;
             else opt.launch.perThreadX = x, opt.launch.perThreadY = y;
         }
+        else if (a == "--radius" && i + 1 < argc) {
+            const std::string r = argv[++i];
+            if (r != "compiled" && r != "runtime") {
+                std::fprintf(stderr, "filterstudio-bench: --radius wants compiled or runtime\n");
+                return 1;
+            }
+            opt.launch.radius = r == "compiled" ? RadiusPath::Compiled : RadiusPath::Runtime;
+        } else if (a == "--masks" && i + 1 < argc) {
+            opt.masks.clear();
+            opt.masksGiven = true;
+            const std::string list = argv[++i];
+            for (std::size_t p = 0; p != std::string::npos;) {
+                const std::size_t q = list.find(',', p);
+                const int m = std::atoi(list.substr(p, q == std::string::npos ? q : q - p).c_str());
+                if (m < 3 || m > 63 || m % 2 == 0) {
+                    std::fprintf(stderr, "filterstudio-bench: --masks wants odd sizes from 3 to 63\n");
+                    return 1;
+                }
+                opt.masks.push_back(m);
+                p = q == std::string::npos ? q : q + 1;
+            }
+        }
         else if ((a == "--sweep-modes" || a == "--modes" || a == "--only" || a == "--images") && i + 1 < argc) {
             std::vector<std::string>& out = a == "--sweep-modes" ? opt.sweepModes
                                             : a == "--modes"     ? opt.modes
@@ -475,9 +511,10 @@ int main(int argc, char** argv) {
     std::mt19937 rng(2024);
     const std::vector<int> allMasks{3, 5, 7, 15, 31};
     // 63x63, the largest kernel (the fft mode's second target), on request
-    // only (--only dense:63): the direct modes take seconds a frame there.
-    std::vector<int> eightKMasks = allMasks;
-    if (std::any_of(opt.only.begin(), opt.only.end(), [](const std::string& o) { return o.ends_with(":63"); }))
+    // only (--only dense:63 or --masks): the direct modes take seconds a frame there.
+    std::vector<int> eightKMasks = opt.masks;
+    if (std::ranges::find(eightKMasks, 63) == eightKMasks.end() &&
+        std::any_of(opt.only.begin(), opt.only.end(), [](const std::string& o) { return o.ends_with(":63"); }))
         eightKMasks.push_back(63);
     const std::vector<int> sweepMasks = opt.quick ? std::vector<int>{3, 15, 31} : allMasks;
 
@@ -504,7 +541,7 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string>& eightKModes = opt.modes.empty() ? allModes : opt.modes;
     for (const ImageConfig& ic : eightKImages) {
-        std::vector<NamedFilter> filters = filtersFor(eightKMasks, true, rng);
+        std::vector<NamedFilter> filters = filtersFor(eightKMasks, true, rng, opt.masksGiven);
         if (!opt.only.empty())
             std::erase_if(filters, [&](const NamedFilter& f) {
                 return std::none_of(opt.only.begin(), opt.only.end(), [&](const std::string& o) {

@@ -35,7 +35,7 @@ Usage:
   filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes]
                    [--repeats N] [--warmup W] [--csv FILE [--overwrite]] [options]
   filterstudio-cli kernels          list the preset kernels
-  filterstudio-cli modes            list backends, their modes and availability
+  filterstudio-cli modes            list backends, their devices, modes and availability
   filterstudio-cli --version | --help
 
 KERNEL is a preset (sobel-x, gaussian:5:1.2, ... see `kernels`) or a JSON
@@ -236,6 +236,7 @@ int listModes() {
         const std::string why = b->unavailableReason();
         std::printf("%s  %s  %s\n", b->id().c_str(), b->displayName().c_str(),
                     why.empty() ? "available" : ("unavailable: " + why).c_str());
+        for (const std::string& device : b->deviceDescriptions()) std::printf("  device: %s\n", device.c_str());
         for (const fs::ModeInfo& m : b->modes())
             std::printf("  %-14s %-12s %-10s %s\n", m.id.c_str(), m.available ? "available" : "unavailable",
                         m.isDefault ? "default" : m.isReference ? "reference" : "",

@@ -46,6 +46,10 @@ public:
     // Empty when usable; otherwise why not ("no CUDA device found").
     virtual std::string unavailableReason() const = 0;
     bool available() const { return unavailableReason().empty(); }
+    // One line per device the backend can see (a GPU's name, compute
+    // capability, memory, driver and runtime versions), or one saying why it
+    // sees none; empty for a backend without devices (the CPU).
+    virtual std::vector<std::string> deviceDescriptions() const { return {}; }
     virtual RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) = 0;
 
     // Launch configuration (GPU backends; see fs/launch.hpp). A backend

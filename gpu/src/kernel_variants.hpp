@@ -1,0 +1,51 @@
+#pragma once
+// Which compile-time kernel variants are built. Every variant is device code
+// for each architecture in CMAKE_CUDA_ARCHITECTURES, so the default build
+// keeps only those each mode launches by default, the ones the benchmark
+// times (gpu/README.md, "Kept variants", has the numbers). -DFS_CUDA_ALL_VARIANTS=ON
+// builds the others too, so they can be timed against the kept ones.
+// Plain C++: the planners (host code) and the kernel files read it alike.
+
+namespace fs::gpu {
+
+#if defined(FS_CUDA_ALL_VARIANTS)
+inline constexpr bool kAllVariants = true;
+#else
+inline constexpr bool kAllVariants = false;
+#endif
+
+// Compiled radii for a magnitude of two kernels (K = 2): 3x3, the size the
+// benchmark times (Sobel, Scharr, Prewitt); larger magnitudes take the
+// run-time radius in every mode.
+constexpr bool magnitudeRadiusBuilt(int radius) { return kAllVariants || radius <= 1; }
+
+// Rows per thread of the registers mode's general kernel with a compiled
+// radius, for C x K sums per output (the autotuner's fastest at 8K; longer
+// columns need more registers than they save, docs/performance.md).
+constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
+    if (radius < 2) return 4;
+    const bool gray = channelsTimesKernels <= 2;
+    return radius == 2 ? (gray ? 4 : 8) : (gray ? 2 : 4);
+}
+
+// The shared mode's compiled radii (square kernels) per rows per thread: at
+// the default 4 rows the sizes the benchmark times (3, 5, 7, 15, 31), at 8
+// rows (the 3x3 default) radius 1; magnitudes: magnitudeRadiusBuilt. Other
+// radii take the run-time radius.
+constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels) {
+    if (radius < 1 || radius > 15 || (kernels > 1 && !magnitudeRadiusBuilt(radius))) return false;
+    if (kAllVariants) return rowsPerThread == 4 || radius <= 3;
+    if (rowsPerThread == 4) return radius <= 3 || radius == 7 || radius == 15;
+    return rowsPerThread == 8 && radius == 1;
+}
+// Whether any kernel (compiled or run-time radius) is built for this many rows per thread.
+constexpr bool sharedRowsBuilt(int rowsPerThread) { return kAllVariants || rowsPerThread == 4 || rowsPerThread == 8; }
+
+// The separable mode's fused tile: rows per thread built for C channels
+// (gray 8, colour 4: the autotuner's fastest at 8K).
+constexpr bool separableRowsBuilt(int rowsPerThread, int channels) {
+    return kAllVariants ? (rowsPerThread == 2 || rowsPerThread == 4 || rowsPerThread == 8)
+                        : rowsPerThread == (channels == 1 ? 8 : 4);
+}
+
+}  // namespace fs::gpu
