@@ -109,6 +109,19 @@ TEST_F(Cli, GaussianWithReplicateEqualsGaussianBlurOnU8) {
     EXPECT_TRUE(matsMatch(readBack(out), want, 1.0, 0.0));
 }
 
+TEST_F(Cli, ValidOutputIsTheInteriorOfTheSameSizeResult) {
+    const std::string same = dir_.file("same.png"), valid = dir_.file("valid.png");
+    ASSERT_EQ(run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(same) + " -k gaussian:7:1.5").exitCode, 0);
+    const CliRun r =
+        run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(valid) + " -k gaussian:7:1.5 --output-size valid");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("valid output"), std::string::npos) << r.out;
+    const cv::Mat padded = readBack(same), interior = readBack(valid);
+    ASSERT_EQ(interior.cols, padded.cols - 6);
+    ASSERT_EQ(interior.rows, padded.rows - 6);
+    EXPECT_TRUE(matsMatch(interior, padded(cv::Rect(3, 3, interior.cols, interior.rows)).clone(), 0.0, 0.0));
+}
+
 TEST_F(Cli, SobelMagnitudeScaledToU8) {
     const std::string out = dir_.file("edges.png");
     const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k sobel-mag --scale 0.25 --mode parallel");
@@ -200,6 +213,7 @@ TEST_F(Cli, UsageErrorsExitWith2) {
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --depth f16", 2, {"--depth", "f16"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --scale abc", 2, {"--scale", "abc"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --border mirror", 2, {"mirror"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --output-size full", 2, {"--output-size", "full"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --mode turbo", 2, {"turbo", "reference"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-q", 2, {"sobel-q", "unknown preset"});
     expectRefused("apply -i " + in + " -o " + out + " -k box:4", 2, {"box:4", "odd"});

@@ -220,6 +220,12 @@ bool SpecOverrides::read(OptionReader& reader) {
     else if (name == "--depth") {
         depth = reader.value();
         if (*depth != "same" && *depth != "f32") throw UsageError{"--depth must be 'same' or 'f32', not '" + *depth + "'"};
+    } else if (name == "--output-size") {
+        const std::string text = reader.value();
+        OutputSize parsed = OutputSize::Same;
+        if (!parseOutputSize(text, parsed))
+            throw UsageError{"--output-size must be 'same' or 'valid', not '" + text + "'"};
+        outputSize = parsed;
     } else if (name == "--scale") scale = readFloat(reader);
     else if (name == "--offset") offset = readFloat(reader);
     else if (name == "--abs") {
@@ -242,6 +248,7 @@ int SpecOverrides::applyTo(FilterSpec& spec) const {
     if (offset) spec.output.offset = *offset;
     if (absolute) spec.output.absolute = true;
     if (filterAlpha) spec.filterAlpha = true;
+    if (outputSize) spec.outputSize = *outputSize;
     return kExitOk;
 }
 

@@ -82,9 +82,11 @@ int noSuchBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
                   Backend*& chosen, bool suggestCpu = true);
 
-// The per-filter options apply and batch share: --border, --depth, --scale, --offset, --abs, --filter-alpha.
+// The per-filter options apply and batch share: --border, --depth, --output-size, --scale, --offset, --abs,
+// --filter-alpha.
 struct SpecOverrides {
     std::optional<std::string> border, depth;
+    std::optional<OutputSize> outputSize;
     std::optional<float> scale, offset;
     bool absolute = false;
     bool filterAlpha = false;

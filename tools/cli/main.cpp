@@ -56,6 +56,9 @@ apply options:
   --border B           replicate | reflect101 | constant[:V] | wrap (default: the kernel's, reflect101)
   --depth same|f32     same: round and saturate to the input depth (default);
                        f32: the raw float result, written as a 32-bit float TIFF
+  --output-size S      same: as large as the input, the border fills in (default);
+                       valid: only pixels whose whole window is inside the image,
+                       (W-kw+1) x (H-kh+1), so the border never reaches the result
   --scale S            multiply the result by S (applied before --offset)
   --offset O           add O to the result
   --abs                take the absolute value after scale and offset
@@ -72,7 +75,7 @@ launch options for apply (GPU backends only; see `modes`; the others refuse them
   --radius R           compiled | runtime: kernel radius as a template parameter or read at run time
   A configuration the device cannot run is refused with the reason (exit code 4).
 
-batch options (also --backend, --mode, --border, --depth, --scale, --offset,
+batch options (also --backend, --mode, --border, --depth, --output-size, --scale, --offset,
 --abs, --filter-alpha, --max-pixels as for apply, applied to every kernel):
   -i, --input DIR_OR_GLOB  a folder (its image files), a quoted glob ('shots/*.png')
                        or a file; repeat for more
@@ -121,7 +124,7 @@ table's "timed" column says which).
                        width, height, channels, depth, border, repeats, median_ms,
                        min_ms, max_ms, std_ms, upload_ms, kernel_ms, download_ms,
                        device); an existing FILE is refused unless --overwrite
-  --border, --depth, --scale, --offset, --abs, --max-pixels as for apply.
+  --border, --depth, --output-size, --scale, --offset, --abs, --max-pixels as for apply.
 
 Colour images are filtered per channel in the file's BGR(A) order.
 Inputs (-i, -p, kernel files) must be regular files (links are followed).
@@ -215,9 +218,9 @@ int runApply(const std::vector<std::string>& args) {
 
     std::cout << "applied " << printable(spec.name) << " (" << spec.kernels[0].width << "x" << spec.kernels[0].height
               << (spec.kernels.size() > 1 ? " x2, magnitude" : "") << ", border " << fs::borderModeName(spec.border.mode)
-              << ") to " << printable(o.input) << " (" << input.width << "x" << input.height << ", " << input.channels << " ch, "
-              << fs::depthName(input.depth) << ") -> " << printable(o.output) << " (" << fs::depthName(result.output.depth())
-              << ")\n";
+              << (spec.outputSize == fs::OutputSize::Valid ? ", valid output" : "") << ") to " << printable(o.input) << " (" << input.width << "x" << input.height << ", " << input.channels << " ch, "
+              << fs::depthName(input.depth) << ") -> " << printable(o.output) << " (" << result.output.width() << "x"
+              << result.output.height() << ", " << fs::depthName(result.output.depth()) << ")\n";
     std::cout << timingLine(result.timing) << "\n";
     return kExitOk;
 }
