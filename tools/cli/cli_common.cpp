@@ -252,6 +252,25 @@ int SpecOverrides::applyTo(FilterSpec& spec) const {
     return kExitOk;
 }
 
+bool TransferOverrides::read(OptionReader& reader) {
+    const std::string& name = reader.name();
+    if (name == "--pinned") {
+        reader.noValue();
+        knobs.host = HostMemory::Pinned;
+    } else if (name == "--serial") {
+        reader.noValue();
+        knobs.transfers = Transfers::Serial;
+    } else if (name == "--device-memory") {
+        const double mb = reader.number();
+        if (mb < 1 || mb > 16777216 || mb != static_cast<double>(static_cast<long long>(mb)))
+            throw UsageError{"--device-memory needs a whole number of megabytes from 1 to 16777216"};
+        knobs.deviceBudgetBytes = static_cast<std::size_t>(mb) << 20;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 bool LaunchOverrides::read(OptionReader& reader) {
     const std::string& name = reader.name();
     if (name == "--block" || name == "--per-thread") {
