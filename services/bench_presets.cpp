@@ -423,13 +423,6 @@ void fillSpeedups(std::vector<BenchRecord>& records, const std::string& baseline
 
 namespace {
 
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
 std::string number(double v, const char* format = "%.4f") {
     char buf[48];
     std::snprintf(buf, sizeof buf, format, v);
@@ -442,6 +435,13 @@ std::string partFields(const PartStats& p) {
 }
 
 }  // namespace
+
+std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
 
 std::string benchRecordsCsvHeader() {
     std::string header = "preset,contender,backend,mode,launch,shape,width,height,channels,depth,border,mask,masks,"

@@ -117,6 +117,8 @@ void fillSpeedups(std::vector<BenchRecord>& records, const std::string& baseline
 std::string benchRecordsCsvHeader();
 std::string benchRecordCsvLine(const BenchRecord& record);
 std::string benchRecordsCsv(const std::vector<BenchRecord>& records);
+// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+std::string csvField(const std::string& text);
 
 // A seeded random image: u8 and u16 over their full range, f32 in [0, 1).
 Image seededImage(int width, int height, int channels, Depth depth, std::uint32_t seed);

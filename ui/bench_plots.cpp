@@ -124,7 +124,7 @@ void drawSeries(QCustomPlot& plot, const std::vector<const bench::BenchRecord*>&
     for (const auto& [x, label] : axis.labels) ticker->addTick(x, label);
     plot.xAxis->setTicker(ticker);
     plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot.xAxis->setLabel(axis.bySize ? QObject::tr("image size (pixels, log scale)") : QObject::tr("mask width (log scale)"));
+    plot.xAxis->setLabel(axis.bySize ? QObject::tr("image size (pixels, log)") : QObject::tr("mask width (log)"));
     plot.xAxis->setTickLabelRotation(axis.ticks.size() > 6 ? 45 : 0);
     if (!axis.ticks.empty()) plot.xAxis->setRange(axis.ticks.front() / 1.3, axis.ticks.back() * 1.3);
     plot.yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -158,7 +158,7 @@ void drawTimePlot(QCustomPlot& plot, const std::vector<bench::BenchRecord>& reco
     resetPlot(plot);
     const std::vector<const bench::BenchRecord*> rows = usable(records);
     drawSeries(plot, rows, axisFor(rows), [](const bench::BenchRecord& r) { return r.total.mean; },
-               QObject::tr("mean total time (ms, log scale)"));
+               QObject::tr("mean total ms (log)"));
     plot.replot();
 }
 
@@ -168,7 +168,7 @@ void drawSpeedupPlot(QCustomPlot& plot, const std::vector<bench::BenchRecord>& r
     for (const auto* r : usable(records))
         if (r->speedup && r->contender != baseline) rows.push_back(r);
     drawSeries(plot, rows, axisFor(rows), [](const bench::BenchRecord& r) { return r.speedup.value_or(0.0); },
-               QObject::tr("speed-up over %1 (log scale)").arg(QString::fromStdString(baseline)));
+               QObject::tr("speed-up over %1 (log)").arg(QString::fromStdString(baseline)));
     plot.replot();
 }
 

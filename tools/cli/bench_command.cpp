@@ -183,12 +183,7 @@ std::string benchCsvHeader() {
 
 namespace {
 
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
+using bench::csvField;
 
 std::string milliseconds(double v) {
     char buf[32];

@@ -87,14 +87,14 @@ std::string ms(const bench::PartStats& p) {
 std::string presetTable(const std::vector<bench::BenchRecord>& records) {
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "  %-34s %-11s %4s %-18s %16s %18s %16s %18s %8s %8s %9s\n", "contender", "size", "mask",
+    std::snprintf(line, sizeof line, "  %-38s %-11s %4s %-18s %16s %18s %16s %18s %8s %8s %9s\n", "contender", "size", "mask",
                   "shape", "upload ms", "kernel ms", "download ms", "total ms", "speedup", "GB/s", "GFLOP/s");
     out += line;
     for (const bench::BenchRecord& r : records) {
         const std::string size = std::to_string(r.width) + "x" + std::to_string(r.height);
         const std::string contender = printable(r.contender), error = printable(r.error);
         if (!r.ok()) {
-            std::snprintf(line, sizeof line, "  %-34s %-11s %4d %-18s %s\n", contender.c_str(), size.c_str(), r.maskSize,
+            std::snprintf(line, sizeof line, "  %-38s %-11s %4d %-18s %s\n", contender.c_str(), size.c_str(), r.maskSize,
                           r.shape.c_str(), error.c_str());
         } else {
             auto opt = [](const std::optional<double>& v) {
@@ -103,7 +103,7 @@ std::string presetTable(const std::vector<bench::BenchRecord>& records) {
                 std::snprintf(b, sizeof b, "%.2f", *v);
                 return std::string(b);
             };
-            std::snprintf(line, sizeof line, "  %-34s %-11s %4d %-18s %16s %18s %16s %18s %8s %8s %9s\n",
+            std::snprintf(line, sizeof line, "  %-38s %-11s %4d %-18s %16s %18s %16s %18s %8s %8s %9s\n",
                           contender.c_str(), size.c_str(), r.maskSize, r.shape.c_str(), ms(r.upload).c_str(),
                           ms(r.kernel).c_str(), ms(r.download).c_str(), ms(r.total).c_str(), opt(r.speedup).c_str(),
                           opt(r.gbps).c_str(), opt(r.gflops).c_str());
