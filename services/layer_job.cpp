@@ -52,8 +52,13 @@ LayerPlan planLayer(const LayerOptions& options) {
     if (options.inputs.empty()) return refuse(LayerPlan::Problem::Usage, "a layer needs its input images");
     if (options.bankPath.empty()) return refuse(LayerPlan::Problem::Usage, "a layer needs a kernel bank file");
     if (options.outDir.empty()) return refuse(LayerPlan::Problem::Usage, "a layer needs an output folder");
+#if defined(FS_HAVE_KERNEL_FILES)
     std::string why;
     if (!loadBankFile(options.bankPath, plan.bank, &why)) return refuse(LayerPlan::Problem::Input, why);
+#else
+    return refuse(LayerPlan::Problem::Input,
+                  options.bankPath + ": kernel bank files are JSON, and this FilterStudio was built without nlohmann-json");
+#endif
     if (static_cast<int>(options.inputs.size()) != plan.bank.inputs)
         return refuse(LayerPlan::Problem::Usage, options.bankPath + " has " + std::to_string(plan.bank.inputs) +
                                                      " input(s); give as many images, not " +

@@ -371,6 +371,7 @@ bool BatchDialog::startLayer(const QString& bankPath) {
     summaryLabel_->clear();
     summary_ = batch::Summary{};
     progress_->setRange(0, 0);  // one step: busy until it ends
+    progress_->setFormat(tr("running the layer"));
     setStatus(tr("running the %1 x %2 layer %3 on %4...")
                   .arg(plan.bank.inputs)
                   .arg(plan.bank.outputs)
@@ -390,6 +391,7 @@ bool BatchDialog::startLayer(const QString& bankPath) {
             refreshButtons();
             progress_->setRange(0, 1);
             progress_->setValue(r.ok() ? 1 : 0);
+            progress_->setFormat(r.ok() ? tr("layer done") : tr("layer failed"));
             if (!r.ok()) {
                 setStatus(QString::fromStdString(r.error), true);
             } else {

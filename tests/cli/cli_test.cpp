@@ -712,9 +712,23 @@ TEST_F(CliDefaults, TransferKnobsNeedCudaAndSayWhy) {
                   {"--device-memory"});
 }
 
+TEST_F(CliDefaults, BenchPresetSizesAndExcludeNarrowTheRun) {
+    const std::string csv = dir_.file("narrow.csv");
+    const CliRun r = run("bench --preset course-table1 --sizes 64x48,96 --exclude sequential --exclude OpenCL --repeats 1 "
+                         "--warmup 0 --csv " + shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), 1u + 2 * 3 * 3);  // 2 sizes x 3 masks x 3 contenders
+    EXPECT_EQ(fieldsOf(lines[1])[6], "64");
+    EXPECT_EQ(fieldsOf(lines[1])[7], "48");
+    EXPECT_EQ(test::readBytes(csv).find("sequential"), std::string::npos);
+}
+
 TEST_F(CliDefaults, BenchPresetRefusesBeforeRunning) {
     expectRefused("bench --preset course-table2", 2, {"course-table2", "course-table1", "thesis-widths", "thesis-batch"});
     expectRefused("bench --preset course-table1 --bogus", 2, {"--bogus"});
+    expectRefused("bench --preset course-table1 --exclude turbo", 2, {"turbo", "'sequential'", "'OpenCL'"});
+    expectRefused("bench --preset course-table1 --sizes 0", 2, {"--sizes"});
     const std::string plots = dir_.file("plots");
     std::filesystem::create_directory(plots);
     dir_.write("plots/thesis-batch-time.png", "old");

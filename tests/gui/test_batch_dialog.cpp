@@ -1,6 +1,8 @@
 // The batch dialog: small images x kernels into a temporary folder,
 // outputs checked against the CPU reference; an unreadable input listed while
-// the others finish; Cancel mid-way; options refused before anything is written.
+// the others finish; Cancel mid-way; options refused before anything is written;
+// an N:M:M layer against the CPU layer runner. FS_SCREENSHOT_DIR=DIR keeps a
+// screenshot of the dialog after the layer ran.
 #include <QDir>
 #include <QFile>
 #include <QProgressBar>
@@ -251,6 +253,8 @@ private slots:
         const fs::LayerResult want = fs::cpu::makeCpuLayerRunner(false)->run(parsed, {in.image.cview(), in.image.cview()});
         QVERIFY2(want.ok(), want.error.c_str());
         QVERIFY(sameBytes(got.image, want.outputs[0]));
+        if (const QByteArray shots = qgetenv("FS_SCREENSHOT_DIR"); !shots.isEmpty())
+            dialog->grab().save(QDir(QString::fromLocal8Bit(shots)).filePath(QStringLiteral("batch-dialog-layer.png")));
     }
 
     void studioOpensItWithTheDesignerKernel() {

@@ -1,7 +1,9 @@
 // filterstudio-cli bench --preset NAME: rebuilds a paper's table (services/
 // bench_presets.hpp) and writes it as CSV, with the time and speed-up plots
 // as PNG where this CLI was built with Qt.
+#include <algorithm>
 #include <cstdio>
+#include <sstream>
 #include <filesystem>
 #include <iostream>
 
@@ -22,7 +24,29 @@ struct PresetOptions {
     std::uint32_t seed = 1;
     std::optional<int> repeats, warmup;
     TransferOverrides transfer;
+    std::vector<std::pair<int, int>> sizes;  // empty: the preset's
+    std::vector<std::string> exclude;        // contender labels to leave out
 };
+
+// "2800,1920x1200": a side for a square, or WxH; each from 1 to 65536.
+std::vector<std::pair<int, int>> parseSizeList(const std::string& text) {
+    std::vector<std::pair<int, int>> sizes;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        const std::size_t x = item.find('x');
+        const std::string w = item.substr(0, x), h = x == std::string::npos ? w : item.substr(x + 1);
+        auto side = [&](const std::string& t) {
+            if (t.empty() || t.size() > 5 || t.find_first_not_of("0123456789") != std::string::npos || std::stoi(t) < 1 ||
+                std::stoi(t) > 65536)
+                throw UsageError{"--sizes needs sides or WxH from 1 to 65536 separated by commas (e.g. 2800,5600 or "
+                                 "1920x1200), not '" + text + "'"};
+            return std::stoi(t);
+        };
+        sizes.emplace_back(side(w), side(h));
+    }
+    if (sizes.empty()) throw UsageError{"--sizes needs at least one size"};
+    return sizes;
+}
 
 PresetOptions parsePresetOptions(const std::vector<std::string>& args) {
     PresetOptions o;
@@ -39,6 +63,8 @@ PresetOptions parsePresetOptions(const std::vector<std::string>& args) {
         if (name == "--preset") o.preset = reader.value();
         else if (name == "--csv") o.csv = reader.value();
         else if (name == "--plots") o.plots = reader.value();
+        else if (name == "--sizes") o.sizes = parseSizeList(reader.value());
+        else if (name == "--exclude") o.exclude.push_back(reader.value());
         else if (name == "--seed") o.seed = static_cast<std::uint32_t>(whole(4294967295LL));
         else if (name == "--repeats") {
             o.repeats = static_cast<int>(whole(100000));
@@ -124,6 +150,17 @@ int runBenchPresetCommand(const std::vector<std::string>& args) {
         if (!bench::makeBenchPreset(o.preset, o.quick, preset, &why)) throw UsageError{why};
     } catch (const UsageError& e) {
         return usageError(e.message);
+    }
+    if (!o.sizes.empty()) preset.sizes = o.sizes;
+    for (const std::string& label : o.exclude) {
+        const auto it = std::find_if(preset.contenders.begin(), preset.contenders.end(),
+                                     [&](const bench::Contender& c) { return c.label == label; });
+        if (it == preset.contenders.end()) {
+            std::string known;
+            for (const bench::Contender& c : preset.contenders) known += (known.empty() ? "'" : ", '") + c.label + "'";
+            return usageError("--exclude: " + o.preset + " has no contender '" + label + "'; it has " + known);
+        }
+        preset.contenders.erase(it);
     }
     if (o.repeats) preset.repeats = *o.repeats;
     if (o.warmup) preset.warmup = *o.warmup;

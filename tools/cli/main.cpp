@@ -163,6 +163,10 @@ deviation), the speed-up against the paper's baseline, GB/s and GFLOP/s.
   --plots DIR          DIR/NAME-time.png (log-log) and DIR/NAME-speedup.png;
                        needs the Qt build (the folder is created when missing)
   --repeats N, --warmup W  override the preset's; --seed S (default 1)
+  --sizes LIST         other image sizes (2800,5600 or 1920x1200), e.g. to run a
+                       long preset size by size
+  --exclude LABEL      leave out a contender by its label (repeat for more), e.g.
+                       --exclude sequential at 22400², where one run takes minutes
   --pinned, --serial, --device-memory MB  the CUDA transfer knobs, as for apply
   course-figure8       course paper, Figure 8: k x k outputs per thread, k = 1..6,
                        CUDA global memory (configurations a mode refuses are
