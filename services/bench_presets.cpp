@@ -19,25 +19,34 @@
 namespace fs::bench {
 namespace {
 
+Contender contender(std::string label, std::string backend, ModePick pick, std::string mode = {}) {
+    Contender c;
+    c.label = std::move(label);
+    c.backend = std::move(backend);
+    c.pick = pick;
+    c.mode = std::move(mode);
+    return c;
+}
+
 // The course paper's four programs plus the parallel CPU mode it lacked.
 std::vector<Contender> courseContenders() {
-    return {{"sequential", "cpu", ModePick::Reference, {}},
-            {"CPU parallel", "cpu", ModePick::Default, {}},
-            {"CUDA global, mask in constant memory", "cuda", ModePick::Named, "constant"},
-            {"CUDA shared memory", "cuda", ModePick::Named, "shared"},
-            {"OpenCL", "opencl", ModePick::Named, "filter2d"}};
+    return {contender("sequential", "cpu", ModePick::Reference),
+            contender("CPU parallel", "cpu", ModePick::Default),
+            contender("CUDA global, mask in constant memory", "cuda", ModePick::Named, "constant"),
+            contender("CUDA shared memory", "cuda", ModePick::Named, "shared"),
+            contender("OpenCL", "opencl", ModePick::Named, "filter2d")};
 }
 
 // The thesis' naive, naive-improved and shared kernels, the tuned mode, and
 // its OpenCV CPU and OpenCL comparisons.
 std::vector<Contender> thesisContenders() {
-    return {{"OpenCV CPU", "cpu", ModePick::Named, "opencv-native"},
-            {"CPU parallel", "cpu", ModePick::Default, {}},
-            {"CUDA naive (global)", "cuda", ModePick::Named, "global"},
-            {"CUDA naive improved (constant)", "cuda", ModePick::Named, "constant"},
-            {"CUDA shared", "cuda", ModePick::Named, "shared"},
-            {"CUDA tuned (default)", "cuda", ModePick::Default, {}},
-            {"OpenCV OpenCL", "opencl", ModePick::Named, "filter2d"}};
+    return {contender("OpenCV CPU", "cpu", ModePick::Named, "opencv-native"),
+            contender("CPU parallel", "cpu", ModePick::Default),
+            contender("CUDA naive (global)", "cuda", ModePick::Named, "global"),
+            contender("CUDA naive improved (constant)", "cuda", ModePick::Named, "constant"),
+            contender("CUDA shared", "cuda", ModePick::Named, "shared"),
+            contender("CUDA tuned (default)", "cuda", ModePick::Default),
+            contender("OpenCV OpenCL", "opencl", ModePick::Named, "filter2d")};
 }
 
 std::vector<std::pair<int, int>> squares(std::initializer_list<int> sides) {
@@ -149,8 +158,8 @@ bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std:
         p.depth = Depth::U8;
         p.maskSizes = {3};
         for (int k = 1; k <= 6; ++k) {
-            Contender c{"CUDA global, " + std::to_string(k) + "x" + std::to_string(k) + " per thread", "cuda",
-                        ModePick::Named, "global"};
+            Contender c = contender("CUDA global, " + std::to_string(k) + "x" + std::to_string(k) + " per thread",
+                                    "cuda", ModePick::Named, "global");
             c.launch.perThreadX = c.launch.perThreadY = k;
             p.contenders.push_back(c);
         }
@@ -176,7 +185,8 @@ bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std:
         p.channels = 1;
         p.depth = Depth::F32;
         p.maskSizes = {3, 7, 15};
-        p.contenders = {{"CPU parallel", "cpu", ModePick::Default, {}}, {"CUDA tuned (default)", "cuda", ModePick::Default, {}}};
+        p.contenders = {contender("CPU parallel", "cpu", ModePick::Default),
+                        contender("CUDA tuned (default)", "cuda", ModePick::Default)};
         p.shapes = {BatchShape::OneByOne, BatchShape::OneToMany, BatchShape::LayerOneByOne, BatchShape::Layer};
         p.batchKernels = 8;
         p.layerInputs = quick ? 3 : 10;

@@ -354,8 +354,12 @@ bool BenchmarkDialog::buildPreset(bench::BenchPreset& out, QString& why) const {
     for (int i = 0; i < modeList_->count(); ++i)
         if (modeList_->item(i)->checkState() == Qt::Checked) {
             const QString key = modeList_->item(i)->data(Qt::UserRole).toString();
-            p.contenders.push_back({key.toStdString(), key.section('/', 0, 0).toStdString(), bench::ModePick::Named,
-                                    key.section('/', 1).toStdString()});
+            bench::Contender c;
+            c.label = key.toStdString();
+            c.backend = key.section('/', 0, 0).toStdString();
+            c.pick = bench::ModePick::Named;
+            c.mode = key.section('/', 1).toStdString();
+            p.contenders.push_back(c);
         }
     if (p.contenders.empty()) {
         why = tr("tick at least one mode to benchmark");
