@@ -154,5 +154,31 @@ TEST(ValidOutputRules, PipelinesShrinkAtTheValidStep) {
     }
 }
 
+#if defined(FS_HAVE_KERNEL_FILES)
+TEST(ValidOutputRules, PipelineFilesAskForItBesideAPreset) {
+    Pipeline pipeline;
+    std::string why;
+    ASSERT_TRUE(parsePipelineJson(R"({"format": "filterstudio-pipeline", "version": 1, "name": "v",
+      "steps": [{"op": "convolve", "filter": "box:5", "output": {"size": "valid"}}]})",
+                                  pipeline, &why))
+        << why;
+    EXPECT_EQ(pipeline.steps[0].filter.outputSize, OutputSize::Valid);
+    Pipeline back;
+    ASSERT_TRUE(parsePipelineJson(pipelineToJson(pipeline), back, &why)) << why;
+    EXPECT_EQ(back.steps[0].filter.outputSize, OutputSize::Valid);
+    EXPECT_FALSE(parsePipelineJson(R"({"format": "filterstudio-pipeline", "version": 1, "name": "v",
+      "steps": [{"op": "convolve", "filter": "box:5", "output": {"size": "full"}}]})",
+                                   pipeline, &why));
+    EXPECT_NE(why.find("steps[0].output.size"), std::string::npos) << why;
+    Fixture f;
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(30, 20, 1, Depth::U8, rng);
+    const PipelineResult r = f.cpu().makePipelineRunner(f.cpu().defaultMode())->run(back, input.cview());
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.output.width(), 26);
+    EXPECT_EQ(r.output.height(), 16);
+}
+#endif
+
 }  // namespace
 }  // namespace fs
