@@ -1,5 +1,6 @@
 #include "backends.hpp"
 
+#include <chrono>
 #include <exception>
 
 #include "fs/batch.hpp"
@@ -19,21 +20,61 @@
 namespace fs {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
 // The input's alpha back into a 4-channel result unless the spec filters
-// alpha: done here, once, so every backend, mode and runner treats alpha alike.
-void finishAlpha(const FilterSpec& spec, ConstImageView input, RunResult& result) {
-    if (!result.ok() || !keepsInputAlpha(spec, input) || result.output.channels() != 4) return;
+// alpha, then the valid interior when the spec asks for it: done here, once,
+// so every backend, mode and runner treats alpha and output size alike.
+void finishRun(const FilterSpec& spec, ConstImageView input, RunResult& result) {
+    if (!result.ok()) return;
     try {
-        copyAlpha(input, result.output.view());
+        if (keepsInputAlpha(spec, input) && result.output.channels() == 4) copyAlpha(input, result.output.view());
+        if (spec.outputSize == OutputSize::Valid) {
+            const Clock::time_point start = Clock::now();
+            result.output = validInterior(spec, result.output.cview());
+            if (result.timing.totalMs) *result.timing.totalMs += msSince(start);
+        }
     } catch (const std::exception& e) {
         result.output = Image();
-        result.error = std::string("keeping the input's alpha: ") + e.what();
+        result.error = std::string("finishing the result: ") + e.what();
     }
+}
+
+// What the wrapped backend computes: always the padded result, whose interior
+// finishRun keeps for a valid spec.
+FilterSpec paddedSpec(FilterSpec spec) {
+    spec.outputSize = OutputSize::Same;
+    return spec;
+}
+
+std::vector<FilterSpec> paddedSpecs(const std::vector<FilterSpec>& specs) {
+    std::vector<FilterSpec> padded;
+    padded.reserve(specs.size());
+    for (const FilterSpec& s : specs) padded.push_back(paddedSpec(s));
+    return padded;
+}
+
+// A valid spec on an image too small for it is refused before anything runs.
+RunResult refusedRun(const Backend& backend, const std::string& mode, const std::string& why) {
+    RunResult r;
+    r.timing.backend = backend.id();
+    r.timing.mode = mode;
+    r.error = why;
+    return r;
 }
 
 bool anyConvolutionKeepsAlpha(const Pipeline& pipeline) {
     for (const PipelineStep& step : pipeline.steps)
         if (step.op == StepOp::Convolve && !step.filter.filterAlpha) return true;
+    return false;
+}
+
+bool anyValidConvolution(const Pipeline& pipeline) {
+    for (const PipelineStep& step : pipeline.steps)
+        if (step.op == StepOp::Convolve && step.filter.outputSize == OutputSize::Valid) return true;
     return false;
 }
 
@@ -43,16 +84,16 @@ public:
 
     std::vector<RunResult> runSpecs(ConstImageView input, const std::vector<FilterSpec>& specs,
                                     const std::string& mode) override {
-        std::vector<RunResult> results = inner_->runSpecs(input, specs, mode);
-        for (std::size_t j = 0; j < results.size() && j < specs.size(); ++j) finishAlpha(specs[j], input, results[j]);
+        std::vector<RunResult> results = inner_->runSpecs(input, paddedSpecs(specs), mode);
+        for (std::size_t j = 0; j < results.size() && j < specs.size(); ++j) finishRun(specs[j], input, results[j]);
         return results;
     }
     std::vector<RunResult> runGrid(const std::vector<ConstImageView>& inputs, const std::vector<FilterSpec>& specs,
                                    const std::string& mode) override {
-        std::vector<RunResult> results = inner_->runGrid(inputs, specs, mode);
+        std::vector<RunResult> results = inner_->runGrid(inputs, paddedSpecs(specs), mode);
         for (std::size_t i = 0; i < inputs.size(); ++i)
             for (std::size_t j = 0; j < specs.size() && i * specs.size() + j < results.size(); ++j)
-                finishAlpha(specs[j], inputs[i], results[i * specs.size() + j]);
+                finishRun(specs[j], inputs[i], results[i * specs.size() + j]);
         return results;
     }
 
@@ -61,14 +102,15 @@ private:
 };
 
 // A backend's own pipeline runner, except for images whose alpha a convolution
-// must keep: those run on the host runner around the alpha-keeping run().
+// must keep and pipelines with a valid-size convolution: those run on the host
+// runner around this run(), which keeps alpha and crops.
 class AlphaPipelineRunner final : public PipelineRunner {
 public:
     AlphaPipelineRunner(Backend& self, std::string mode, std::unique_ptr<PipelineRunner> own)
         : self_(self), mode_(std::move(mode)), own_(std::move(own)) {}
 
     PipelineResult run(const Pipeline& pipeline, ConstImageView input) override {
-        if (input.channels == 4 && anyConvolutionKeepsAlpha(pipeline))
+        if ((input.channels == 4 && anyConvolutionKeepsAlpha(pipeline)) || anyValidConvolution(pipeline))
             return cpu::makePipelineRunner(self_, mode_)->run(pipeline, input);
         return own_->run(pipeline, input);
     }
@@ -89,24 +131,26 @@ public:
     std::string unavailableReason() const override { return inner_->unavailableReason(); }
     std::vector<std::string> deviceDescriptions() const override { return inner_->deviceDescriptions(); }
     RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
-        RunResult r = inner_->run(spec, input, mode);
-        finishAlpha(spec, input, r);
+        if (std::string why = validateRun(spec, input); !why.empty()) return refusedRun(*this, mode, why);
+        RunResult r = inner_->run(paddedSpec(spec), input, mode);
+        finishRun(spec, input, r);
         return r;
     }
     bool hasLaunchConfig() const override { return inner_->hasLaunchConfig(); }
     RunResult runWithLaunch(const FilterSpec& spec, ConstImageView input, const std::string& mode,
                             const LaunchConfig& launch) override {
-        RunResult r = inner_->runWithLaunch(spec, input, mode, launch);
-        finishAlpha(spec, input, r);
+        if (std::string why = validateRun(spec, input); !why.empty()) return refusedRun(*this, mode, why);
+        RunResult r = inner_->runWithLaunch(paddedSpec(spec), input, mode, launch);
+        finishRun(spec, input, r);
         return r;
     }
     LaunchReport describeLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
                                 const std::string& mode, const LaunchConfig& launch) const override {
-        return inner_->describeLaunch(spec, width, height, depth, channels, mode, launch);
+        return inner_->describeLaunch(paddedSpec(spec), width, height, depth, channels, mode, launch);
     }
     TuneResult tune(const FilterSpec& spec, ConstImageView input, const std::string& mode, const TuneOptions& options,
                     const TuneProgress& progress) override {
-        return inner_->tune(spec, input, mode, options, progress);
+        return inner_->tune(paddedSpec(spec), input, mode, options, progress);
     }
     std::string resetTuning() override { return inner_->resetTuning(); }
     std::unique_ptr<BatchRunner> makeBatchRunner() override {

@@ -21,6 +21,8 @@
 #include <optional>
 
 #include "fs/kernel_file.hpp"
+#include "layer_job.hpp"
+#include "layers.hpp"
 #include "fs/presets.hpp"
 #include "fs/widgets/preset_names.hpp"
 
@@ -129,7 +131,11 @@ BatchDialog::BatchDialog(BackendFactory factory, QWidget* parent)
     progress_->setRange(0, 1);
     progress_->setValue(0);
     progress_->setFormat(tr("not started"));
+    layerButton_ = new QPushButton(tr("Run as layer (N:M:M)..."));
+    layerButton_->setToolTip(tr("Each output is the sum over the inputs (in list order) of input n filtered with "
+                                "kernel (n, m) of a kernel bank file, as in a convolution layer"));
     runRow->addWidget(runButton_);
+    runRow->addWidget(layerButton_);
     runRow->addWidget(cancelButton_);
     runRow->addWidget(progress_, 1);
     layout->addLayout(runRow);
@@ -204,6 +210,10 @@ BatchDialog::BatchDialog(BackendFactory factory, QWidget* parent)
         if (!dir.isEmpty()) outDirEdit_->setText(dir);
     });
     connect(runButton_, &QPushButton::clicked, this, &BatchDialog::start);
+    connect(layerButton_, &QPushButton::clicked, this, [this] {
+        const QString bank = QFileDialog::getOpenFileName(this, tr("Kernel bank"), QString(), tr("Kernel banks (*.json)"));
+        if (!bank.isEmpty()) startLayer(bank);
+    });
     connect(cancelButton_, &QPushButton::clicked, this, &BatchDialog::cancel);
     refreshButtons();
 }
@@ -334,6 +344,73 @@ bool BatchDialog::start() {
     return true;
 }
 
+bool BatchDialog::startLayer(const QString& bankPath) {
+    if (running_) return false;
+    const QString key = modeCombo_->currentData().toString();
+    Backend* backend = nullptr;
+    for (const auto& b : backends_)
+        if (QString::fromStdString(b->id()) == key.section('/', 0, 0)) backend = b.get();
+    std::shared_ptr<LayerRunner> runner = backend ? makeLayerRunner(backend->id()) : nullptr;
+    if (!runner) {
+        setStatus(tr("%1 has no layer runner; choose a cpu or cuda mode").arg(key.section('/', 0, 0)), true);
+        return false;
+    }
+    batch::LayerOptions o;
+    for (const QString& input : inputs()) o.inputs.push_back(input.toStdString());
+    o.bankPath = bankPath.toStdString();
+    o.outDir = outDirEdit_->text().trimmed().toStdString();
+    o.format = extensionCombo_->currentData().toString().toStdString();
+    o.overwrite = overwriteCheck_->isChecked();
+    o.compare = oneAtATimeCheck_->isChecked();
+    const batch::LayerPlan plan = batch::planLayer(o);
+    if (!plan.ok()) {
+        setStatus(QString::fromStdString(plan.error), true);
+        return false;
+    }
+    failureList_->clear();
+    summaryLabel_->clear();
+    summary_ = batch::Summary{};
+    progress_->setRange(0, 0);  // one step: busy until it ends
+    progress_->setFormat(tr("running the layer"));
+    setStatus(tr("running the %1 x %2 layer %3 on %4...")
+                  .arg(plan.bank.inputs)
+                  .arg(plan.bank.outputs)
+                  .arg(QString::fromStdString(plan.bank.name), key),
+              false);
+    cancel_ = false;
+    running_ = true;
+    refreshButtons();
+    const std::string mode = key.section('/', 1).toStdString();
+    const int runs = plan.bank.inputs * plan.bank.outputs;
+    future_ = QtConcurrent::run([this, plan, backend, runner, mode, runs] {
+        // Shared, not copied: the result owns the output images.
+        auto result = std::make_shared<const batch::LayerJobResult>(batch::runLayerJob(plan, *runner, *backend, mode));
+        QMetaObject::invokeMethod(this, [this, result, runs, key = QString::fromStdString(backend->id() + "/" + mode)] {
+            const batch::LayerJobResult& r = *result;
+            running_ = false;
+            refreshButtons();
+            progress_->setRange(0, 1);
+            progress_->setValue(r.ok() ? 1 : 0);
+            progress_->setFormat(r.ok() ? tr("layer done") : tr("layer failed"));
+            if (!r.ok()) {
+                setStatus(QString::fromStdString(r.error), true);
+            } else {
+                setStatus(tr("done: %1 output file(s) written").arg(r.written.size()), false);
+                QString text = tr("layer on %1: one launch %2 ms").arg(key).arg(r.layer.timing.totalMs.value_or(0.0), 0, 'f', 3);
+                if (r.layer.timing.kernelMs) text += tr(" (kernel %1 ms)").arg(*r.layer.timing.kernelMs, 0, 'f', 3);
+                if (r.oneByOne)
+                    text += tr("\none by one (%1 runs, added on the host) %2 ms; largest difference %3")
+                                .arg(runs)
+                                .arg(r.oneByOne->timing.totalMs.value_or(0.0), 0, 'f', 3)
+                                .arg(r.largestDifference);
+                summaryLabel_->setText(text);
+            }
+            emit finished();
+        }, Qt::QueuedConnection);
+    });
+    return true;
+}
+
 void BatchDialog::cancel() {
     if (!running_) return;
     cancel_ = true;
@@ -409,6 +486,7 @@ void BatchDialog::setStatus(const QString& text, bool problem) {
 
 void BatchDialog::refreshButtons() {
     runButton_->setEnabled(!running_);
+    layerButton_->setEnabled(!running_);
     cancelButton_->setEnabled(running_);
 }
 

@@ -50,6 +50,10 @@ public:
 
     // False when the options are refused (statusText() says why); nothing is written then.
     bool start();
+    // N:M:M: the inputs (files, one per bank input, in order) through the kernel
+    // bank at `bankPath` with the chosen backend's layer runner; with the
+    // one-at-a-time box ticked, also timed as N x M separate runs. Same refusals as start().
+    bool startLayer(const QString& bankPath);
     void cancel();
     bool running() const { return running_; }
     const batch::Summary& summary() const { return summary_; }
@@ -96,6 +100,7 @@ private:
     QCheckBox* overwriteCheck_;
     QCheckBox* oneAtATimeCheck_;
     QPushButton* runButton_;
+    QPushButton* layerButton_;
     QPushButton* cancelButton_;
     QProgressBar* progress_;
     QLabel* currentLabel_;

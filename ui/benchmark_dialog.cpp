@@ -1,6 +1,8 @@
 #include "benchmark_dialog.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -13,16 +15,15 @@
 #include <QSaveFile>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
-#include <QTextStream>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
-#include <chrono>
 #include <qcustomplot.h>
 #include <random>
 
-#include "fs/presets.hpp"
+#include "bench_plots.hpp"
 
 namespace fs::ui {
 
@@ -43,23 +44,30 @@ QVector<int> parseList(const QString& text, QString* error) {
     return values;
 }
 
-void fillRandom(Image& image, std::mt19937& rng) {
-    std::uniform_int_distribution<int> byte(0, 255);
-    const ImageView v = image.view();
-    const int values = v.width * v.channels;
-    for (int y = 0; y < v.height; ++y) {
-        switch (v.depth) {
-        case Depth::U8:
-            for (int i = 0; i < values; ++i) v.row<std::uint8_t>(y)[i] = static_cast<std::uint8_t>(byte(rng));
-            break;
-        case Depth::U16:
-            for (int i = 0; i < values; ++i) v.row<std::uint16_t>(y)[i] = static_cast<std::uint16_t>(byte(rng) * 257);
-            break;
-        case Depth::F32:
-            for (int i = 0; i < values; ++i) v.row<float>(y)[i] = static_cast<float>(byte(rng));
-            break;
+// "2800, 1920x1200": a side for a square, or WxH.
+std::vector<std::pair<int, int>> parseSizes(const QString& text, QString* error) {
+    std::vector<std::pair<int, int>> sizes;
+    for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
+        const QStringList wh = part.trimmed().split('x');
+        bool okW = false, okH = false;
+        const int w = wh.value(0).toInt(&okW);
+        const int h = wh.size() == 2 ? wh.value(1).toInt(&okH) : (okH = okW, w);
+        if (wh.size() > 2 || !okW || !okH || w <= 0 || h <= 0 || w > 65536 || h > 65536) {
+            if (error) *error = QObject::tr("'%1' is not a size (a side such as 2800, or 1920x1200)").arg(part.trimmed());
+            return {};
         }
+        sizes.emplace_back(w, h);
     }
+    if (sizes.empty() && error) *error = QObject::tr("the list is empty");
+    return sizes;
+}
+
+QString msText(const bench::PartStats& p) {
+    return p.present ? QStringLiteral("%1 ± %2").arg(p.mean, 0, 'f', 3).arg(p.stddev, 0, 'f', 3) : QString();
+}
+
+QString optionalText(const std::optional<double>& v, int decimals) {
+    return v ? QString::number(*v, 'f', decimals) : QString();
 }
 
 }  // namespace
@@ -71,31 +79,90 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
     auto* form = new QFormLayout;
+    presetCombo_ = new QComboBox;
+    presetCombo_->addItem(tr("custom sweep (the form below)"), QString());
+    for (const std::string& name : bench::benchPresetNames()) {
+        bench::BenchPreset p;
+        bench::makeBenchPreset(name, false, p, nullptr);
+        presetCombo_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+        presetCombo_->setItemData(presetCombo_->count() - 1, QString::fromStdString(p.title + " (" + p.source + ")"),
+                                  Qt::ToolTipRole);
+    }
+    presetCombo_->setToolTip(tr("A preset rebuilds a table of the papers FilterStudio was made from (docs/teaching.md)"));
+    quickCheck_ = new QCheckBox(tr("quick (small sizes, few runs)"));
+    auto* presetRow = new QHBoxLayout;
+    presetRow->addWidget(presetCombo_, 1);
+    presetRow->addWidget(quickCheck_);
     sizesEdit_ = new QLineEdit(QStringLiteral("256, 512, 1024, 2048"));
-    sizesEdit_->setToolTip(tr("Square image sizes in pixels, comma separated"));
+    sizesEdit_->setToolTip(tr("Image sizes, comma separated: a side for a square (2800) or WxH (1920x1200)"));
     kernelsEdit_ = new QLineEdit(QStringLiteral("3, 5, 7"));
-    kernelsEdit_->setToolTip(tr("Odd kernel sizes, comma separated"));
+    kernelsEdit_->setToolTip(tr("Odd mask sizes, comma separated"));
     kernelType_ = new QComboBox;
-    kernelType_->addItems({QStringLiteral("box"), QStringLiteral("gaussian")});
-    kernelType_->setToolTip(tr("box is separable-friendly and cheap to build; gaussian uses sigma from the size"));
+    kernelType_->addItem(tr("dense"), static_cast<int>(bench::MaskKind::Dense));
+    kernelType_->addItem(tr("box"), static_cast<int>(bench::MaskKind::Box));
+    kernelType_->addItem(tr("gaussian"), static_cast<int>(bench::MaskKind::Gaussian));
+    kernelType_->setToolTip(tr("dense: every weight set, not separable (as the papers' masks); box and gaussian split "
+                               "into a row and a column, which some modes exploit"));
     channelsCombo_ = new QComboBox;
     channelsCombo_->addItems({QStringLiteral("1"), QStringLiteral("3"), QStringLiteral("4")});
     depthCombo_ = new QComboBox;
     depthCombo_->addItems({QStringLiteral("u8"), QStringLiteral("u16"), QStringLiteral("f32")});
+    borderCombo_ = new QComboBox;
+    for (BorderMode m : {BorderMode::Reflect101, BorderMode::Replicate, BorderMode::Constant, BorderMode::Wrap})
+        borderCombo_->addItem(QString::fromLatin1(borderModeName(m)), static_cast<int>(m));
+    warmupSpin_ = new QSpinBox;
+    warmupSpin_->setRange(0, 100);
+    warmupSpin_->setValue(1);
+    warmupSpin_->setToolTip(tr("Untimed runs first (the first CUDA or OpenCL run pays for setup)"));
     repeatsSpin_ = new QSpinBox;
-    repeatsSpin_->setRange(1, 50);
-    repeatsSpin_->setValue(3);
-    repeatsSpin_->setToolTip(tr("Runs per point; the median is reported"));
-    auto* paperButton = new QPushButton(tr("Seed paper preset (2800²..22400², 3/5/7)"));
-    paperButton->setToolTip(tr("The sweep of the paper this project follows; large sizes need several GB of memory"));
-    form->addRow(tr("Image sizes"), sizesEdit_);
-    form->addRow(tr("Kernel sizes"), kernelsEdit_);
-    form->addRow(tr("Kernel"), kernelType_);
-    form->addRow(tr("Channels"), channelsCombo_);
-    form->addRow(tr("Depth"), depthCombo_);
-    form->addRow(tr("Repeats"), repeatsSpin_);
-    form->addRow(QString(), paperButton);
-    top->addLayout(form, 1);
+    repeatsSpin_->setRange(1, 1000);
+    repeatsSpin_->setValue(5);
+    repeatsSpin_->setToolTip(tr("Timed runs per point: mean, standard deviation, min and max are reported"));
+    baselineCombo_ = new QComboBox;
+    baselineCombo_->setToolTip(tr("Speed-ups are this mode's mean total time over each other's"));
+    pinnedCheck_ = new QCheckBox(tr("pinned host memory"));
+    pinnedCheck_->setToolTip(tr("Copy each image to page-locked memory first: uploads skip the staging copy"));
+    serialCheck_ = new QCheckBox(tr("serial transfers"));
+    serialCheck_->setToolTip(tr("Upload, filter and download the whole image one after the other instead of "
+                                "overlapping pieces on several streams"));
+    budgetSpin_ = new QSpinBox;
+    budgetSpin_->setRange(0, 1 << 20);
+    budgetSpin_->setSuffix(tr(" MB"));
+    budgetSpin_->setSpecialValueText(tr("engine's own"));
+    budgetSpin_->setToolTip(tr("Most device memory a run may hold; larger images go through strips "
+                               "(the course paper's 2 GB GPU)"));
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(sizesEdit_, 2);
+    sizeRow->addWidget(new QLabel(tr("masks")));
+    sizeRow->addWidget(kernelsEdit_, 1);
+    sizeRow->addWidget(kernelType_);
+    auto* formatRow = new QHBoxLayout;
+    formatRow->addWidget(new QLabel(tr("channels")));
+    formatRow->addWidget(channelsCombo_);
+    formatRow->addWidget(new QLabel(tr("depth")));
+    formatRow->addWidget(depthCombo_);
+    formatRow->addWidget(new QLabel(tr("border")));
+    formatRow->addWidget(borderCombo_);
+    formatRow->addStretch(1);
+    auto* runsRow = new QHBoxLayout;
+    runsRow->addWidget(new QLabel(tr("warm-up")));
+    runsRow->addWidget(warmupSpin_);
+    runsRow->addWidget(new QLabel(tr("timed")));
+    runsRow->addWidget(repeatsSpin_);
+    runsRow->addWidget(new QLabel(tr("baseline")));
+    runsRow->addWidget(baselineCombo_, 1);
+    form->addRow(tr("Preset"), presetRow);
+    form->addRow(tr("Sizes"), sizeRow);
+    form->addRow(tr("Images"), formatRow);
+    form->addRow(tr("Runs"), runsRow);
+    auto* cudaRow = new QHBoxLayout;
+    cudaRow->addWidget(pinnedCheck_);
+    cudaRow->addWidget(serialCheck_);
+    cudaRow->addWidget(new QLabel(tr("device memory")));
+    cudaRow->addWidget(budgetSpin_);
+    cudaRow->addStretch(1);
+    form->addRow(tr("CUDA"), cudaRow);
+    top->addLayout(form, 3);
     modeList_ = new QListWidget;
     for (const auto& b : backends_) {
         const std::string backendReason = b->unavailableReason();
@@ -118,7 +185,7 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
             }
         }
     }
-    top->addWidget(modeList_, 1);
+    top->addWidget(modeList_, 2);
     layout->addLayout(top);
 
     auto* controls = new QHBoxLayout;
@@ -126,44 +193,59 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     cancelButton_ = new QPushButton(tr("Cancel"));
     cancelButton_->setEnabled(false);
     auto* csvButton = new QPushButton(tr("Export CSV..."));
+    auto* pngButton = new QPushButton(tr("Save plots (PNG)..."));
     progress_ = new QProgressBar;
     statusLabel_ = new QLabel;
+    statusLabel_->setWordWrap(true);
     controls->addWidget(runButton_);
     controls->addWidget(cancelButton_);
     controls->addWidget(progress_, 1);
     controls->addWidget(csvButton);
+    controls->addWidget(pngButton);
     layout->addLayout(controls);
     layout->addWidget(statusLabel_);
 
-    auto* splitter = new QSplitter(Qt::Horizontal);
-    table_ = new QTableWidget(0, 6);
-    table_->setHorizontalHeaderLabels({tr("size"), tr("kernel"), tr("mode"), tr("median ms"), tr("kernel ms"), tr("MPix/s")});
+    auto* splitter = new QSplitter(Qt::Vertical);
+    table_ = new QTableWidget(0, 13);
+    table_->setHorizontalHeaderLabels({tr("contender"), tr("size"), tr("mask"), tr("shape"), tr("upload ms"),
+                                       tr("kernel ms"), tr("download ms"), tr("total ms"), tr("min ms"), tr("max ms"),
+                                       tr("speed-up"), tr("GB/s"), tr("GFLOP/s")});
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    plot_ = new QCustomPlot;
-    plot_->legend->setVisible(true);
-    plot_->legend->setFont(QFont(font().family(), 8));
-    plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    plot_->xAxis->setLabel(tr("image side (px)"));
-    plot_->yAxis->setLabel(tr("median ms"));
+    plots_ = new QTabWidget;
+    timePlot_ = new QCustomPlot;
+    speedupPlot_ = new QCustomPlot;
+    plots_->addTab(timePlot_, tr("Time vs size"));
+    plots_->addTab(speedupPlot_, tr("Speed-up vs size"));
     splitter->addWidget(table_);
-    splitter->addWidget(plot_);
+    splitter->addWidget(plots_);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    splitter->setSizes({170, 330});  // the plots get the room: they are what a class looks at
+    plots_->setMinimumHeight(280);
     layout->addWidget(splitter, 1);
+    replot();
+    refreshBaselines();
 
-    connect(paperButton, &QPushButton::clicked, this, [this] {
-        sizesEdit_->setText(QStringLiteral("2800, 5600, 11200, 22400"));
-        kernelsEdit_->setText(QStringLiteral("3, 5, 7"));
-    });
+    connect(modeList_, &QListWidget::itemChanged, this, [this] { refreshBaselines(); });
+    connect(presetCombo_, &QComboBox::currentIndexChanged, this,
+            [this] { choosePreset(presetCombo_->currentData().toString(), quickCheck_->isChecked()); });
+    connect(quickCheck_, &QCheckBox::toggled, this,
+            [this](bool quick) { choosePreset(presetCombo_->currentData().toString(), quick); });
     connect(runButton_, &QPushButton::clicked, this, &BenchmarkDialog::start);
     connect(cancelButton_, &QPushButton::clicked, this, &BenchmarkDialog::cancel);
     connect(csvButton, &QPushButton::clicked, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export benchmark"), QStringLiteral("benchmark.csv"), tr("CSV files (*.csv)"));
+        QString path = QFileDialog::getSaveFileName(this, tr("Export benchmark"),
+                                                    QString::fromStdString(runName_ + ".csv"), tr("CSV files (*.csv)"));
         if (path.isEmpty()) return;
         QString error;
         if (!exportCsv(path, &error)) emit errorOccurred(tr("Cannot export benchmark"), error);
+    });
+    connect(pngButton, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the plots"));
+        if (dir.isEmpty()) return;
+        QString error;
+        if (!exportPlots(dir, &error)) emit errorOccurred(tr("Cannot save the plots"), error);
     });
 }
 
@@ -173,6 +255,7 @@ BenchmarkDialog::~BenchmarkDialog() {
 }
 
 void BenchmarkDialog::configure(const QString& sizes, const QString& kernels, const QStringList& modes, int repeats) {
+    presetCombo_->setCurrentIndex(0);
     sizesEdit_->setText(sizes);
     kernelsEdit_->setText(kernels);
     repeatsSpin_->setValue(repeats);
@@ -183,108 +266,170 @@ void BenchmarkDialog::configure(const QString& sizes, const QString& kernels, co
     }
 }
 
+void BenchmarkDialog::choosePreset(const QString& name, bool quick) {
+    const QSignalBlocker blockCombo(presetCombo_), blockQuick(quickCheck_);
+    presetCombo_->setCurrentIndex(std::max(0, presetCombo_->findData(name)));
+    quickCheck_->setChecked(quick);
+    bench::BenchPreset p;
+    const bool isPreset = !name.isEmpty() && bench::makeBenchPreset(name.toStdString(), quick, p, nullptr);
+    // A preset fixes the sweep; the form shows what it runs.
+    for (QWidget* w : std::initializer_list<QWidget*>{sizesEdit_, kernelsEdit_, kernelType_, channelsCombo_, depthCombo_,
+                                                      borderCombo_, warmupSpin_, repeatsSpin_, baselineCombo_, modeList_})
+        w->setEnabled(!isPreset);
+    if (!isPreset) {
+        refreshBaselines();
+        return;
+    }
+    QStringList sizes, masks;
+    for (const auto& [w, h] : p.sizes) sizes << (w == h ? QString::number(w) : QStringLiteral("%1x%2").arg(w).arg(h));
+    for (int m : p.maskSizes) masks << QString::number(m);
+    sizesEdit_->setText(sizes.join(QStringLiteral(", ")));
+    kernelsEdit_->setText(masks.join(QStringLiteral(", ")));
+    kernelType_->setCurrentIndex(kernelType_->findData(static_cast<int>(p.masks)));
+    channelsCombo_->setCurrentText(QString::number(p.channels));
+    depthCombo_->setCurrentText(QString::fromLatin1(depthName(p.depth)));
+    borderCombo_->setCurrentIndex(borderCombo_->findData(static_cast<int>(p.border.mode)));
+    warmupSpin_->setValue(p.warmup);
+    repeatsSpin_->setValue(p.repeats);
+    baselineCombo_->clear();
+    baselineCombo_->addItem(QString::fromStdString(p.baseline));
+    statusLabel_->setText(QString::fromStdString(p.title + "; source: " + p.source));
+}
+
+void BenchmarkDialog::refreshBaselines() {
+    if (!presetCombo_->currentData().toString().isEmpty()) return;
+    const QString previous = baselineCombo_->currentText();
+    const QSignalBlocker block(baselineCombo_);
+    baselineCombo_->clear();
+    for (int i = 0; i < modeList_->count(); ++i)
+        if (modeList_->item(i)->checkState() == Qt::Checked) baselineCombo_->addItem(modeList_->item(i)->data(Qt::UserRole).toString());
+    const int keep = baselineCombo_->findText(previous);
+    if (keep >= 0) baselineCombo_->setCurrentIndex(keep);
+}
+
+bool BenchmarkDialog::buildPreset(bench::BenchPreset& out, QString& why) const {
+    const QString name = presetCombo_->currentData().toString();
+    // The transfer knobs set here override a preset's (as the CLI's --pinned, --serial, --device-memory).
+    auto applyKnobs = [this](bench::BenchPreset& p) {
+        if (pinnedCheck_->isChecked()) p.knobs.host = HostMemory::Pinned;
+        if (serialCheck_->isChecked()) p.knobs.transfers = Transfers::Serial;
+        if (budgetSpin_->value() > 0) p.knobs.deviceBudgetBytes = static_cast<std::size_t>(budgetSpin_->value()) << 20;
+    };
+    if (!name.isEmpty()) {
+        std::string error;
+        if (!bench::makeBenchPreset(name.toStdString(), quickCheck_->isChecked(), out, &error)) {
+            why = QString::fromStdString(error);
+            return false;
+        }
+        applyKnobs(out);
+        return true;
+    }
+    bench::BenchPreset p;
+    p.name = "benchmark";
+    p.title = "custom sweep";
+    p.source = "the Benchmark dialog";
+    p.sizes = parseSizes(sizesEdit_->text(), &why);
+    if (p.sizes.empty()) {
+        why = tr("Image sizes: %1").arg(why);
+        return false;
+    }
+    const QVector<int> masks = parseList(kernelsEdit_->text(), &why);
+    if (masks.isEmpty()) {
+        why = tr("Mask sizes: %1").arg(why);
+        return false;
+    }
+    for (int m : masks) {
+        if (m % 2 == 0 || m > kMaxKernelSize) {
+            why = tr("Mask sizes: %1 is not an odd size from 1 to %2").arg(m).arg(kMaxKernelSize);
+            return false;
+        }
+        p.maskSizes.push_back(m);
+    }
+    p.masks = static_cast<bench::MaskKind>(kernelType_->currentData().toInt());
+    p.channels = channelsCombo_->currentText().toInt();
+    parseDepth(depthCombo_->currentText().toStdString(), p.depth);
+    p.border.mode = static_cast<BorderMode>(borderCombo_->currentData().toInt());
+    p.warmup = warmupSpin_->value();
+    p.repeats = repeatsSpin_->value();
+    for (int i = 0; i < modeList_->count(); ++i)
+        if (modeList_->item(i)->checkState() == Qt::Checked) {
+            const QString key = modeList_->item(i)->data(Qt::UserRole).toString();
+            bench::Contender c;
+            c.label = key.toStdString();
+            c.backend = key.section('/', 0, 0).toStdString();
+            c.pick = bench::ModePick::Named;
+            c.mode = key.section('/', 1).toStdString();
+            p.contenders.push_back(c);
+        }
+    if (p.contenders.empty()) {
+        why = tr("tick at least one mode to benchmark");
+        return false;
+    }
+    p.baseline = baselineCombo_->currentText().toStdString();
+    applyKnobs(p);
+    out = std::move(p);
+    return true;
+}
+
 void BenchmarkDialog::cancel() {
+    if (!running_) return;
     cancel_ = true;
     statusLabel_->setText(tr("cancelling after the current run..."));
 }
 
 void BenchmarkDialog::start() {
     if (running_) return;
+    bench::BenchPreset preset;
     QString why;
-    const QVector<int> sizes = parseList(sizesEdit_->text(), &why);
-    if (sizes.isEmpty()) {
-        emit errorOccurred(tr("Bad image sizes"), why);
+    if (!buildPreset(preset, why)) {
+        emit errorOccurred(tr("Cannot start the benchmark"), why);
         return;
     }
-    const QVector<int> kernels = parseList(kernelsEdit_->text(), &why);
-    if (kernels.isEmpty()) {
-        emit errorOccurred(tr("Bad kernel sizes"), why);
-        return;
-    }
-    QStringList modes;
-    for (int i = 0; i < modeList_->count(); ++i)
-        if (modeList_->item(i)->checkState() == Qt::Checked) modes << modeList_->item(i)->data(Qt::UserRole).toString();
-    if (modes.isEmpty()) {
-        emit errorOccurred(tr("No modes"), tr("tick at least one mode to benchmark"));
-        return;
-    }
-    std::vector<FilterSpec> specs;
-    for (int k : kernels) {
-        FilterSpec spec;
-        std::string error;
-        const QString text = QStringLiteral("%1:%2").arg(kernelType_->currentText()).arg(k);
-        if (!makePreset(text.toStdString(), spec, &error)) {
-            emit errorOccurred(tr("Bad kernel size"), QString::fromStdString(error));
-            return;
-        }
-        specs.push_back(spec);
-    }
-    Depth depth = Depth::U8;
-    parseDepth(depthCombo_->currentText().toStdString(), depth);
-    const int channels = channelsCombo_->currentText().toInt();
-    const int repeats = repeatsSpin_->value();
-    const unsigned seed = std::random_device{}();
-
-    rows_.clear();
+    const std::uint32_t seed = std::random_device{}();
+    runName_ = preset.name;
+    baseline_ = preset.baseline;
+    records_.clear();
     table_->setRowCount(0);
     replot();
     cancel_ = false;
     running_ = true;
     runButton_->setEnabled(false);
     cancelButton_->setEnabled(true);
-    const int total = static_cast<int>(sizes.size() * static_cast<qsizetype>(specs.size()) * modes.size());
+    const int total = static_cast<int>(preset.sizes.size() * preset.maskSizes.size() * preset.contenders.size() *
+                                       preset.shapes.size());
     progress_->setRange(0, total);
     progress_->setValue(0);
-    statusLabel_->setText(tr("random images, seed %1, %2 channel(s) %3, median of %4").arg(seed).arg(channels).arg(depthName(depth)).arg(repeats));
+    statusLabel_->setText(tr("%1: random images, seed %2, %3 channel(s) %4, border %5, %6 warm-up + %7 timed runs; "
+                             "CUDA: %8 host memory, %9 transfers")
+                              .arg(QString::fromStdString(preset.name))
+                              .arg(seed)
+                              .arg(preset.channels)
+                              .arg(QString::fromLatin1(depthName(preset.depth)))
+                              .arg(QString::fromLatin1(borderModeName(preset.border.mode)))
+                              .arg(preset.warmup)
+                              .arg(preset.repeats)
+                              .arg(QString::fromLatin1(hostMemoryName(preset.knobs.host)),
+                                   QString::fromLatin1(transfersName(preset.knobs.transfers))));
 
-    future_ = QtConcurrent::run([this, sizes, specs, kernels, modes, depth, channels, repeats, seed] {
-        std::mt19937 rng(seed);
-        int doneCount = 0;
-        for (int size : sizes) {
-            Image input;
-            try {
-                input = Image(size, size, channels, depth);
-                fillRandom(input, rng);
-            } catch (const std::exception& e) {
-                const QString message = tr("%1x%1 image: %2").arg(size).arg(QString::fromUtf8(e.what()));
-                QMetaObject::invokeMethod(this, [this, message] { done(message); }, Qt::QueuedConnection);
-                return;
-            }
-            for (std::size_t k = 0; k < specs.size(); ++k) {
-                for (const QString& key : modes) {
-                    if (cancel_) {
-                        QMetaObject::invokeMethod(this, [this] { done(tr("cancelled")); }, Qt::QueuedConnection);
-                        return;
-                    }
-                    Row row{size, kernels[static_cast<int>(k)], key, 0.0, -1.0, {}};
-                    Backend* backend = nullptr;
-                    for (const auto& b : backends_)
-                        if (QString::fromStdString(b->id()) == key.section('/', 0, 0)) backend = b.get();
-                    std::vector<double> totals, kernelTimes;
-                    for (int r = 0; r < repeats && backend && row.error.isEmpty() && !cancel_; ++r) {
-                        const auto t0 = std::chrono::steady_clock::now();
-                        RunResult result = backend->run(specs[k], input.cview(), key.section('/', 1).toStdString());
-                        const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                        if (!result.ok()) row.error = QString::fromStdString(result.error);
-                        totals.push_back(result.timing.totalMs.value_or(wall));
-                        if (result.timing.kernelMs) kernelTimes.push_back(*result.timing.kernelMs);
-                    }
-                    if (!backend) row.error = tr("unknown backend");
-                    auto median = [](std::vector<double> v) {
-                        std::sort(v.begin(), v.end());
-                        return v.empty() ? -1.0 : v[v.size() / 2];
-                    };
-                    row.medianMs = median(totals);
-                    row.kernelMs = median(kernelTimes);
-                    ++doneCount;
-                    QMetaObject::invokeMethod(this, [this, row, doneCount] {
-                        addRow(row);
-                        progress_->setValue(doneCount);
-                    }, Qt::QueuedConnection);
-                }
-            }
-        }
-        QMetaObject::invokeMethod(this, [this] { done(tr("finished")); }, Qt::QueuedConnection);
+    future_ = QtConcurrent::run([this, preset, seed] {
+        const bench::BenchRunResult result =
+            bench::runBenchPreset(preset, backends_, seed, [this](int doneCount, int, const bench::BenchRecord& r) {
+                QMetaObject::invokeMethod(this, [this, r, doneCount] {
+                    records_.push_back(r);
+                    addRecord(r);
+                    replot();
+                    progress_->setValue(doneCount);
+                }, Qt::QueuedConnection);
+                return !cancel_.load();
+            });
+        // Speed-ups need the baseline's rows, so they come once the sweep is over.
+        QMetaObject::invokeMethod(this, [this, records = result.records, cancelled = result.cancelled] {
+            records_ = records;
+            table_->setRowCount(0);
+            for (const bench::BenchRecord& r : records_) addRecord(r);
+            replot();
+            done(cancelled ? tr("cancelled") : tr("finished"));
+        }, Qt::QueuedConnection);
     });
 }
 
@@ -296,67 +441,47 @@ void BenchmarkDialog::done(const QString& message) {
     emit finished();
 }
 
-void BenchmarkDialog::addRow(const Row& row) {
-    rows_ << row;
-    const int r = table_->rowCount();
-    table_->insertRow(r);
-    const double mpix = row.medianMs > 0 ? static_cast<double>(row.size) * row.size / 1e6 / (row.medianMs / 1000.0) : 0.0;
-    const QStringList cells = {QString::number(row.size), QString::number(row.kernel), row.mode,
-                               row.error.isEmpty() ? QString::number(row.medianMs, 'f', 3) : tr("failed"),
-                               row.kernelMs >= 0 ? QString::number(row.kernelMs, 'f', 3) : QString(),
-                               row.error.isEmpty() ? QString::number(mpix, 'f', 1) : row.error};
-    for (int c = 0; c < cells.size(); ++c) table_->setItem(r, c, new QTableWidgetItem(cells[c]));
-    replot();
+void BenchmarkDialog::addRecord(const bench::BenchRecord& r) {
+    const int row = table_->rowCount();
+    table_->insertRow(row);
+    const QString size = QStringLiteral("%1x%2").arg(r.width).arg(r.height);
+    QStringList cells = {QString::fromStdString(r.contender), size, QString::number(r.maskSize),
+                         QString::fromStdString(r.shape)};
+    if (r.ok())
+        cells << msText(r.upload) << msText(r.kernel) << msText(r.download) << msText(r.total)
+              << QString::number(r.total.min, 'f', 3) << QString::number(r.total.max, 'f', 3) << optionalText(r.speedup, 2)
+              << optionalText(r.gbps, 2) << optionalText(r.gflops, 2);
+    else
+        cells << QString::fromStdString(r.error);
+    for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
+    if (!r.ok()) table_->setSpan(row, 4, 1, table_->columnCount() - 4);
 }
 
 void BenchmarkDialog::replot() {
-    plot_->clearGraphs();
-    QMap<QString, QCPGraph*> graphs;
-    const QColor palette[] = {QColor(66, 133, 244), QColor(219, 68, 55), QColor(244, 180, 0), QColor(15, 157, 88),
-                              QColor(171, 71, 188), QColor(0, 172, 193), QColor(255, 112, 67), QColor(121, 85, 72)};
-    double minX = 1e300, maxX = 0, minY = 1e300, maxY = 0;
-    for (const Row& row : rows_) {
-        if (!row.error.isEmpty() || row.medianMs <= 0) continue;
-        const QString name = QStringLiteral("%1 k%2").arg(row.mode).arg(row.kernel);
-        QCPGraph*& g = graphs[name];
-        if (!g) {
-            g = plot_->addGraph();
-            g->setName(name);
-            const QColor c = palette[graphs.size() % 8];
-            g->setPen(QPen(c, 2));
-            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
-        }
-        g->addData(row.size, row.medianMs);
-        minX = std::min(minX, static_cast<double>(row.size));
-        maxX = std::max(maxX, static_cast<double>(row.size));
-        minY = std::min(minY, row.medianMs);
-        maxY = std::max(maxY, row.medianMs);
-    }
-    if (maxX > 0) {
-        plot_->xAxis->setRange(minX / 1.5, maxX * 1.5);
-        plot_->yAxis->setRange(minY / 2, maxY * 2);
-    }
-    plot_->replot();
+    drawTimePlot(*timePlot_, records_);
+    drawSpeedupPlot(*speedupPlot_, records_, baseline_);
 }
 
 bool BenchmarkDialog::exportCsv(const QString& path, QString* error) const {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+    if (!file.open(QIODevice::WriteOnly)) {
         if (error) *error = tr("could not open %1: %2").arg(path, file.errorString());
         return false;
     }
-    QTextStream out(&file);
-    out << "size,kernel,backend,mode,median_ms,kernel_ms,error\n";
-    for (const Row& r : rows_)
-        out << r.size << ',' << r.kernel << ',' << r.mode.section('/', 0, 0) << ',' << r.mode.section('/', 1) << ','
-            << (r.error.isEmpty() ? QString::number(r.medianMs, 'f', 4) : QString()) << ','
-            << (r.kernelMs >= 0 ? QString::number(r.kernelMs, 'f', 4) : QString()) << ",\"" << r.error << "\"\n";
-    out.flush();
+    file.write(QByteArray::fromStdString(bench::benchRecordsCsv(records_)));
     if (!file.commit()) {
         if (error) *error = tr("could not write %1: %2").arg(path, file.errorString());
         return false;
     }
     return true;
+}
+
+bool BenchmarkDialog::exportPlots(const QString& dir, QString* error) const {
+    std::vector<std::string> written;
+    std::string why;
+    if (writeBenchPlots(records_, runName_, baseline_, dir.toStdString(), written, why)) return true;
+    if (error) *error = QString::fromStdString(why);
+    return false;
 }
 
 }  // namespace fs::ui

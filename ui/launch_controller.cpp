@@ -4,6 +4,7 @@
 
 #include "filter_runner.hpp"
 #include "fs/widgets/launch_panel.hpp"
+#include "transfer_knobs.hpp"
 
 namespace fs::ui {
 
@@ -16,6 +17,17 @@ LaunchController::LaunchController(FilterRunner* runner, widgets::LaunchPanel* p
     connect(panel_, &widgets::LaunchPanel::autotuneRequested, this, &LaunchController::autotune);
     connect(panel_, &widgets::LaunchPanel::cancelTuneRequested, this, &LaunchController::cancelTuning);
     connect(panel_, &widgets::LaunchPanel::resetTuningRequested, this, &LaunchController::resetTuning);
+    connect(panel_, &widgets::LaunchPanel::transfersChanged, this, [this](bool serial, int budgetMB) {
+        TransferKnobs knobs;
+        knobs.transfers = serial ? Transfers::Serial : Transfers::Overlapped;
+        knobs.deviceBudgetBytes = static_cast<std::size_t>(budgetMB) << 20;
+        const std::string why = applyTransferKnobs(knobs);
+        panel_->setMessage(!why.empty() ? QString::fromStdString(why)
+                                        : tr("CUDA runs from now on: %1 transfers, device memory %2")
+                                              .arg(QString::fromLatin1(transfersName(knobs.transfers)),
+                                                   budgetMB ? tr("%1 MB").arg(budgetMB) : tr("the engine's own")));
+        if (why.empty()) emit launchChanged();  // the next run shows the new times
+    });
     panel_->setDisabledReason(tr("Open an image to see how the filter launches."));
 }
 

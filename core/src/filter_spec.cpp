@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace fs {
@@ -79,6 +80,29 @@ std::string validateKernel(const Kernel& k) {
             return "kernel weight at row " + std::to_string(i / k.width) + ", column " + std::to_string(i % k.width) +
                    " is not a finite number";
     return {};
+}
+
+const char* outputSizeName(OutputSize s) { return s == OutputSize::Valid ? "valid" : "same"; }
+
+bool parseOutputSize(const std::string& text, OutputSize& out) {
+    if (text == "same") out = OutputSize::Same;
+    else if (text == "valid") out = OutputSize::Valid;
+    else return false;
+    return true;
+}
+
+Image validInterior(const FilterSpec& spec, ConstImageView padded) {
+    const int rx = spec.maxRadiusX(), ry = spec.maxRadiusY();
+    const int w = padded.width - 2 * rx, h = padded.height - 2 * ry;
+    if (w <= 0 || h <= 0)
+        throw std::invalid_argument("a " + std::to_string(padded.width) + "x" + std::to_string(padded.height) +
+                                    " image has no valid interior for a " + std::to_string(2 * rx + 1) + "x" +
+                                    std::to_string(2 * ry + 1) + " kernel");
+    Image out(w, h, padded.channels, padded.depth);
+    const std::size_t skip = static_cast<std::size_t>(rx) * padded.pixelBytes();
+    for (int y = 0; y < h; ++y)
+        std::memcpy(out.view().row<std::uint8_t>(y), padded.row<std::uint8_t>(y + ry) + skip, out.view().rowBytes());
+    return out;
 }
 
 const char* combineName(Combine c) { return c == Combine::Magnitude ? "magnitude" : "single"; }

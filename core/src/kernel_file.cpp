@@ -15,7 +15,9 @@ constexpr const char* kFormat = "filterstudio-kernel";
 
 const char* typeName(const json& j) { return j.type_name(); }
 
-Kernel parseKernel(const json& j, const std::string& path) {
+}  // namespace
+
+Kernel kernelFromJson(const json& j, const std::string& path) {
     if (!j.is_object()) fieldError(path, std::string("expected an object, got ") + typeName(j));
     checkKeys(j, path, {"width", "height", "weights"});
     if (!j.contains("weights")) fieldError(path, "missing field 'weights'");
@@ -50,7 +52,32 @@ Kernel parseKernel(const json& j, const std::string& path) {
     return k;
 }
 
-}  // namespace
+void readBorderAndOutput(const json& root, Border& border, OutputMapping& output, OutputSize* size) {
+    if (root.contains("border")) {
+        const json& b = root.at("border");
+        if (!b.is_object()) fieldError("border", std::string("expected an object, got ") + typeName(b));
+        checkKeys(b, "border", {"mode", "value"});
+        if (b.contains("mode")) {
+            std::string why;
+            if (!parseBorder(string(b.at("mode"), "border.mode"), border, &why)) fieldError("border.mode", why);
+        }
+        if (b.contains("value")) border.value = static_cast<float>(number(b.at("value"), "border.value"));
+    }
+    if (root.contains("output")) {
+        const json& o = root.at("output");
+        if (!o.is_object()) fieldError("output", std::string("expected an object, got ") + typeName(o));
+        if (size) checkKeys(o, "output", {"scale", "offset", "abs", "float", "size"});
+        else checkKeys(o, "output", {"scale", "offset", "abs", "float"});
+        if (o.contains("scale")) output.scale = static_cast<float>(number(o.at("scale"), "output.scale"));
+        if (o.contains("offset")) output.offset = static_cast<float>(number(o.at("offset"), "output.offset"));
+        if (o.contains("abs")) output.absolute = boolean(o.at("abs"), "output.abs");
+        if (o.contains("float")) output.floatOutput = boolean(o.at("float"), "output.float");
+        if (size && o.contains("size")) {
+            const std::string text = string(o.at("size"), "output.size");
+            if (!parseOutputSize(text, *size)) fieldError("output.size", "'" + text + "' is not same or valid");
+        }
+    }
+}
 
 FilterSpec filterSpecFromJson(const json& root, bool inlineObject) {
     if (!root.is_object()) fieldError("(top level)", std::string("expected an object, got ") + typeName(root));
@@ -74,31 +101,12 @@ FilterSpec filterSpecFromJson(const json& root, bool inlineObject) {
     if (!root.contains("kernels")) fieldError("kernels", "missing");
     const json& ks = root.at("kernels");
     if (!ks.is_array()) fieldError("kernels", std::string("expected an array, got ") + typeName(ks));
-    for (std::size_t i = 0; i < ks.size(); ++i) spec.kernels.push_back(parseKernel(ks[i], "kernels[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < ks.size(); ++i) spec.kernels.push_back(kernelFromJson(ks[i], "kernels[" + std::to_string(i) + "]"));
     const std::size_t want = spec.combine == Combine::Magnitude ? 2 : 1;
     if (spec.kernels.size() != want)
         fieldError("kernels", std::string("a '") + combineName(spec.combine) + "' filter needs " + std::to_string(want) +
                                   " kernel(s), got " + std::to_string(spec.kernels.size()));
-
-    if (root.contains("border")) {
-        const json& b = root.at("border");
-        if (!b.is_object()) fieldError("border", std::string("expected an object, got ") + typeName(b));
-        checkKeys(b, "border", {"mode", "value"});
-        if (b.contains("mode")) {
-            std::string why;
-            if (!parseBorder(string(b.at("mode"), "border.mode"), spec.border, &why)) fieldError("border.mode", why);
-        }
-        if (b.contains("value")) spec.border.value = static_cast<float>(number(b.at("value"), "border.value"));
-    }
-    if (root.contains("output")) {
-        const json& o = root.at("output");
-        if (!o.is_object()) fieldError("output", std::string("expected an object, got ") + typeName(o));
-        checkKeys(o, "output", {"scale", "offset", "abs", "float"});
-        if (o.contains("scale")) spec.output.scale = static_cast<float>(number(o.at("scale"), "output.scale"));
-        if (o.contains("offset")) spec.output.offset = static_cast<float>(number(o.at("offset"), "output.offset"));
-        if (o.contains("abs")) spec.output.absolute = boolean(o.at("abs"), "output.abs");
-        if (o.contains("float")) spec.output.floatOutput = boolean(o.at("float"), "output.float");
-    }
+    readBorderAndOutput(root, spec.border, spec.output, &spec.outputSize);
     if (std::string why = validateSpec(spec); !why.empty()) fieldError("(filter)", why);
     return spec;
 }
@@ -134,7 +142,9 @@ std::string kernelToJson(const FilterSpec& spec) {
     s += "  ],\n";
     s += "  \"border\": {\"mode\": \"" + std::string(borderModeName(spec.border.mode)) + "\", \"value\": " + num(spec.border.value) + "},\n";
     s += "  \"output\": {\"scale\": " + num(spec.output.scale) + ", \"offset\": " + num(spec.output.offset) +
-         ", \"abs\": " + (spec.output.absolute ? "true" : "false") + ", \"float\": " + (spec.output.floatOutput ? "true" : "false") + "}\n";
+         ", \"abs\": " + (spec.output.absolute ? "true" : "false") + ", \"float\": " + (spec.output.floatOutput ? "true" : "false") +
+         // Written only when valid, so same-size files stay as older readers know them.
+         (spec.outputSize == OutputSize::Valid ? ", \"size\": \"valid\"" : "") + "}\n";
     s += "}\n";
     return s;
 }

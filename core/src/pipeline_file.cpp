@@ -67,12 +67,17 @@ PipelineStep parseStep(const json& j, const std::string& path) {
             const json& o = j.at("output");
             const std::string opath = path + ".output";
             if (!o.is_object()) fieldError(opath, std::string("expected an object, got ") + o.type_name());
-            checkKeys(o, opath, {"scale", "offset", "abs", "float"});
+            checkKeys(o, opath, {"scale", "offset", "abs", "float", "size"});
             OutputMapping& m = step.filter.output;
             if (o.contains("scale")) m.scale = static_cast<float>(number(o.at("scale"), opath + ".scale"));
             if (o.contains("offset")) m.offset = static_cast<float>(number(o.at("offset"), opath + ".offset"));
             if (o.contains("abs")) m.absolute = boolean(o.at("abs"), opath + ".abs");
             if (o.contains("float")) m.floatOutput = boolean(o.at("float"), opath + ".float");
+            if (o.contains("size")) {
+                const std::string size = string(o.at("size"), opath + ".size");
+                if (!parseOutputSize(size, step.filter.outputSize))
+                    fieldError(opath + ".size", "'" + size + "' is not same or valid");
+            }
         }
     }
     if (step.op == StepOp::Threshold) {

@@ -9,6 +9,8 @@ target_sources(fs_cuda PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/host_copies.cpp
   ${CMAKE_CURRENT_LIST_DIR}/point_ops.cu
   ${CMAKE_CURRENT_LIST_DIR}/ccl.cu
+  ${CMAKE_CURRENT_LIST_DIR}/layer.cu
+  ${CMAKE_CURRENT_LIST_DIR}/pinned_host.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline_runner.cpp)
 target_include_directories(fs_cuda PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
 target_link_libraries(fs_cuda PRIVATE Threads::Threads)

@@ -112,6 +112,19 @@ TEST_F(Cli, GaussianWithReplicateEqualsGaussianBlurOnU8) {
     EXPECT_TRUE(matsMatch(readBack(out), want, 1.0, 0.0));
 }
 
+TEST_F(Cli, ValidOutputIsTheInteriorOfTheSameSizeResult) {
+    const std::string same = dir_.file("same.png"), valid = dir_.file("valid.png");
+    ASSERT_EQ(run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(same) + " -k gaussian:7:1.5").exitCode, 0);
+    const CliRun r =
+        run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(valid) + " -k gaussian:7:1.5 --output-size valid");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("valid output"), std::string::npos) << r.out;
+    const cv::Mat padded = readBack(same), interior = readBack(valid);
+    ASSERT_EQ(interior.cols, padded.cols - 6);
+    ASSERT_EQ(interior.rows, padded.rows - 6);
+    EXPECT_TRUE(matsMatch(interior, padded(cv::Rect(3, 3, interior.cols, interior.rows)).clone(), 0.0, 0.0));
+}
+
 TEST_F(Cli, SobelMagnitudeScaledToU8) {
     const std::string out = dir_.file("edges.png");
     const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k sobel-mag --scale 0.25 --mode parallel");
@@ -203,6 +216,7 @@ TEST_F(Cli, UsageErrorsExitWith2) {
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --depth f16", 2, {"--depth", "f16"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --scale abc", 2, {"--scale", "abc"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --border mirror", 2, {"mirror"});
+    expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --output-size full", 2, {"--output-size", "full"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-x --mode turbo", 2, {"turbo", "reference"});
     expectRefused("apply -i " + in + " -o " + out + " -k sobel-q", 2, {"sobel-q", "unknown preset"});
     expectRefused("apply -i " + in + " -o " + out + " -k box:4", 2, {"box:4", "odd"});
@@ -680,6 +694,108 @@ TEST_F(CliDefaults, BenchRefusesAnExistingCsvUnlessOverwrite) {
     r = run(args + " --overwrite");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(linesOf(test::readBytes(csv)).at(0), kCsvHeader);
+}
+
+
+TEST_F(CliDefaults, BenchPresetQuickWritesTheCsvAndBothPlots) {
+    const std::string csv = dir_.file("course.csv"), plots = dir_.file("plots");
+    const CliRun r = run("bench --preset course-table1 --quick --seed 5 --csv " + shellQuoted(csv) + " --plots " +
+                         shellQuoted(plots));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    for (const char* text : {"preset course-table1 (quick)", "speed-up against sequential", "sequential", "CPU parallel",
+                             "upload ms", "GFLOP/s"})
+        EXPECT_NE(r.out.find(text), std::string::npos) << text << " in\n" << r.out;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), 46u);  // header + 3 sizes x 3 masks x 5 contenders, each run or skipped
+    for (const char* column : {"channels", "depth", "border", "seed", "device", "driver", "upload_mean_ms",
+                               "kernel_std_ms", "total_max_ms", "speedup", "gb_per_s", "gflop_per_s"})
+        EXPECT_NE(lines[0].find(column), std::string::npos) << column;
+    const std::vector<std::string> first = fieldsOf(lines[1]);
+    EXPECT_EQ(std::vector<std::string>(first.begin(), first.begin() + 17),
+              (std::vector<std::string>{"course-table1", "sequential", "cpu", "reference", "", "1:1:1", "280", "280", "3",
+                                        "u8", "reflect101", "3", "1", "pageable", "overlapped", "0", "5"}));
+    for (const char* png : {"course-table1-time.png", "course-table1-speedup.png"}) {
+        const cv::Mat image = cv::imread(plots + "/" + png);
+        ASSERT_FALSE(image.empty()) << png;
+        EXPECT_EQ(image.cols, 1000) << png;
+    }
+}
+
+TEST_F(CliDefaults, TransferKnobsNeedCudaAndSayWhy) {
+    const std::string out = dir_.file("o.png");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:3 --serial --pinned");
+    if (r.exitCode == 0) GTEST_SKIP() << "a CUDA build: the knobs are accepted (tests/gpu covers them)";
+    EXPECT_EQ(r.exitCode, 4) << r.err;
+    EXPECT_NE(r.err.find("without CUDA"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:3 --device-memory 0", 2,
+                  {"--device-memory"});
+}
+
+TEST_F(CliDefaults, BenchPresetSizesAndExcludeNarrowTheRun) {
+    const std::string csv = dir_.file("narrow.csv");
+    const CliRun r = run("bench --preset course-table1 --sizes 64x48,96 --exclude sequential --exclude OpenCL --repeats 1 "
+                         "--warmup 0 --csv " + shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), 1u + 2 * 3 * 3);  // 2 sizes x 3 masks x 3 contenders
+    EXPECT_EQ(fieldsOf(lines[1])[6], "64");
+    EXPECT_EQ(fieldsOf(lines[1])[7], "48");
+    EXPECT_EQ(test::readBytes(csv).find("sequential"), std::string::npos);
+}
+
+TEST_F(CliDefaults, BenchPresetRefusesBeforeRunning) {
+    expectRefused("bench --preset course-table2", 2, {"course-table2", "course-table1", "thesis-widths", "thesis-batch"});
+    expectRefused("bench --preset course-table1 --bogus", 2, {"--bogus"});
+    expectRefused("bench --preset course-table1 --exclude turbo", 2, {"turbo", "'sequential'", "'OpenCL'"});
+    expectRefused("bench --preset course-table1 --sizes 0", 2, {"--sizes"});
+    const std::string plots = dir_.file("plots");
+    std::filesystem::create_directory(plots);
+    dir_.write("plots/thesis-batch-time.png", "old");
+    const CliRun r = run("bench --preset thesis-batch --quick --plots " + shellQuoted(plots));
+    EXPECT_EQ(r.exitCode, 3) << r.err;
+    EXPECT_NE(r.err.find("--overwrite"), std::string::npos) << r.err;
+    EXPECT_EQ(test::readBytes(plots + "/thesis-batch-time.png"), "old");
+    EXPECT_FALSE(std::filesystem::exists(plots + "/thesis-batch-speedup.png"));
+}
+
+TEST_F(Cli, LayerSumsEveryInputsResponsePerOutput) {
+    // 2 inputs x 2 outputs; output m = sum over n of input_n filtered with kernel (n, m).
+    const std::string bank = dir_.write("bank.json", R"({"format": "filterstudio-kernel-bank", "version": 1,
+      "name": "two by two", "inputs": 2, "outputs": 2, "kernels": [
+        [{"weights": [[0, 0.25, 0], [0.25, 0, 0.25], [0, 0.25, 0]]}, {"weights": [[1, 0, -1]]}],
+        [{"weights": [[0.5]]}, {"weights": [[0.1, 0.1, 0.1], [0.1, 0.1, 0.1], [0.1, 0.1, 0.1]]}]],
+      "output": {"abs": true}})");
+    const cv::Mat photoMat = cv::imread(photo(), cv::IMREAD_UNCHANGED);
+    cv::Mat flipped;
+    cv::flip(photoMat, flipped, 1);
+    const std::string second = dir_.file("flipped.png");
+    ASSERT_TRUE(cv::imwrite(second, flipped));
+    const std::string out = dir_.file("layer");
+    const CliRun r = run("layer -i " + shellQuoted(photo()) + " -i " + shellQuoted(second) + " -b " + shellQuoted(bank) +
+                         " -o " + shellQuoted(out) + " --compare --format png");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    for (const char* text : {"2 input(s) x 2 output(s)", "one launch:", "one by one (4 runs", "largest difference"})
+        EXPECT_NE(r.out.find(text), std::string::npos) << text << " in\n" << r.out;
+    const cv::Mat inputs[2] = {photoMat, flipped};
+    const cv::Mat kernels[2][2] = {{(cv::Mat_<float>(3, 3) << 0, 0.25f, 0, 0.25f, 0, 0.25f, 0, 0.25f, 0),
+                                    (cv::Mat_<float>(1, 3) << 1, 0, -1)},
+                                   {(cv::Mat_<float>(1, 1) << 0.5f), cv::Mat(3, 3, CV_32F, cv::Scalar(0.1f))}};
+    for (int m = 0; m < 2; ++m) {
+        cv::Mat sum = cv::Mat::zeros(photoMat.size(), CV_32FC3);
+        for (int n = 0; n < 2; ++n) {
+            cv::Mat term;
+            cv::filter2D(inputs[n], term, CV_32F, kernels[n][m], cv::Point(-1, -1), 0, cv::BORDER_REFLECT_101);
+            sum += term;
+        }
+        cv::Mat want;
+        cv::convertScaleAbs(sum, want);
+        EXPECT_TRUE(matsMatch(readBack(out + "/two-by-two-" + std::to_string(m) + ".png"), want, 1.0, 0.0)) << "output " << m;
+    }
+    const CliRun refused = run("layer -i " + shellQuoted(photo()) + " -b " + shellQuoted(bank) + " -o " + shellQuoted(dir_.file("x")));
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_NE(refused.err.find("give as many images"), std::string::npos) << refused.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_.file("x")));
 }
 
 }  // namespace

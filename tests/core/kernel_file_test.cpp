@@ -17,6 +17,7 @@ void expectSameSpec(const FilterSpec& a, const FilterSpec& b) {
     EXPECT_EQ(a.combine, b.combine);
     EXPECT_EQ(a.border, b.border);
     EXPECT_EQ(a.output, b.output);
+    EXPECT_EQ(a.outputSize, b.outputSize);
     ASSERT_EQ(a.kernels.size(), b.kernels.size());
     for (std::size_t i = 0; i < a.kernels.size(); ++i) EXPECT_EQ(a.kernels[i], b.kernels[i]) << "kernel " << i;
 }
@@ -97,6 +98,19 @@ TEST(KernelFile, MissingFileNamesThePath) {
     EXPECT_NE(why.find("/nonexistent/dir/k.json"), std::string::npos) << why;
 }
 
+TEST(KernelFile, ValidOutputSizeRoundTripsAndSameIsLeftOut) {
+    FilterSpec spec;
+    ASSERT_TRUE(makePreset("gaussian:5:1.2", spec));
+    EXPECT_EQ(kernelToJson(spec).find("\"size\""), std::string::npos);  // same-size files read as before
+    spec.outputSize = OutputSize::Valid;
+    const std::string text = kernelToJson(spec);
+    EXPECT_NE(text.find("\"size\": \"valid\""), std::string::npos) << text;
+    FilterSpec back;
+    std::string why;
+    ASSERT_TRUE(parseKernelJson(text, back, &why)) << why;
+    expectSameSpec(spec, back);
+}
+
 struct Malformed {
     const char* what;
     const char* json;
@@ -151,6 +165,9 @@ const Malformed kMalformed[] = {
     {"output is an array", "{" FS_HEAD R"("output":[1],"kernels":[{"weights":[[1]]}]})", "output: expected an object"},
     {"scale is a string", "{" FS_HEAD R"("output":{"scale":"2"},"kernels":[{"weights":[[1]]}]})", "output.scale: expected a number"},
     {"abs is a number", "{" FS_HEAD R"("output":{"abs":1},"kernels":[{"weights":[[1]]}]})", "output.abs: expected true or false"},
+    {"size is unknown", "{" FS_HEAD R"("output":{"size":"full"},"kernels":[{"weights":[[1]]}]})",
+     "output.size: 'full' is not same or valid"},
+    {"size is a number", "{" FS_HEAD R"("output":{"size":1},"kernels":[{"weights":[[1]]}]})", "output.size: expected a string"},
     {"float is a string", "{" FS_HEAD R"("output":{"float":"yes"},"kernels":[{"weights":[[1]]}]})", "output.float"},
     // Unknown fields are refused, as in pipeline files: a misspelt field must not pass silently.
     {"unknown top-level field", "{" FS_HEAD R"("bordr":{"mode":"wrap"},"kernels":[{"weights":[[1]]}]})", "bordr: unknown field"},

@@ -1,6 +1,8 @@
 // The batch dialog: small images x kernels into a temporary folder,
 // outputs checked against the CPU reference; an unreadable input listed while
-// the others finish; Cancel mid-way; options refused before anything is written.
+// the others finish; Cancel mid-way; options refused before anything is written;
+// an N:M:M layer against the CPU layer runner. FS_SCREENSHOT_DIR=DIR keeps a
+// screenshot of the dialog after the layer ran.
 #include <QDir>
 #include <QFile>
 #include <QProgressBar>
@@ -17,6 +19,8 @@
 #include "backends.hpp"
 #include "batch_dialog.hpp"
 #include "fs/cpu/cpu_backend.hpp"
+#include "fs/cpu/layer.hpp"
+#include "fs/layer.hpp"
 #include "fs/io/image_io.hpp"
 #include "fs/presets.hpp"
 #include "fs/widgets/kernel_editor.hpp"
@@ -213,6 +217,44 @@ private slots:
         QString why;
         QVERIFY(!dialog->addKernelFile(dir_.filePath(QStringLiteral("missing.json")), &why));
         QVERIFY2(why.contains(QStringLiteral("missing.json")), qPrintable(why));
+    }
+
+    void layerSumsTheInputsAndRefusesAWrongCount() {
+        auto dialog = makeDialog();
+        const QString out = dir_.filePath(QStringLiteral("layer"));
+        const QString bank = dir_.filePath(QStringLiteral("bank.json"));
+        QFile file(bank);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"format": "filterstudio-kernel-bank", "version": 1, "name": "pair", "inputs": 2, "outputs": 1,
+          "kernels": [[{"weights": [[0.5, 0, 0.5]]}], [{"weights": [[0.25], [0.5], [0.25]]}]]})");
+        file.close();
+        // Two inputs of one size: the first image and a copy of it.
+        const QString copy = dir_.filePath(QStringLiteral("copy0.png"));
+        QVERIFY(QFile::copy(good_[0], copy));
+        dialog->setOutputDir(out);
+        QVERIFY(dialog->selectMode(QStringLiteral("cpu/parallel")));
+        dialog->setInputs({good_[0]});
+        QVERIFY(!dialog->startLayer(bank));
+        QVERIFY2(dialog->statusText().contains(QStringLiteral("2 input(s)")), qPrintable(dialog->statusText()));
+        QVERIFY(!QDir(out).exists());
+
+        dialog->setInputs({good_[0], copy});
+        QSignalSpy finished(dialog.get(), &BatchDialog::finished);
+        QVERIFY2(dialog->startLayer(bank), qPrintable(dialog->statusText()));
+        QVERIFY(waitFor([&] { return !finished.isEmpty(); }));
+        const QString written = QDir(out).filePath(QStringLiteral("pair-0.png"));
+        fs::io::LoadResult got = fs::io::loadImage(written.toStdString());
+        QVERIFY2(got.ok(), got.error.c_str());
+        // The same sum through the CPU layer runner.
+        fs::KernelBank parsed;
+        std::string why;
+        QVERIFY(fs::loadBankFile(bank.toStdString(), parsed, &why));
+        const fs::io::LoadResult in = fs::io::loadImage(good_[0].toStdString());
+        const fs::LayerResult want = fs::cpu::makeCpuLayerRunner(false)->run(parsed, {in.image.cview(), in.image.cview()});
+        QVERIFY2(want.ok(), want.error.c_str());
+        QVERIFY(sameBytes(got.image, want.outputs[0]));
+        if (const QByteArray shots = qgetenv("FS_SCREENSHOT_DIR"); !shots.isEmpty())
+            dialog->grab().save(QDir(QString::fromLocal8Bit(shots)).filePath(QStringLiteral("batch-dialog-layer.png")));
     }
 
     void studioOpensItWithTheDesignerKernel() {

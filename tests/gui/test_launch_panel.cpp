@@ -3,6 +3,7 @@
 // refusals, runs with the chosen configuration, autotune with its chart, Use
 // best, cancel and reset; then the real backends: CPU and (without a device)
 // CUDA leave the panel disabled with their reasons.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "backends.hpp"
+#include "transfer_knobs.hpp"
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/widgets/launch_panel.hpp"
 #include "fs/widgets/timing_chart.hpp"
@@ -255,6 +257,24 @@ private slots:
         QVERIFY(window_->selectMode(QStringLiteral("gpudouble/tiled")));
         QVERIFY(panel->disabledReason().isEmpty());
         QVERIFY(button(panel, "launchAutotune")->isEnabled());
+    }
+
+    void transferKnobsReachTheCudaBackendOrSayWhyNot() {
+        QVERIFY(openOnDouble());
+        LaunchPanel* panel = window_->launchPanel();
+        auto* serial = panel->findChild<QCheckBox*>(QStringLiteral("launchSerial"));
+        QVERIFY(serial && serial->isEnabled());
+        QSignalSpy changed(panel, &LaunchPanel::transfersChanged);
+        serial->setChecked(true);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.back().at(0).toBool(), true);
+        // A CUDA build takes the knob; one without CUDA says why in the panel.
+        const std::vector<std::unique_ptr<fs::Backend>> all = fs::makeAllBackends();
+        const bool cuda = fs::findBackend(all, "cuda") != nullptr;
+        QVERIFY2(panel->message().contains(cuda ? QStringLiteral("serial transfers") : QStringLiteral("without CUDA")),
+                 qPrintable(panel->message()));
+        serial->setChecked(false);
+        QVERIFY(fs::applyTransferKnobs(fs::TransferKnobs{}).empty());
     }
 
     void reportFollowsTheKnobsAndRunsUseThem() {

@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <sstream>
 
 #include "backends.hpp"
+#include "bench_presets.hpp"
 #include "cli_common.hpp"
 #include "fs/file_access.hpp"
 #include "fs/io/image_io.hpp"
@@ -80,18 +80,6 @@ BenchOptions parseBench(const std::vector<std::string>& args) {
     if (!o.csv.empty() && std::filesystem::path(o.csv).filename().empty())
         throw UsageError{"--csv needs a file name, not '" + o.csv + "'"};
     return o;
-}
-
-std::string cpuModelName() {
-    std::ifstream info("/proc/cpuinfo");
-    for (std::string line; std::getline(info, line);) {
-        if (line.rfind("model name", 0) != 0) continue;
-        const std::size_t colon = line.find(':');
-        if (colon == std::string::npos) continue;
-        const std::size_t start = line.find_first_not_of(" \t", colon + 1);
-        if (start != std::string::npos) return line.substr(start);
-    }
-    return "CPU (model unknown)";
 }
 
 // What a run's time is: the kernel part where the backend reports one, else the whole run.
@@ -168,24 +156,7 @@ bool parseRandomImageSpec(const std::string& text, RandomImageSpec& out, std::st
 }
 
 Image makeRandomImage(const RandomImageSpec& spec, std::uint32_t seed) {
-    Image img(spec.width, spec.height, spec.channels, spec.depth);
-    std::mt19937 rng(seed);
-    const std::size_t samples = static_cast<std::size_t>(spec.width) * spec.channels;
-    for (int y = 0; y < spec.height; ++y) {
-        ImageView v = img.view();
-        switch (spec.depth) {
-        case Depth::U8:
-            for (std::size_t i = 0; i < samples; ++i) v.row<std::uint8_t>(y)[i] = static_cast<std::uint8_t>(rng() >> 24);
-            break;
-        case Depth::U16:
-            for (std::size_t i = 0; i < samples; ++i) v.row<std::uint16_t>(y)[i] = static_cast<std::uint16_t>(rng() >> 16);
-            break;
-        case Depth::F32:  // [0, 1), as image files load
-            for (std::size_t i = 0; i < samples; ++i) v.row<float>(y)[i] = static_cast<float>(rng() >> 8) * 0x1p-24f;
-            break;
-        }
-    }
-    return img;
+    return bench::seededImage(spec.width, spec.height, spec.channels, spec.depth, seed);
 }
 
 RunStats summarizeRuns(std::vector<double> ms) {
@@ -212,12 +183,7 @@ std::string benchCsvHeader() {
 
 namespace {
 
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
+using bench::csvField;
 
 std::string milliseconds(double v) {
     char buf[32];
@@ -271,6 +237,8 @@ std::string benchTable(const std::vector<BenchRow>& rows, const std::vector<std:
 }
 
 int runBench(const std::vector<std::string>& args) {
+    for (const std::string& a : args)
+        if (a == "--preset" || a.rfind("--preset=", 0) == 0) return runBenchPresetCommand(args);
     BenchOptions o;
     RandomImageSpec random;
     bool isRandom = false;
@@ -343,7 +311,7 @@ int runBench(const std::vector<std::string>& args) {
     const ConstImageView input = loadedImage.cview();
     if (std::string why = validateRun(spec, input); !why.empty()) return inputError(o.kernel + ": " + why);
 
-    const std::string device = backend->id() == "cpu" ? cpuModelName() : backend->displayName();
+    const std::string device = backend->id() == "cpu" ? bench::cpuModelName() : backend->displayName();
     std::cout << "bench " << backend->id() << ": " << o.kernel << " (" << spec.kernels[0].width << "x"
               << spec.kernels[0].height << (spec.kernels.size() > 1 ? " x2, magnitude" : "") << ", border "
               << borderModeName(spec.border.mode) << ") on " << inputLabel;

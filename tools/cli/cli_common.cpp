@@ -220,6 +220,12 @@ bool SpecOverrides::read(OptionReader& reader) {
     else if (name == "--depth") {
         depth = reader.value();
         if (*depth != "same" && *depth != "f32") throw UsageError{"--depth must be 'same' or 'f32', not '" + *depth + "'"};
+    } else if (name == "--output-size") {
+        const std::string text = reader.value();
+        OutputSize parsed = OutputSize::Same;
+        if (!parseOutputSize(text, parsed))
+            throw UsageError{"--output-size must be 'same' or 'valid', not '" + text + "'"};
+        outputSize = parsed;
     } else if (name == "--scale") scale = readFloat(reader);
     else if (name == "--offset") offset = readFloat(reader);
     else if (name == "--abs") {
@@ -242,7 +248,27 @@ int SpecOverrides::applyTo(FilterSpec& spec) const {
     if (offset) spec.output.offset = *offset;
     if (absolute) spec.output.absolute = true;
     if (filterAlpha) spec.filterAlpha = true;
+    if (outputSize) spec.outputSize = *outputSize;
     return kExitOk;
+}
+
+bool TransferOverrides::read(OptionReader& reader) {
+    const std::string& name = reader.name();
+    if (name == "--pinned") {
+        reader.noValue();
+        knobs.host = HostMemory::Pinned;
+    } else if (name == "--serial") {
+        reader.noValue();
+        knobs.transfers = Transfers::Serial;
+    } else if (name == "--device-memory") {
+        const double mb = reader.number();
+        if (mb < 1 || mb > 16777216 || mb != static_cast<double>(static_cast<long long>(mb)))
+            throw UsageError{"--device-memory needs a whole number of megabytes from 1 to 16777216"};
+        knobs.deviceBudgetBytes = static_cast<std::size_t>(mb) << 20;
+    } else {
+        return false;
+    }
+    return true;
 }
 
 bool LaunchOverrides::read(OptionReader& reader) {

@@ -11,6 +11,7 @@
 #include "fs/backend.hpp"
 #include "fs/launch.hpp"
 #include "fs/timing.hpp"
+#include "transfer_knobs.hpp"
 
 namespace fs::cli {
 
@@ -82,9 +83,11 @@ int noSuchBackend(const std::vector<std::unique_ptr<Backend>>& backends, const s
 int chooseBackend(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id, std::string& mode,
                   Backend*& chosen, bool suggestCpu = true);
 
-// The per-filter options apply and batch share: --border, --depth, --scale, --offset, --abs, --filter-alpha.
+// The per-filter options apply and batch share: --border, --depth, --output-size, --scale, --offset, --abs,
+// --filter-alpha.
 struct SpecOverrides {
     std::optional<std::string> border, depth;
+    std::optional<OutputSize> outputSize;
     std::optional<float> scale, offset;
     bool absolute = false;
     bool filterAlpha = false;
@@ -103,6 +106,13 @@ struct LaunchOverrides {
     bool read(OptionReader& reader);
 };
 
+// --pinned, --serial, --device-memory MB: the CUDA transfer lessons (services/transfer_knobs.hpp).
+struct TransferOverrides {
+    TransferKnobs knobs;
+    // True when `reader`'s current option is one of these (and consumes it); UsageError for a bad value.
+    bool read(OptionReader& reader);
+};
+
 // "timing cuda/shared, launch 32x8 / 1x4: kernel 0.123 ms, total 1.234 ms" (the launch part only when the run had one).
 std::string timingLine(const TimingRecord& timing);
 // "launch cuda/shared: block 32x8, 1x4 per thread, ...; kernel shared f32 1ch r1 compiled; 256 threads/block,
@@ -112,8 +122,10 @@ std::string launchReportLine(const std::string& backendId, const LaunchReport& r
 
 // Commands with their own files; each returns the process exit code.
 int runBench(const std::vector<std::string>& args);     // bench_command.cpp
+int runBenchPresetCommand(const std::vector<std::string>& args);  // bench_preset_command.cpp (bench --preset)
 int runBatch(const std::vector<std::string>& args);     // batch_command.cpp
 int runPipeline(const std::vector<std::string>& args);  // pipeline_command.cpp
+int runLayer(const std::vector<std::string>& args);     // layer_command.cpp
 int runTune(const std::vector<std::string>& args);      // tune_command.cpp
 
 // What `tune` prints (tune_command.cpp): one line per configuration, median ms,

@@ -30,10 +30,12 @@ Usage:
   filterstudio-cli apply -i IN -o OUT -k KERNEL [options]
   filterstudio-cli batch -i DIR_OR_GLOB -k K1 [-k K2 ...] -o OUTDIR [options]
   filterstudio-cli pipeline -i IN -o OUT -p PIPELINE.json [--backend ID] [--mode MODE] [--overwrite]
+  filterstudio-cli layer -i IN1 [-i IN2 ...] -b BANK.json -o OUTDIR [--backend cpu|cuda] [--compare]
   filterstudio-cli tune -i IN -k KERNEL [--backend cuda] [--mode MODE] [--repeats N] [--no-cache]
   filterstudio-cli tune --reset [--backend cuda]
   filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes]
                    [--repeats N] [--warmup W] [--csv FILE [--overwrite]] [options]
+  filterstudio-cli bench --preset NAME [--quick] [--csv FILE] [--plots DIR] [--seed S] [--overwrite]
   filterstudio-cli kernels          list the preset kernels
   filterstudio-cli modes            list backends, their devices, modes and availability
   filterstudio-cli --version | --help
@@ -56,6 +58,9 @@ apply options:
   --border B           replicate | reflect101 | constant[:V] | wrap (default: the kernel's, reflect101)
   --depth same|f32     same: round and saturate to the input depth (default);
                        f32: the raw float result, written as a 32-bit float TIFF
+  --output-size S      same: as large as the input, the border fills in (default);
+                       valid: only pixels whose whole window is inside the image,
+                       (W-kw+1) x (H-kh+1), so the border never reaches the result
   --scale S            multiply the result by S (applied before --offset)
   --offset O           add O to the result
   --abs                take the absolute value after scale and offset
@@ -71,8 +76,14 @@ launch options for apply (GPU backends only; see `modes`; the others refuse them
   --halo H             cooperative | per-thread: how mode shared loads its tile's border
   --radius R           compiled | runtime: kernel radius as a template parameter or read at run time
   A configuration the device cannot run is refused with the reason (exit code 4).
+  --pinned             copy the input to page-locked host memory first (uploads skip
+                       the staging copy); default pageable
+  --serial             upload, filter and download the whole image one after the
+                       other; default overlapped in pieces on several streams
+  --device-memory MB   the most device memory a run may hold; larger images go
+                       through strips with halos (as the course paper's 2 GB GPU)
 
-batch options (also --backend, --mode, --border, --depth, --scale, --offset,
+batch options (also --backend, --mode, --border, --depth, --output-size, --scale, --offset,
 --abs, --filter-alpha, --max-pixels as for apply, applied to every kernel):
   -i, --input DIR_OR_GLOB  a folder (its image files), a quoted glob ('shots/*.png')
                        or a file; repeat for more
@@ -96,6 +107,19 @@ Options -i IN, -o OUT, -p PIPELINE.json, --backend, --mode (as for batch),
 --overwrite, --filter-alpha (every convolve step), --max-pixels, as for apply.
 A step that cannot take the image (label on a colour image) is an input error.
 A pipeline ending in label gives f32 labels: write them to a .tif.
+
+layer: N:M:M convolution, as in a convolution layer: output m is the sum over
+the N inputs of input n filtered with kernel (n, m), then the bank's output
+mapping once. BANK.json holds N x M kernels in the kernel-file conventions:
+{"format": "filterstudio-kernel-bank", "version": 1, "name": ..., "inputs": N,
+"outputs": M, "kernels": [[k(0,0), ..., k(0,M-1)], ...], "border": {...},
+"output": {...}}, each k as in kernel files ({"weights": [[...]]}). The inputs
+(one -i each, in order) must share size, channels and depth. Writes
+OUTDIR/<name>-<m>.<ext> (--format EXT, default the first input's; tif for
+float output). --backend cpu (rows over the cores) or cuda (one launch for all
+outputs). --compare also runs the layer as N x M separate runs of --mode
+added on the host, and prints both times and their largest difference.
+--overwrite and --max-pixels as for batch.
 
 tune: times every launch configuration of a GPU mode on one image (median of
 --repeats timed launches each, default 15) and prints them with the best and the
@@ -121,7 +145,32 @@ table's "timed" column says which).
                        width, height, channels, depth, border, repeats, median_ms,
                        min_ms, max_ms, std_ms, upload_ms, kernel_ms, download_ms,
                        device); an existing FILE is refused unless --overwrite
-  --border, --depth, --scale, --offset, --abs, --max-pixels as for apply.
+  --border, --depth, --output-size, --scale, --offset, --abs, --max-pixels as for apply.
+
+bench --preset NAME: rebuilds a table of the papers FilterStudio was made from
+(docs/teaching.md) on seeded random images; unavailable backends are listed
+as skipped. Prints upload, kernel, download and total (mean and standard
+deviation), the speed-up against the paper's baseline, GB/s and GFLOP/s.
+  course-table1        course paper, Table 1 / Figures 5-6: 2800² to 22400² RGB
+                       u8, dense 3x3/5x5/7x7 masks, sequential, CPU parallel,
+                       CUDA constant-memory mask, CUDA shared, OpenCL; 5 runs
+  thesis-widths        thesis 1:1:1 tables: 1920x1200 gray f32, widths 1..15,
+                       100 runs; OpenCV CPU, CUDA naive/improved/shared/tuned, OpenCL
+  thesis-batch         thesis 1:N:N tables: 8 masks of one width on one image,
+                       in one batch against one by one
+  --quick              small sizes and few runs (a first look; no GPU needed)
+  --csv FILE           every row with device, driver, channels, depth, border and seed
+  --plots DIR          DIR/NAME-time.png (log-log) and DIR/NAME-speedup.png;
+                       needs the Qt build (the folder is created when missing)
+  --repeats N, --warmup W  override the preset's; --seed S (default 1)
+  --sizes LIST         other image sizes (2800,5600 or 1920x1200), e.g. to run a
+                       long preset size by size
+  --exclude LABEL      leave out a contender by its label (repeat for more), e.g.
+                       --exclude sequential at 22400², where one run takes minutes
+  --pinned, --serial, --device-memory MB  the CUDA transfer knobs, as for apply
+  course-figure8       course paper, Figure 8: k x k outputs per thread, k = 1..6,
+                       CUDA global memory (configurations a mode refuses are
+                       listed as skipped with the reason)
 
 Colour images are filtered per channel in the file's BGR(A) order.
 Inputs (-i, -p, kernel files) must be regular files (links are followed).
@@ -134,6 +183,7 @@ struct ApplyOptions {
     std::string input, output, kernel, backend = "cpu", mode;
     SpecOverrides overrides;
     LaunchOverrides launch;
+    TransferOverrides transfer;
     bool verbose = false;
     bool overwrite = false;
     std::uint64_t maxPixels = fs::io::LoadOptions{}.maxPixels;
@@ -157,7 +207,7 @@ ApplyOptions parseApply(const std::vector<std::string>& args) {
         } else if (name == "--overwrite") {
             reader.noValue();
             o.overwrite = true;
-        } else if (!o.overrides.read(reader) && !o.launch.read(reader)) reader.unknown();
+        } else if (!o.overrides.read(reader) && !o.launch.read(reader) && !o.transfer.read(reader)) reader.unknown();
     }
     if (o.input.empty()) throw UsageError{"apply needs -i IN"};
     if (o.output.empty()) throw UsageError{"apply needs -o OUT"};
@@ -205,7 +255,10 @@ int runApply(const std::vector<std::string>& args) {
                             "; leave out --block, --per-thread, --halo and --radius for the mode's own choice");
     if (o.verbose) std::cout << launchReportLine(o.backend, report) << "\n";
 
-    fs::RunResult result = backend->runWithLaunch(spec, input, mode, launch);
+    if (std::string why = fs::applyTransferKnobs(o.transfer.knobs); !why.empty()) return backendError(why);
+    const fs::HostInput host = fs::hostInputFor(input, o.transfer.knobs.host);
+    if (!host.ok()) return backendError(host.error);
+    fs::RunResult result = backend->runWithLaunch(spec, host.view, mode, launch);
     if (!result.ok())
         return backendError(o.backend + "/" + mode + " failed: " + result.error +
                             (launch.isDefault() ? cpuFallbackHint(o.backend) : std::string()));
@@ -215,9 +268,9 @@ int runApply(const std::vector<std::string>& args) {
 
     std::cout << "applied " << printable(spec.name) << " (" << spec.kernels[0].width << "x" << spec.kernels[0].height
               << (spec.kernels.size() > 1 ? " x2, magnitude" : "") << ", border " << fs::borderModeName(spec.border.mode)
-              << ") to " << printable(o.input) << " (" << input.width << "x" << input.height << ", " << input.channels << " ch, "
-              << fs::depthName(input.depth) << ") -> " << printable(o.output) << " (" << fs::depthName(result.output.depth())
-              << ")\n";
+              << (spec.outputSize == fs::OutputSize::Valid ? ", valid output" : "") << ") to " << printable(o.input) << " (" << input.width << "x" << input.height << ", " << input.channels << " ch, "
+              << fs::depthName(input.depth) << ") -> " << printable(o.output) << " (" << result.output.width() << "x"
+              << result.output.height() << ", " << fs::depthName(result.output.depth()) << ")\n";
     std::cout << timingLine(result.timing) << "\n";
     return kExitOk;
 }
@@ -273,6 +326,7 @@ int main(int argc, char** argv) {
         if (command == "batch") return runBatch(rest);
         if (command == "bench") return runBench(rest);
         if (command == "pipeline") return runPipeline(rest);
+        if (command == "layer") return runLayer(rest);
         if (command == "tune") return runTune(rest);
         if ((command == "kernels" || command == "modes") && !rest.empty())
             return usageError(command + " takes no arguments");

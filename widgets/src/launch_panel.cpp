@@ -1,5 +1,6 @@
 #include "fs/widgets/launch_panel.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -8,6 +9,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSet>
+#include <QSpinBox>
 #include <QTextDocument>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -104,7 +106,22 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Outputs per thread"), perThreadCombo_);
     form->addRow(tr("Halo loading"), haloCombo_);
     form->addRow(tr("Radius"), radiusCombo_);
+    serialCheck_ = new QCheckBox(tr("serial (no overlap)"));
+    serialCheck_->setObjectName(QStringLiteral("launchSerial"));
+    serialCheck_->setToolTip(tr("Upload the whole image, filter it, download it, one after the other. Off: the image "
+                                "goes in pieces whose upload, filter and download overlap on several streams. Applies "
+                                "to every CUDA run."));
+    budgetSpin_ = new QSpinBox;
+    budgetSpin_->setObjectName(QStringLiteral("launchBudget"));
+    budgetSpin_->setRange(0, 1 << 20);
+    budgetSpin_->setSingleStep(64);
+    budgetSpin_->setSuffix(tr(" MB"));
+    budgetSpin_->setSpecialValueText(tr("engine's own"));
+    budgetSpin_->setToolTip(tr("Most device memory a run may hold: larger images go through strips with halos, as "
+                               "images larger than the GPU in the course paper. Applies to every CUDA run."));
     form->addRow(QString(), defaultsButton_);
+    form->addRow(tr("Transfers"), serialCheck_);
+    form->addRow(tr("Device memory"), budgetSpin_);
     layout->addWidget(knobs_);
 
     report_ = new QLabel;
@@ -172,6 +189,9 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
         setConfig(LaunchConfig{});
         emit configChanged(config());
     });
+    connect(serialCheck_, &QCheckBox::toggled, this, [this] { emit transfersChanged(serialTransfers(), deviceBudgetMB()); });
+    // editingFinished: one change per typed number, not one per digit.
+    connect(budgetSpin_, &QSpinBox::editingFinished, this, [this] { emit transfersChanged(serialTransfers(), deviceBudgetMB()); });
     connect(tuneButton_, &QPushButton::clicked, this, &LaunchPanel::autotuneRequested);
     connect(cancelButton_, &QPushButton::clicked, this, &LaunchPanel::cancelTuneRequested);
     connect(useBestButton_, &QPushButton::clicked, this, &LaunchPanel::useBest);
@@ -179,6 +199,9 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     replot();
     refreshEnabled();
 }
+
+bool LaunchPanel::serialTransfers() const { return serialCheck_->isChecked(); }
+int LaunchPanel::deviceBudgetMB() const { return budgetSpin_->value(); }
 
 LaunchConfig LaunchPanel::config() const {
     LaunchConfig c;

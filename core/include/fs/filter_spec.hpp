@@ -62,6 +62,13 @@ struct OutputMapping {
     }
 };
 
+// The result's size. Same: as the input, the border supplies what lies
+// outside. Valid: only the pixels whose whole window lies inside the image,
+// (W - kw + 1) x (H - kh + 1), so no border value reaches the result.
+enum class OutputSize { Same, Valid };
+const char* outputSizeName(OutputSize s);  // "same", "valid"
+bool parseOutputSize(const std::string& text, OutputSize& out);
+
 // What to compute. Never says who computes it or how.
 struct FilterSpec {
     std::string name;
@@ -74,11 +81,24 @@ struct FilterSpec {
     // transparent); true filters alpha like the colour channels. Applied once
     // for every backend by the services' backends (fs::makeAllBackends).
     bool filterAlpha = false;
+    // Applied once for every backend and mode by the services' backends
+    // (fs::makeAllBackends): the run is computed padded, then its interior kept.
+    OutputSize outputSize = OutputSize::Same;
 
     int maxRadiusX() const;
     int maxRadiusY() const;
     Depth outputDepth(Depth input) const { return output.floatOutput ? Depth::F32 : input; }
+    // The result's size for an input of this size (may be <= 0 for Valid on a small image).
+    int outputWidth(int inputWidth) const { return outputSize == OutputSize::Valid ? inputWidth - 2 * maxRadiusX() : inputWidth; }
+    int outputHeight(int inputHeight) const {
+        return outputSize == OutputSize::Valid ? inputHeight - 2 * maxRadiusY() : inputHeight;
+    }
 };
+
+// The interior of a padded ("same") result that a Valid spec keeps: an owned
+// copy of `padded` less maxRadiusX columns and maxRadiusY rows on each side.
+// Throws std::invalid_argument when nothing would remain.
+Image validInterior(const FilterSpec& spec, ConstImageView padded);
 
 std::string validateSpec(const FilterSpec& spec);
 

@@ -4,12 +4,14 @@
 
 #include "fs/launch.hpp"
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QGroupBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSpinBox;
 
 namespace fs::widgets {
 
@@ -38,6 +40,11 @@ public:
     void setTuneProgress(int done, int total);
     void setTuneResult(const TuneResult& result);
     const TuneResult& tuneResult() const { return tune_; }
+    // The CUDA transfer lessons, process-wide: serial (whole image, then filter,
+    // then download) or overlapped pieces, and a device-memory budget in MB
+    // (0: the engine's own) that sends larger images through strips.
+    bool serialTransfers() const;
+    int deviceBudgetMB() const;
     void setMessage(const QString& message);  // one line under the tuning buttons
     QString message() const;
 
@@ -55,6 +62,7 @@ signals:
     void autotuneRequested();
     void cancelTuneRequested();
     void resetTuningRequested();
+    void transfersChanged(bool serial, int deviceBudgetMB);
 
 private:
     void refreshEnabled();
@@ -73,6 +81,8 @@ private:
     QComboBox* perThreadCombo_;
     QComboBox* haloCombo_;
     QComboBox* radiusCombo_;
+    QCheckBox* serialCheck_;
+    QSpinBox* budgetSpin_;
     QPushButton* defaultsButton_;
     QLabel* report_;
     QPushButton* tuneButton_;

@@ -1,0 +1,60 @@
+// The CUDA transfer knobs (pinned host memory, serial transfers, a device
+// memory budget that forces strips) change how an image travels, never the
+// result: on a CUDA device every combination gives the default run's bytes.
+// Without CUDA they are refused with the reason.
+#include <gtest/gtest.h>
+
+#include "backends.hpp"
+#include "test_support.hpp"
+#include "transfer_knobs.hpp"
+
+namespace fs {
+namespace {
+
+struct RestoreDefaults {
+    ~RestoreDefaults() { applyTransferKnobs(TransferKnobs{}); }
+};
+
+TEST(TransferKnobs, NoKnobChangesTheResult) {
+    std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
+    Backend* cuda = findBackend(backends, "cuda");
+    if (!cuda) GTEST_SKIP() << "cuda is not built into this binary";
+    if (!cuda->available()) GTEST_SKIP() << cuda->unavailableReason();
+    RestoreDefaults restore;
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(1027, 613, 3, Depth::U8, rng);
+    const FilterSpec spec = test::presetSpec("gaussian:7:1.5");
+    const RunResult plain = cuda->run(spec, input.cview(), cuda->defaultMode());
+    ASSERT_TRUE(plain.ok()) << plain.error;
+    for (HostMemory host : {HostMemory::Pageable, HostMemory::Pinned})
+        for (Transfers transfers : {Transfers::Overlapped, Transfers::Serial})
+            for (std::size_t budget : {std::size_t{0}, std::size_t{1} << 20}) {  // 1 MB: dozens of strips
+                TransferKnobs knobs{host, transfers, budget};
+                ASSERT_EQ(applyTransferKnobs(knobs), "");
+                const HostInput in = hostInputFor(input.cview(), host);
+                ASSERT_TRUE(in.ok()) << in.error;
+                const RunResult r = cuda->run(spec, in.view, cuda->defaultMode());
+                ASSERT_TRUE(r.ok()) << hostMemoryName(host) << " " << transfersName(transfers) << " " << budget << ": "
+                                    << r.error;
+                EXPECT_TRUE(test::imagesMatch(r.output, plain.output, test::exact()))
+                    << hostMemoryName(host) << " " << transfersName(transfers) << " budget " << budget;
+            }
+}
+
+TEST(TransferKnobs, WithoutCudaTheyAreRefusedWithTheReason) {
+    std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
+    if (findBackend(backends, "cuda")) GTEST_SKIP() << "a CUDA build takes the knobs";
+    EXPECT_EQ(applyTransferKnobs(TransferKnobs{}), "");  // the defaults need no CUDA
+    TransferKnobs serial;
+    serial.transfers = Transfers::Serial;
+    EXPECT_NE(applyTransferKnobs(serial).find("without CUDA"), std::string::npos);
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(8, 8, 1, Depth::U8, rng);
+    EXPECT_FALSE(hostInputFor(input.cview(), HostMemory::Pinned).ok());
+    const HostInput pageable = hostInputFor(input.cview(), HostMemory::Pageable);
+    ASSERT_TRUE(pageable.ok());
+    EXPECT_EQ(pageable.view.data, input.cview().data);
+}
+
+}  // namespace
+}  // namespace fs
