@@ -109,9 +109,9 @@ const CpuDevice& cpuDevice() {
                            "(Debian package pocl-opencl-icd), provides one)";
                 return d;
             }
-            const cv::ocl::Device& device = context.device(0);
-            d.context = cv::ocl::OpenCLExecutionContext::create(context, device);
-            d.name = device.name();
+            const cv::ocl::Device& cpu = context.device(0);
+            d.context = cv::ocl::OpenCLExecutionContext::create(context, cpu);
+            d.name = cpu.name();
         } catch (const cv::Exception& e) {
             d.reason = "OpenCL CPU context failed: " + e.msg;
         } catch (const std::exception& e) {
