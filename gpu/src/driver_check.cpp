@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -58,10 +59,11 @@ std::string nvidiaModuleVersion(const std::string& versionFile) {
     const std::string marker = "Kernel Module";
     const std::size_t at = line.find(marker);
     if (at == std::string::npos) return {};
+    // The open module says "Kernel Module for x86_64  580.95.05": the first word that starts with a digit.
     std::istringstream rest(line.substr(at + marker.size()));
-    std::string version;
-    rest >> version;
-    return version;
+    for (std::string word; rest >> word;)
+        if (std::isdigit(static_cast<unsigned char>(word.front()))) return word;
+    return {};
 }
 
 std::vector<std::string> deviceListLines(const std::vector<GpuDescription>& gpus, const std::string& problem,
