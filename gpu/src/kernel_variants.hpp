@@ -30,14 +30,18 @@ constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
 
 // The shared mode's compiled radii (square kernels) per rows per thread: at
 // the default 4 rows the sizes the benchmark times (3, 5, 7, 15, 31), at 8
-// rows (the 3x3 default) radius 1; magnitudes: magnitudeRadiusBuilt. Other
-// radii take the run-time radius.
-constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels) {
+// rows radius 1, each only where it is the default; magnitudes:
+// magnitudeRadiusBuilt. Other radii take the run-time radius.
+constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels, int channels) {
     if (radius < 1 || radius > 15 || (kernels > 1 && !magnitudeRadiusBuilt(radius))) return false;
     if (kAllVariants) return rowsPerThread == 4 || radius <= 3;
-    if (rowsPerThread == 4) return radius <= 3 || radius == 7 || radius == 15;
-    return rowsPerThread == 8 && radius == 1;
+    // 3x3 runs 8 rows where C x K <= 4, else 4 (mode_shared.cu's default).
+    const bool eightRows3x3 = channels * kernels <= 4;
+    if (rowsPerThread == 4) return (radius == 1 && !eightRows3x3) || radius == 2 || radius == 3 || radius == 7 || radius == 15;
+    return rowsPerThread == 8 && radius == 1 && eightRows3x3;
 }
+// The run-time radius kernel at this many rows: at 4 (8 rows run only compiled 3x3 kernels).
+constexpr bool sharedRuntimeBuilt(int rowsPerThread) { return kAllVariants || rowsPerThread == 4; }
 // Whether any kernel (compiled or run-time radius) is built for this many rows per thread.
 constexpr bool sharedRowsBuilt(int rowsPerThread) { return kAllVariants || rowsPerThread == 4 || rowsPerThread == 8; }
 
