@@ -19,6 +19,16 @@ inline constexpr bool kAllVariants = false;
 // run-time radius in every mode.
 constexpr bool magnitudeRadiusBuilt(int radius) { return kAllVariants || radius <= 1; }
 
+// The registers mode's compiled 5x5 and 7x7 (radius 2 and 3): for 8-bit
+// images of any channel count and gray f32, the images the benchmark times
+// and the studio opens most; u16 and colour f32 images and magnitudes take
+// the run-time radius there. 3x3 is compiled for every image.
+constexpr bool registersRadiusBuilt(int radius, int sampleBytes, int channels, int kernels) {
+    if (kAllVariants || radius <= 1) return true;
+    if (kernels > 1 && !magnitudeRadiusBuilt(radius)) return false;
+    return sampleBytes == 1 || (sampleBytes == 4 && channels == 1);
+}
+
 // Rows per thread of the registers mode's general kernel with a compiled
 // radius, for C x K sums per output (the autotuner's fastest at 8K; longer
 // columns need more registers than they save, docs/performance.md).
