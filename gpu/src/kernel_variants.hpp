@@ -47,7 +47,11 @@ constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels, int
     if (kAllVariants) return rowsPerThread == 4 || radius <= 3;
     // 3x3 runs 8 rows where C x K <= 4, else 4 (mode_shared.cu's default).
     const bool eightRows3x3 = channels * kernels <= 4;
-    if (rowsPerThread == 4) return (radius == 1 && !eightRows3x3) || radius == 2 || radius == 3 || radius == 7 || radius == 15;
+    // 5x5 and 7x7 as the benchmark times them: gray and RGBA (3 channels only in explicit shared-mode runs).
+    const bool timed5x5 = channels != 3;
+    if (rowsPerThread == 4)
+        return (radius == 1 && !eightRows3x3) || ((radius == 2 || radius == 3) && timed5x5) || radius == 7 ||
+               radius == 15;
     return rowsPerThread == 8 && radius == 1 && eightRows3x3;
 }
 // The run-time radius kernel at this many rows: at 4 (8 rows run only compiled 3x3 kernels).
