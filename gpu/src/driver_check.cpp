@@ -51,7 +51,8 @@ std::string cudaVersionText(int version) {
 }
 
 std::string nvidiaModuleVersion(const std::string& versionFile) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 ..."
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 ...", or
+    // "... Open Kernel Module for x86_64  580.95.05 ...": the first number with a dot after the marker.
     std::ifstream in(versionFile);
     std::string line;
     if (!in || !std::getline(in, line)) return {};
@@ -59,9 +60,10 @@ std::string nvidiaModuleVersion(const std::string& versionFile) {
     const std::size_t at = line.find(marker);
     if (at == std::string::npos) return {};
     std::istringstream rest(line.substr(at + marker.size()));
-    std::string version;
-    rest >> version;
-    return version;
+    for (std::string word; rest >> word;)
+        if (word.find_first_not_of("0123456789.") == std::string::npos && word.find('.') != std::string::npos)
+            return word;
+    return {};
 }
 
 std::vector<std::string> deviceListLines(const std::vector<GpuDescription>& gpus, const std::string& problem,
