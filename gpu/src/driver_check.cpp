@@ -52,17 +52,18 @@ std::string cudaVersionText(int version) {
 }
 
 std::string nvidiaModuleVersion(const std::string& versionFile) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 ..."
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 ...", or
+    // "... Open Kernel Module for x86_64  580.95.05 ...": the first number with a dot after the marker.
     std::ifstream in(versionFile);
     std::string line;
     if (!in || !std::getline(in, line)) return {};
     const std::string marker = "Kernel Module";
     const std::size_t at = line.find(marker);
     if (at == std::string::npos) return {};
-    // The open module says "Kernel Module for x86_64  580.95.05": the first word that starts with a digit.
     std::istringstream rest(line.substr(at + marker.size()));
     for (std::string word; rest >> word;)
-        if (std::isdigit(static_cast<unsigned char>(word.front()))) return word;
+        if (word.find_first_not_of("0123456789.") == std::string::npos && word.find('.') != std::string::npos)
+            return word;
     return {};
 }
 

@@ -19,6 +19,16 @@ inline constexpr bool kAllVariants = false;
 // run-time radius in every mode.
 constexpr bool magnitudeRadiusBuilt(int radius) { return kAllVariants || radius <= 1; }
 
+// The registers mode's compiled 5x5 and 7x7 (radius 2 and 3): for 8-bit
+// images of any channel count and gray f32, the images the benchmark times
+// and the studio opens most; u16 and colour f32 images and magnitudes take
+// the run-time radius there. 3x3 is compiled for every image.
+constexpr bool registersRadiusBuilt(int radius, int sampleBytes, int channels, int kernels) {
+    if (kAllVariants || radius <= 1) return true;
+    if (kernels > 1 && !magnitudeRadiusBuilt(radius)) return false;
+    return sampleBytes == 1 || (sampleBytes == 4 && channels == 1);
+}
+
 // Rows per thread of the registers mode's general kernel with a compiled
 // radius, for C x K sums per output (the autotuner's fastest at 8K; longer
 // columns need more registers than they save, docs/performance.md).
@@ -30,14 +40,22 @@ constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
 
 // The shared mode's compiled radii (square kernels) per rows per thread: at
 // the default 4 rows the sizes the benchmark times (3, 5, 7, 15, 31), at 8
-// rows (the 3x3 default) radius 1; magnitudes: magnitudeRadiusBuilt. Other
-// radii take the run-time radius.
-constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels) {
+// rows radius 1, each only where it is the default; magnitudes:
+// magnitudeRadiusBuilt. Other radii take the run-time radius.
+constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels, int channels) {
     if (radius < 1 || radius > 15 || (kernels > 1 && !magnitudeRadiusBuilt(radius))) return false;
     if (kAllVariants) return rowsPerThread == 4 || radius <= 3;
-    if (rowsPerThread == 4) return radius <= 3 || radius == 7 || radius == 15;
-    return rowsPerThread == 8 && radius == 1;
+    // 3x3 runs 8 rows where C x K <= 4, else 4 (mode_shared.cu's default).
+    const bool eightRows3x3 = channels * kernels <= 4;
+    // 5x5 and 7x7 as the benchmark times them: gray and RGBA (3 channels only in explicit shared-mode runs).
+    const bool timed5x5 = channels != 3;
+    if (rowsPerThread == 4)
+        return (radius == 1 && !eightRows3x3) || ((radius == 2 || radius == 3) && timed5x5) || radius == 7 ||
+               radius == 15;
+    return rowsPerThread == 8 && radius == 1 && eightRows3x3;
 }
+// The run-time radius kernel at this many rows: at 4 (8 rows run only compiled 3x3 kernels).
+constexpr bool sharedRuntimeBuilt(int rowsPerThread) { return kAllVariants || rowsPerThread == 4; }
 // Whether any kernel (compiled or run-time radius) is built for this many rows per thread.
 constexpr bool sharedRowsBuilt(int rowsPerThread) { return kAllVariants || rowsPerThread == 4 || rowsPerThread == 8; }
 

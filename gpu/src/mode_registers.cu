@@ -156,14 +156,14 @@ const void* stridedKernel(const RegistersShape& s, int py) {
 Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob("registers", "shared-memory halo to load (only shared has)");
     const KernelMath& m = f.math;
-    const bool compilable =
-        m.kw == m.kh && m.kw >= 3 && m.kw <= 7 && (m.kernelCount == 1 || magnitudeRadiusBuilt(m.kw / 2));
+    const bool squareUpTo7 = m.kw == m.kh && m.kw >= 3 && m.kw <= 7;
+    const bool compilable = squareUpTo7 && registersRadiusBuilt(m.kw / 2, static_cast<int>(depthBytes(f.inDepth)),
+                                                                f.channels, m.kernelCount);
     if (want.radius == RadiusPath::Compiled && !compilable)
-        return m.kernelCount > 1 && m.kw == m.kh && m.kw > 3 && m.kw <= 7
-                   ? "the registers mode compiles magnitudes of 3x3 kernels in this build; this one needs the "
-                     "run-time radius"
-                   : "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7); this one needs "
-                     "the run-time radius";
+        return squareUpTo7 ? "the registers mode compiles 5x5 and 7x7 for single kernels on 8-bit images and gray "
+                             "f32 in this build; this one needs the run-time radius"
+                           : "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7); this one "
+                             "needs the run-time radius";
     RegistersShape s;
     s.f = &f;
     s.C = f.channels;

@@ -275,9 +275,12 @@ std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, i
 // Compiled radii of the fused-tile path (square kernels); others run-time.
 // Gray single 15x15 and 31x31 kernels run the rolling strip, so the gray
 // fused tile compiles radius 7 and 15 only with every variant (0.395 ms
-// against the strip's 0.189 at 31x31).
+// against the strip's 0.189 at 31x31); 3-channel tiles skip radius 2 and 3.
 constexpr bool grayWideTileBuilt(int radius, int channels) {
-    return kAllVariants || channels > 1 || (radius != 7 && radius != 15);
+    if (kAllVariants) return true;
+    // 3-channel 5x5 and 7x7 in this mode only when asked for it (auto runs registers): not timed.
+    if (channels == 3) return radius != 2 && radius != 3;
+    return channels > 1 || (radius != 7 && radius != 15);
 }
 bool separableCompiled(int radius, int kernels, int channels) {
     return (radius == 1 || radius == 2 || radius == 3 || radius == 7 || radius == 15) &&
@@ -297,8 +300,12 @@ template <int PY> const void* tileVariant(int channels, int radius, int kernels)
         } else {
             switch (radius) {
             case 1: kernel = reinterpret_cast<const void*>(separableKernel<C, 1, 1, PY, K>); break;
-            case 2: kernel = reinterpret_cast<const void*>(separableKernel<C, 2, 2, PY, K>); break;
-            case 3: kernel = reinterpret_cast<const void*>(separableKernel<C, 3, 3, PY, K>); break;
+            case 2:
+                if constexpr (grayWideTileBuilt(2, C)) kernel = reinterpret_cast<const void*>(separableKernel<C, 2, 2, PY, K>);
+                break;
+            case 3:
+                if constexpr (grayWideTileBuilt(3, C)) kernel = reinterpret_cast<const void*>(separableKernel<C, 3, 3, PY, K>);
+                break;
             case 7:
                 if constexpr (grayWideTileBuilt(7, C)) kernel = reinterpret_cast<const void*>(separableKernel<C, 7, 7, PY, K>);
                 break;
@@ -349,6 +356,9 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
                : C == 1 && !kAllVariants
                    ? "the separable mode's gray fused tile compiles radius 1, 2 and 3 (15x15 and 31x31 run the "
                      "rolling strip); this one needs the run-time radius"
+               : C == 3 && !kAllVariants
+                   ? "the separable mode compiles radius 1, 7 and 15 for 3-channel images; this one needs the "
+                     "run-time radius"
                    : "the separable mode compiles square kernels of radius 1, 2, 3, 7 and 15; this one needs the "
                      "run-time radius";
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;

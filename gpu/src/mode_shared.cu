@@ -26,10 +26,10 @@ const void* sharedVariant(int rows, int channels, int radius, int kernels) {
 }
 
 // "1, 2, 3, 7 and 15": the compiled radii at this many rows per thread and kernels.
-std::string compiledRadii(int rows, int kernels) {
+std::string compiledRadii(int rows, int kernels, int channels) {
     std::vector<int> radii;
     for (int r = 1; r <= kSharedMaxRadius; ++r)
-        if (sharedRadiusBuilt(rows, r, kernels)) radii.push_back(r);
+        if (sharedRadiusBuilt(rows, r, kernels, channels)) radii.push_back(r);
     std::string s;
     for (std::size_t i = 0; i < radii.size(); ++i)
         s += (i == 0 ? "" : i + 1 == radii.size() ? " and " : ", ") + std::to_string(radii[i]);
@@ -50,12 +50,15 @@ Refusal planShared(const PreparedFilter& f, const LaunchConfig& want, int width,
         return "the shared mode's kernels for " + std::to_string(py) +
                " rows per thread are not in this build (4 and 8 rows are; -DFS_CUDA_ALL_VARIANTS=ON builds the "
                "others)";
-    const bool compilable = rx == ry && sharedRadiusBuilt(py, rx, K);
+    const bool compilable = rx == ry && sharedRadiusBuilt(py, rx, K, C);
     if (want.radius == RadiusPath::Compiled && !compilable)
-        return "the shared mode has compiled radii " + compiledRadii(py, K) + " for square " +
+        return "the shared mode has compiled radii " + compiledRadii(py, K, C) + " for square " +
                (K > 1 ? "magnitudes" : "kernels") + " at " + std::to_string(py) +
                " rows per thread; this one needs the run-time radius";
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;
+    if (!compiled && !sharedRuntimeBuilt(py))
+        return "the shared mode's run-time radius kernel computes 4 rows per thread in this build "
+               "(-DFS_CUDA_ALL_VARIANTS=ON builds the others)";
     const HaloScheme halo = want.halo == HaloScheme::Default ? HaloScheme::Cooperative : want.halo;
 
     if (want.blockX > 0 && want.blockY > 0) {

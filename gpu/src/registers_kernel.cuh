@@ -344,7 +344,7 @@ template <class T, int C, int K> const void* registersVariant(int radius, int ro
         // 3x3 gray f32 and RGBA8 run as adjacent pixels (quadKernel, rgba8PairKernel, the lanes).
         constexpr bool adjacentPixels = R == 1 && ((std::is_same_v<T, float> && C == 1) ||
                                                    (std::is_same_v<T, std::uint8_t> && C == 4));
-        if constexpr (!kAllVariants && (adjacentPixels || !magnitudeRadiusBuilt(R) && K > 1)) {
+        if constexpr (!kAllVariants && (adjacentPixels || !registersRadiusBuilt(R, sizeof(T), C, K))) {
             return nullptr;
         } else if constexpr (!kAllVariants) {
             constexpr int kept = registersDefaultRows(R, C * K);

@@ -104,7 +104,7 @@ template <int PY> cudaError_t uploadSharedWeights(const PreparedFilter& f, cudaS
             constexpr int C = decltype(c)::value, K = decltype(n)::value;                                        \
             fs::gpu::detail::forRadius<kSharedMaxRadius>(radius, [&](auto r) {                                   \
                 constexpr int R = decltype(r)::value;                                                            \
-                if constexpr (R < 0 || sharedRadiusBuilt(PY, R, K))                                              \
+                if constexpr (R < 0 ? sharedRuntimeBuilt(PY) : sharedRadiusBuilt(PY, R, K, C))                                             \
                     k = reinterpret_cast<const void*>(sharedKernel<C, R, PY, K>);                                \
             });                                                                                                  \
         };                                                                                                       \
