@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cctype>
 #include <fstream>
 #include <sstream>
 
