@@ -4,6 +4,7 @@
 
 #if defined(FS_HAVE_CUDA)
 #include "fs/gpu/cuda_options.hpp"
+#include "fs/gpu/engine.hpp"
 #include "fs/gpu/pinned_host.hpp"
 #endif
 
@@ -29,6 +30,11 @@ HostInput hostInputFor(ConstImageView image, HostMemory host) {
     in.view = image;
     if (host == HostMemory::Pageable) return in;
 #if defined(FS_HAVE_CUDA)
+    // Said before the allocation, which would fail in the runtime's own words.
+    if (const std::string why = gpu::Engine::instance().unavailableReason(); !why.empty()) {
+        in.error = "pinned host memory needs a CUDA device; no usable CUDA device here: " + why;
+        return in;
+    }
     gpu::PinnedImage pinned = gpu::pinnedCopyOf(image);
     if (!pinned.ok()) {
         in.error = pinned.error;
