@@ -19,6 +19,7 @@ cmake -G Ninja -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DFS_WITH_QT=OFF -DFS_WITH_CUDA=OFF -DFS_SANITIZE=ON -DFS_BUILD_FUZZERS=ON
 cmake --build build-asan -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan-suppressions.txt
 # The OpenCL tests are left out: PoCL's JIT runtime is not ours and reports its own leaks.
 ctest --test-dir build-asan --output-on-failure -j 2 --timeout 900 -LE opencl
 
