@@ -9,7 +9,7 @@ if(FS_HAVE_GL_HEADERS)
   # gpu/include: the plain C++ engine header its API names (device-resident images).
   target_include_directories(fs_cuda_interop PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include ${CMAKE_CURRENT_LIST_DIR}/../include
                                              PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../src)
-  target_link_libraries(fs_cuda_interop PUBLIC fs_core PRIVATE fs_cuda CUDA::cudart_static fs_warnings)
+  target_link_libraries(fs_cuda_interop PUBLIC fs_core PRIVATE fs_cuda CUDA::cudart fs_warnings)
   set_target_properties(fs_cuda_interop PROPERTIES CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
 else()
   message(STATUS "FilterStudio: GL/gl.h not found (install libgl-dev), building without CUDA-GL interop")
