@@ -160,7 +160,9 @@ TEST(LaunchRefusals, SayWhichLimitIsExceeded) {
     EXPECT_NE(tooMany.find("at most"), std::string::npos) << tooMany;
     FilterSpec big;
     big.kernels = {gaussianKernel(31, 6.0)};
-    EXPECT_NE(refusal(big, 4, "shared", {128, 4, 4, 8, {}, {}}).find("shared memory"), std::string::npos);
+    // 4 rows: the built compiled radius 15 (at 8 rows only the 3x3 kernels are built).
+    const std::string tooLarge = refusal(big, 4, "shared", {128, 4, 4, 4, {}, {}});
+    EXPECT_NE(tooLarge.find("shared memory"), std::string::npos) << tooLarge;
     // 16 rows: too many accumulators for 3 channels, and not built unless every variant is (FS_CUDA_ALL_VARIANTS).
     EXPECT_NE(refusal(sobel3(), 3, "registers", {32, 8, 1, 16, {}, {}}).find("rows per thread"), std::string::npos);
     EXPECT_NE(refusal(sobel3(), 1, "global", {0, 0, 3, 1, {}, {}}).find("1, 2 or 4"), std::string::npos);
