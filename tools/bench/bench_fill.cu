@@ -30,7 +30,24 @@ __global__ void fillKernel(unsigned char* data, std::size_t pitch, std::size_t r
     else *p = static_cast<unsigned char>(h);
 }
 
+__device__ std::uint64_t globalNanoseconds() {
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void holdKernel(std::uint64_t nanoseconds) {
+    const std::uint64_t start = globalNanoseconds();
+    while (globalNanoseconds() - start < nanoseconds) {
+    }
+}
+
 }  // namespace
+
+cudaError_t holdStream(cudaStream_t stream, int microseconds) {
+    holdKernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(microseconds) * 1000u);
+    return cudaGetLastError();
+}
 
 cudaError_t fillRandom(void* data, std::size_t pitch, std::size_t rowBytes, int rows, int depthBytes,
                        std::uint32_t seed) {

@@ -47,7 +47,7 @@ void usage() {
         "filterstudio-bench [--quick] [--no-sweep] [--repeats N] [--csv PATH] [--sweep-modes a,b,...]\n"
         "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--images a,b,...] [--masks N,N,...]\n"
         "                   [--block WxH] [--per-thread AxB] [--radius compiled|runtime]\n"
-        "                   [--tune [--tune-csv PATH]]\n"
+        "                   [--no-hold] [--tune [--tune-csv PATH]]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
         "  --modes LIST   the 8K table's modes (default: every registered mode)\n"
@@ -63,6 +63,8 @@ void usage() {
         "                 with it, Sobel magnitudes at 5 and 7 too\n"
         "  --radius compiled|runtime  every launch with the compiled or the run-time radius kernel\n"
         "                 (a compiled radius the build lacks is refused and its modes skipped)\n"
+        "  --no-hold      time each call from an idle stream: the host's launch latency counts too\n"
+        "                 (default: the stream is held while the host launches; device time only)\n"
         "  --tune         instead of the benchmark: the autotuner's table for Sobel 3x3, Gaussian 15 and a dense\n"
         "                 15x15 on 8K f32 gray and RGBA8, and the registers mode on Sobel magnitude and\n"
         "                 Gaussian 5x5/7x7 (every candidate, CSV in --tune-csv PATH)");
@@ -83,6 +85,13 @@ double median(std::vector<double> v) {
     return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// Longer than the host's planning and launch of any timed call (a few
+// microseconds), short against the kernels.
+constexpr int kHoldMicroseconds = 50;
+// Off (--no-hold): each call is timed from an idle stream, so the host's
+// planning and launch latency counts too, as for one call a program makes.
+bool timingHoldsStream = true;
+
 // Median milliseconds of `work` on `stream`, timed with events, after warm-up
 // (and the fastest repeat in `fastest`).
 template <class F>
@@ -91,6 +100,8 @@ double timeMedian(F&& work, cudaStream_t stream, int repeats, int* usedRepeats =
     CHECK(cudaEventCreate(&a));
     CHECK(cudaEventCreate(&b));
     auto once = [&] {
+        // The host plans and launches while the stream is held: device time only.
+        if (timingHoldsStream) CHECK(bench::holdStream(stream, kHoldMicroseconds));
         CHECK(cudaEventRecord(a, stream));
         work();
         CHECK(cudaEventRecord(b, stream));
@@ -436,6 +447,7 @@ int main(int argc, char** argv) {
         const std::string a = argv[i];
         if (a == "--quick") opt.quick = true;
         else if (a == "--no-sweep") opt.sweep = false;
+        else if (a == "--no-hold") timingHoldsStream = false;
         else if (a == "--repeats" && i + 1 < argc) opt.repeats = std::max(20, std::atoi(argv[++i]));
         else if (a == "--csv" && i + 1 < argc) opt.csv = argv[++i];
         else if (a == "--tune") opt.tune = true;
@@ -497,6 +509,8 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const Ceilings ceil = measureCeilings(stream);
     std::printf("device: %s\n", gpu::cudaDeviceName().c_str());
+    std::printf("timing: %s\n", timingHoldsStream ? "device time, CUDA events; the stream is held while the host launches"
+                                                   : "CUDA events from an idle stream: the host's launch latency included");
     std::printf("ceilings: device-to-device copy %.0f GB/s (read + write), pinned H2D %.1f GB/s, D2H %.1f GB/s, "
                 "both at once %.1f GB/s each way\n",
                 ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs, ceil.duplexGBs);
