@@ -39,6 +39,18 @@ __device__ __forceinline__ void accumulateTap(Px<C> (&acc)[K][PY], const Px<C>& 
     }
 }
 
+// One source row y (window row i) of an edge column's taps.
+template <class T, int C, int PY, int K>
+__device__ __forceinline__ void registersEdgeRow(const KernelGeom& g, Px<C> (&acc)[K][PY], int i, int x, int y, int rx,
+                                                 int kw, int kh, bool interior) {
+    const T* row = interior ? reinterpret_cast<const T*>(sourceRow(g, y)) + (x - rx) * C : nullptr;
+#pragma unroll
+    for (int kx = 0; kx < kw; ++kx) {
+        const Px<C> v = interior ? loadChannels<T, C, true>(row + kx * C) : loadPixel<T, C>(g, x + kx - rx, y);
+        accumulateTap(acc, v, i, kx, kw, kh);
+    }
+}
+
 // One column of PY outputs (see the kernel below).
 template <class T, int C, int RX, int RY, int PY, int K>
 __device__ __forceinline__ void registersColumn(const KernelGeom& g, const KernelMath& m, int x, int yFirst) {
@@ -70,20 +82,23 @@ __device__ __forceinline__ void registersColumn(const KernelGeom& g, const Kerne
         for (int j = 0; j < PY; ++j) storePixel<T, C>(g, m, x, yFirst + j, acc[0][j], acc[K - 1][j]);
         return;
     }
-    // Threads at the image edges and in short last rows: unrolled at 3x3 (the
-    // quad kernels' edge pixels come here), a row at a time above, where an
-    // unrolled copy per architecture cost far more compile time than the few
-    // edge warps gain (gpu/README.md, "Kept variants").
-    constexpr int kEdgeRowUnroll = RX == 1 && RY == 1 ? PY + 2 : 1;
-#pragma unroll kEdgeRowUnroll
-    for (int i = 0; i < PY + kh - 1; ++i) {
-        if (i >= rowsNeeded) break;
-        const int y = yFirst - ry + i;
-        const T* row = interior ? reinterpret_cast<const T*>(sourceRow(g, y)) + (x - rx) * C : nullptr;
+    // Threads at the image edges and in short last rows: fully unrolled at
+    // 3x3 (the quad kernels' edge pixels come here), a row at a time above,
+    // where an unrolled copy per architecture cost far more compile time than
+    // the few edge warps gain (gpu/README.md, "Kept variants"). A plain
+    // `#pragma unroll` at 3x3, as before the edge path was cut: with
+    // `unroll PY + 2` the 3x3 kernels ran 3-10% slower (docs/performance.md).
+    if constexpr (RX == 1 && RY == 1) {
 #pragma unroll
-        for (int kx = 0; kx < kw; ++kx) {
-            const Px<C> v = interior ? loadChannels<T, C, true>(row + kx * C) : loadPixel<T, C>(g, x + kx - rx, y);
-            accumulateTap(acc, v, i, kx, kw, kh);
+        for (int i = 0; i < PY + kh - 1; ++i) {
+            if (i >= rowsNeeded) break;
+            registersEdgeRow<T, C, PY, K>(g, acc, i, x, yFirst - ry + i, rx, kw, kh, interior);
+        }
+    } else {
+#pragma unroll 1
+        for (int i = 0; i < PY + kh - 1; ++i) {
+            if (i >= rowsNeeded) break;
+            registersEdgeRow<T, C, PY, K>(g, acc, i, x, yFirst - ry + i, rx, kw, kh, interior);
         }
     }
 #pragma unroll
