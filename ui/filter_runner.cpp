@@ -80,9 +80,24 @@ RunResult FilterRunner::runOne(const std::shared_ptr<const Image>& input, const 
         r.error = "no image loaded";
         return r;
     }
+    ConstImageView view = input->cview();
+    if (gpuHost_.load() == HostMemory::Pageable) {
+        pinnedSource_.reset();
+        pinned_ = HostInput{};  // frees the page-locked copy
+    } else if (backend->hasLaunchConfig()) {
+        if (pinnedSource_ != input) {
+            pinned_ = hostInputFor(view, HostMemory::Pinned);
+            pinnedSource_ = input;
+        }
+        if (!pinned_.ok()) {
+            r.error = pinned_.error;
+            return r;
+        }
+        view = pinned_.view;
+    }
     try {  // run() promises not to throw; a broken promise must still not kill the app
-        r = launch.isDefault() ? backend->run(spec, input->cview(), mode.toStdString())
-                               : backend->runWithLaunch(spec, input->cview(), mode.toStdString(), launch);
+        r = launch.isDefault() ? backend->run(spec, view, mode.toStdString())
+                               : backend->runWithLaunch(spec, view, mode.toStdString(), launch);
     } catch (const std::exception& e) {
         r = RunResult{};
         r.error = std::string("backend threw: ") + e.what();

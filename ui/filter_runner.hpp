@@ -13,6 +13,7 @@
 #include "fs/backend.hpp"
 #include "fs/pipeline.hpp"
 #include "image_convert.hpp"
+#include "transfer_knobs.hpp"
 
 namespace fs::ui {
 
@@ -65,6 +66,9 @@ public:
     // Runs `job` on the worker thread, after the run in flight and never beside one:
     // backend calls other than run (describeLaunch, tune, resetTuning) go through here.
     void runExclusive(std::function<void()> job);
+    // GPU runs (backends with a launch configuration) read the image from
+    // page-locked memory, a copy made once per image, or as it is.
+    void setGpuHostMemory(HostMemory host) { gpuHost_.store(host); }
 
 signals:
     void finished(std::shared_ptr<const fs::ui::RunOutcome> outcome);
@@ -88,6 +92,10 @@ private:
     bool working_ = false;
     bool dropped_ = false;  // dropPending() since the request in flight was taken
     std::atomic<quint64> generation_{0};
+    std::atomic<HostMemory> gpuHost_{HostMemory::Pageable};
+    // Worker thread only: the pinned copy of the last image a GPU run read.
+    std::shared_ptr<const Image> pinnedSource_;
+    HostInput pinned_;
 };
 
 }  // namespace fs::ui

@@ -17,14 +17,17 @@ LaunchController::LaunchController(FilterRunner* runner, widgets::LaunchPanel* p
     connect(panel_, &widgets::LaunchPanel::autotuneRequested, this, &LaunchController::autotune);
     connect(panel_, &widgets::LaunchPanel::cancelTuneRequested, this, &LaunchController::cancelTuning);
     connect(panel_, &widgets::LaunchPanel::resetTuningRequested, this, &LaunchController::resetTuning);
-    connect(panel_, &widgets::LaunchPanel::transfersChanged, this, [this](bool serial, int budgetMB) {
+    connect(panel_, &widgets::LaunchPanel::transfersChanged, this, [this](bool serial, int budgetMB, bool pinned) {
         TransferKnobs knobs;
         knobs.transfers = serial ? Transfers::Serial : Transfers::Overlapped;
         knobs.deviceBudgetBytes = static_cast<std::size_t>(budgetMB) << 20;
+        knobs.host = pinned ? HostMemory::Pinned : HostMemory::Pageable;
         const std::string why = applyTransferKnobs(knobs);
+        if (why.empty()) runner_->setGpuHostMemory(knobs.host);
         panel_->setMessage(!why.empty() ? QString::fromStdString(why)
-                                        : tr("CUDA runs from now on: %1 transfers, device memory %2")
+                                        : tr("CUDA runs from now on: %1 transfers, %2 host memory, device memory %3")
                                               .arg(QString::fromLatin1(transfersName(knobs.transfers)),
+                                                   QString::fromLatin1(hostMemoryName(knobs.host)),
                                                    budgetMB ? tr("%1 MB").arg(budgetMB) : tr("the engine's own")));
         if (why.empty()) emit launchChanged();  // the next run shows the new times
     });

@@ -33,11 +33,19 @@ bool parseRadiusPath(const std::string& s, RadiusPath& out) {
     return false;
 }
 
+const char* channelLayoutName(ChannelLayout l) { return l == ChannelLayout::Planar ? "planar" : "interleaved"; }
+
+bool parseChannelLayout(const std::string& s, ChannelLayout& out) {
+    for (ChannelLayout l : {ChannelLayout::Interleaved, ChannelLayout::Planar})
+        if (s == channelLayoutName(l)) return out = l, true;
+    return false;
+}
+
 bool LaunchConfig::isDefault() const { return *this == LaunchConfig{}; }
 
 bool LaunchConfig::operator==(const LaunchConfig& o) const {
     return blockX == o.blockX && blockY == o.blockY && perThreadX == o.perThreadX && perThreadY == o.perThreadY &&
-           halo == o.halo && radius == o.radius;
+           halo == o.halo && radius == o.radius && layout == o.layout;
 }
 
 std::string LaunchConfig::toString() const {
@@ -48,12 +56,14 @@ std::string LaunchConfig::toString() const {
         add(std::to_string(perThreadX) + "x" + std::to_string(perThreadY) + " per thread");
     if (halo != HaloScheme::Default) add(std::string("halo ") + haloSchemeName(halo));
     if (radius != RadiusPath::Default) add(std::string("radius ") + radiusPathName(radius));
+    if (layout != ChannelLayout::Interleaved) add(channelLayoutName(layout));
     return s.empty() ? "default launch" : s;
 }
 
 std::string LaunchConfig::shortLabel() const {
     auto shape = [](int x, int y) { return x > 0 && y > 0 ? std::to_string(x) + "x" + std::to_string(y) : "-"; };
-    return shape(blockX, blockY) + " / " + shape(perThreadX, perThreadY);
+    return shape(blockX, blockY) + " / " + shape(perThreadX, perThreadY) +
+           (layout == ChannelLayout::Planar ? " planar" : "");
 }
 
 bool parseShape(const std::string& text, int& x, int& y) {

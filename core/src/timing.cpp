@@ -15,6 +15,7 @@ std::string TimingRecord::toString() const {
     part("host prep", hostPrepMs);
     part("upload", uploadMs);
     part("kernel", kernelMs);
+    part("planes split+merge", layoutMs);
     part("download", downloadMs);
     part("map/unmap", mapMs);
     part("texture+draw", displayMs);

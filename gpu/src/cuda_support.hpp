@@ -46,16 +46,18 @@ inline std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / 
 // filtered..done.
 struct PieceEvents {
     cudaEvent_t start = nullptr, uploaded = nullptr, filtered = nullptr, done = nullptr;
+    // Planar layout only: the planes split (after uploaded) and filtered (before filtered).
+    cudaEvent_t planesSplit = nullptr, planesFiltered = nullptr;
 
     cudaError_t create() {
         cudaError_t err = cudaSuccess;
-        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done})
+        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done, &planesSplit, &planesFiltered})
             if (err == cudaSuccess && !*e) err = cudaEventCreate(e);
         if (err != cudaSuccess) destroy();
         return err;
     }
     void destroy() {
-        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done}) {
+        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done, &planesSplit, &planesFiltered}) {
             if (*e) cudaEventDestroy(*e);
             *e = nullptr;
         }
@@ -63,6 +65,8 @@ struct PieceEvents {
     double uploadMs() const { return elapsedMs(start, uploaded); }
     double kernelMs() const { return elapsedMs(uploaded, filtered); }
     double downloadMs() const { return elapsedMs(filtered, done); }
+    double planesKernelMs() const { return elapsedMs(planesSplit, planesFiltered); }
+    double planesLayoutMs() const { return elapsedMs(uploaded, planesSplit) + elapsedMs(planesFiltered, filtered); }
 };
 
 }  // namespace fs::gpu

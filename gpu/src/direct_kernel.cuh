@@ -67,15 +67,17 @@ template <class Source, class Weights> const void* directKernelFor(const Prepare
 }
 
 // The launch knobs of the one-thread-per-pixel modes: any block shape and
-// 1, 2 or 4 outputs per thread each way; no halo, run-time radius only.
+// 1 to 8 outputs per thread each way (the course paper's k x k sweep runs
+// k = 1..6); no halo, run-time radius only.
 inline Refusal planDirect(const char* mode, const void* kernel, const LaunchConfig& want, int width, int rows,
                           LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob(mode, "shared-memory halo to load (only shared has)");
     if (want.radius == RadiusPath::Compiled)
         return refuseKnob(mode, "compiled radius: it reads the weights at run-time indices (shared, registers and "
                                 "separable have compiled radii)");
-    const int px = pickCount(want.perThreadX, 1, {1, 2, 4}), py = pickCount(want.perThreadY, 1, {1, 2, 4});
-    if (px < 0 || py < 0) return std::string("the ") + mode + " mode computes 1, 2 or 4 outputs per thread each way";
+    constexpr std::initializer_list<int> kCounts{1, 2, 3, 4, 5, 6, 7, 8};
+    const int px = pickCount(want.perThreadX, 1, kCounts), py = pickCount(want.perThreadY, 1, kCounts);
+    if (px < 0 || py < 0) return std::string("the ") + mode + " mode computes 1 to 8 outputs per thread each way";
     out.kernel = kernel;
     out.block = pickBlock(want, dim3(32, 8));
     out.grid = gridFor(width, rows, out.block, px, py);

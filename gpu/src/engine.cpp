@@ -87,17 +87,16 @@ cudaError_t DeviceSession::uploadWeights(const ModeImpl& mode, PreparedFilter& f
 }
 
 std::string DeviceSession::launchWhole(ResolvedLaunch& resolved, const FilterSpec& spec, const DeviceView& in,
-                                       unsigned char* dst, std::size_t dstPitch, cudaStream_t stream) {
+                                       unsigned char* dst, std::size_t dstPitch, cudaStream_t stream,
+                                       cudaEvent_t split, cudaEvent_t filtered) {
     LaunchArgs args;
-    args.filter = &resolved.filter;
-    args.config = resolved.config;
     args.workspaces = &core_.workspaces;
     args.geom = wholeImageGeom(in.data, in.pitch, in.width, in.height);
     args.geom.dst = dst;
     args.geom.dstPitch = dstPitch;
     args.geom.border = spec.border.mode;
     args.geom.borderValue = spec.border.value;
-    if (const cudaError_t err = resolved.mode->launch(args, stream); err != cudaSuccess)
+    if (const cudaError_t err = launchResolved(resolved, args, stream, split, filtered); err != cudaSuccess)
         return cudaMessage(std::string("mode ") + resolved.mode->id, err);
     return {};
 }
@@ -239,7 +238,8 @@ std::string Engine::run(const FilterSpec& spec, DeviceImageHandle image, const s
         return cudaMessage("uploading the weights", err);
     }
     cudaEventRecord(e.uploaded, s);
-    if (std::string why = session.launchWhole(resolved, spec, in, dst, dstPitch, s); !why.empty()) {
+    if (std::string why = session.launchWhole(resolved, spec, in, dst, dstPitch, s, e.planesSplit, e.planesFiltered);
+        !why.empty()) {
         cudaStreamSynchronize(s);
         cudaGetLastError();
         return why;
@@ -255,7 +255,12 @@ std::string Engine::run(const FilterSpec& spec, DeviceImageHandle image, const s
         cudaGetLastError();
         return cudaMessage("filtering", err);
     }
-    timing.kernelMs = e.kernelMs();
+    if (resolved.planes > 1) {
+        timing.kernelMs = e.planesKernelMs();
+        timing.layoutMs = e.planesLayoutMs();
+    } else {
+        timing.kernelMs = e.kernelMs();
+    }
     if (!target.toDevice) timing.downloadMs = e.downloadMs();
     timing.totalMs = msSince(wallStart);
     return {};

@@ -105,9 +105,10 @@ public:
 
     // A resolved launch over the whole of `in` into `dst` (in.height rows of
     // dstPitch bytes at the spec's output depth), enqueued on `stream` after
-    // uploadWeights.
+    // uploadWeights; `split` and `filtered` as in launchResolved.
     std::string launchWhole(ResolvedLaunch& resolved, const FilterSpec& spec, const DeviceView& in, unsigned char* dst,
-                            std::size_t dstPitch, cudaStream_t stream);
+                            std::size_t dstPitch, cudaStream_t stream, cudaEvent_t split = nullptr,
+                            cudaEvent_t filtered = nullptr);
 
     // `spec` in mode `mode`'s default configuration (not the tuned one: batch
     // and pipeline runs stay as they were timed) over a device image. A

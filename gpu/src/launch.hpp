@@ -137,7 +137,6 @@ struct ModeImpl {
 
 const ModeImpl& globalMode();
 const ModeImpl& global1dMode();
-const ModeImpl& globalPlanarMode();
 const ModeImpl& sharedTextbookMode();
 const ModeImpl& constantMode();
 const ModeImpl& sharedMode();

@@ -53,7 +53,7 @@ SourceRows sourceRowsFor(int a, int b, int ry, int height, BorderMode border) {
 }
 
 struct Totals {
-    double upload = 0, kernel = 0, download = 0, host = 0;
+    double upload = 0, kernel = 0, layout = 0, download = 0, host = 0;
 };
 
 class PieceRun {
@@ -70,6 +70,7 @@ public:
         if (std::string why = finish(); !why.empty()) return why;
         timing.uploadMs = totals_.upload;
         timing.kernelMs = totals_.kernel;
+        if (resolved_.planes > 1) timing.layoutMs = totals_.layout;
         if (!target_.toDevice) timing.downloadMs = totals_.download;
         if (l_.stagesInput || l_.stagesOutput) timing.hostPrepMs = totals_.host;
         return {};
@@ -100,8 +101,11 @@ private:
             budget = freeBytes / 10 * 8;
         }
         const std::size_t outPerRow = target_.toDevice ? 0 : l_.outPitch;
+        // The planar layout holds each piece twice: as uploaded and as planes.
+        const std::size_t copies = resolved_.planes > 1 ? 2 : 1;
         auto slotBytes = [&](int rows) {
-            return static_cast<std::size_t>(std::min(l_.height, rows + 2 * l_.ry)) * l_.inPitch + rows * outPerRow;
+            return copies * (static_cast<std::size_t>(std::min(l_.height, rows + 2 * l_.ry)) * l_.inPitch +
+                             rows * std::max(outPerRow, resolved_.planes > 1 ? l_.outPitch : 0));
         };
         while (pieceRows > 1 && kPipelineSlots * slotBytes(pieceRows) > budget)
             pieceRows = std::max(1, pieceRows * 3 / 4);
@@ -159,7 +163,12 @@ private:
         const PieceEvents& e = eventsOf(piece);
         if (const cudaError_t waited = cudaEventSynchronize(e.done); waited != cudaSuccess) return waited;
         totals_.upload += e.uploadMs();
-        totals_.kernel += e.kernelMs();
+        if (resolved_.planes > 1) {
+            totals_.kernel += e.planesKernelMs();
+            totals_.layout += e.planesLayoutMs();
+        } else {
+            totals_.kernel += e.kernelMs();
+        }
         if (!target_.toDevice) totals_.download += e.downloadMs();
         return cudaSuccess;
     }
@@ -216,8 +225,6 @@ private:
         cudaEventRecord(e.uploaded, stream);
 
         LaunchArgs args;
-        args.filter = &resolved_.filter;
-        args.config = resolved_.config;
         args.workspaces = &core_.workspaces;
         KernelGeom& g = args.geom;
         g.src = src.data();
@@ -237,7 +244,8 @@ private:
             g.dst = core_.pieceDst[slot].data();
             g.dstPitch = l_.outPitch;
         }
-        if ((err_ = resolved_.mode->launch(args, stream)) != cudaSuccess) return fail("launching the filter kernel");
+        if ((err_ = launchResolved(resolved_, args, stream, e.planesSplit, e.planesFiltered)) != cudaSuccess)
+            return fail("launching the filter kernel");
         cudaEventRecord(e.filtered, stream);
 
         if (!target_.toDevice) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "channel_planes.hpp"
 #include "engine_core.hpp"
 
 namespace fs::gpu {
@@ -251,12 +252,33 @@ Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, const std
 
 Refusal resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
                       const LaunchConfig& launch, int width, int height, ResolvedLaunch& out) {
-    if (Refusal why = resolveMode(spec, depth, channels, modeId, out); !why.ok()) return why;
-    out.config = out.tunedByDefault && launch.isDefault() ? tunedConfig(*out.mode, out.filter, width, height) : launch;
+    // Planar: the mode is chosen, tuned and planned for one plane, a gray image.
+    const bool planar = launch.layout == ChannelLayout::Planar && channels > 1;
+    if (Refusal why = resolveMode(spec, depth, planar ? 1 : channels, modeId, out); !why.ok()) return why;
+    out.planes = planar ? channels : 1;
+    LaunchConfig want = launch;
+    want.layout = ChannelLayout::Interleaved;
+    out.config = out.tunedByDefault && want.isDefault() ? tunedConfig(*out.mode, out.filter, width, height) : want;
     Refusal planned = out.mode->plan(out.filter, out.config, width, height, out.plan);
-    if (planned.ok()) return {};
+    if (planned.ok()) {
+        if (planar) {
+            out.plan.config.layout = ChannelLayout::Planar;
+            out.plan.variant += ", on " + std::to_string(channels) + " channel planes";
+        }
+        return {};
+    }
     out.reason = planned.message;
-    return {planned.reason, std::string("mode ") + out.mode->id + ", " + out.config.toString() + ": " + out.reason};
+    LaunchConfig shown = out.config;
+    shown.layout = launch.layout;
+    return {planned.reason, std::string("mode ") + out.mode->id + ", " + shown.toString() + ": " + out.reason};
+}
+
+cudaError_t launchResolved(const ResolvedLaunch& r, LaunchArgs args, cudaStream_t stream, cudaEvent_t split,
+                           cudaEvent_t filtered) {
+    args.filter = &r.filter;
+    args.config = r.config;
+    if (r.planes > 1) return launchOnPlanes(*r.mode, args, r.planes, stream, split, filtered);
+    return r.mode->launch(args, stream);
 }
 
 LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
@@ -272,6 +294,7 @@ LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, D
         // The report names the mode and configuration itself: the reason alone.
         report.error = r.reason.empty() ? why.message : r.reason;
         report.config = r.config;
+        report.config.layout = launch.layout;
         return report;
     }
     return reportPlan(r.plan, r.mode->id);

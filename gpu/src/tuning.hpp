@@ -9,11 +9,12 @@ namespace fs::gpu {
 
 // A run request resolved for one image shape.
 struct ResolvedLaunch {
-    PreparedFilter filter;
+    PreparedFilter filter;  // for one channel when planes > 1
+    int planes = 1;          // > 1: the planar channel layout, the mode runs on each plane (channel_planes.hpp)
     const ModeImpl* mode = nullptr;  // a choosing mode resolved; set once the id is known
     bool tunedByDefault = false;     // the requested mode chooses per filter: a default launch takes the tuned one
     LaunchConfig config;             // as requested, or the tuned one; set once the mode supports the filter
-    LaunchPlan plan;
+    LaunchPlan plan;                 // its config says the layout too (reports and timings)
     std::string reason;  // why it cannot launch, without the "mode m, <config>: " prefix
 };
 
@@ -33,6 +34,12 @@ Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, const std
 // Safe under the engine's device lock (tunedConfig never takes it).
 Refusal resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
                       const LaunchConfig& launch, int width, int height, ResolvedLaunch& out);
+
+// The resolved run's launch over `args` (its filter and configuration are
+// set from `r`): the mode's own, or on planes when r.planes > 1, recording
+// `split` and `filtered` around the planes' filtering when given.
+cudaError_t launchResolved(const ResolvedLaunch& r, LaunchArgs args, cudaStream_t stream, cudaEvent_t split = nullptr,
+                           cudaEvent_t filtered = nullptr);
 
 // What `mode` would launch for this image shape (a choosing mode resolved, its tuned
 // configuration applied when `launch` is default).

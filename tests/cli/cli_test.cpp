@@ -464,7 +464,7 @@ TEST_F(Cli, ExitCodesFollowWhoseFaultItIs) {
 TEST_F(Cli, CpuRefusesEveryLaunchFlagWithTheReason) {
     const std::string common = "apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 ";
     for (const char* flag : {"--block 32x8", "--per-thread 1x4", "--halo cooperative", "--radius runtime",
-                             "--block 16x16 --per-thread 2x2 --halo per-thread --radius compiled"})
+                             "--layout planar", "--block 16x16 --per-thread 2x2 --halo per-thread --radius compiled"})
         expectRefused(common + flag, 4, {"cpu/", "refused the launch configuration", "has no launch configuration", "--block"});
     expectRefused(common + "--mode opencv-exact --block 32x8", 4, {"cpu/opencv-exact", "no launch configuration"});
 }
@@ -490,6 +490,7 @@ TEST_F(Cli, BadLaunchValuesAreUsageErrors) {
     }
     expectRefused(common + "--halo diagonal", 2, {"--halo", "cooperative", "per-thread", "'diagonal'"});
     expectRefused(common + "--radius fast", 2, {"--radius", "compiled", "runtime", "'fast'"});
+    expectRefused(common + "--layout soa", 2, {"--layout", "interleaved", "planar", "'soa'"});
     expectRefused(common + "--verbose=yes", 2, {"--verbose takes no value"});
 }
 
@@ -525,11 +526,11 @@ TEST_F(Cli, TuneWithoutADeviceSaysSoAndOffersNoCpuRun) {
 
 TEST_F(Cli, HelpAndModesNameTheLaunchFlags) {
     const CliRun help = run("--help");
-    for (const char* text : {"--block WxH", "--per-thread AxB", "--halo", "--radius", "--verbose", "tune -i IN -k KERNEL",
+    for (const char* text : {"--block WxH", "--per-thread AxB", "--halo", "--radius", "--layout", "--verbose", "tune -i IN -k KERNEL",
                              "tune --reset", "--no-cache", "--repeats", "FILTERSTUDIO_TUNE_CACHE"})
         EXPECT_NE(help.out.find(text), std::string::npos) << text;
     const CliRun modes = run("modes");
-    EXPECT_NE(modes.out.find("  launch: fixed (refuses --block, --per-thread, --halo, --radius and tune)"), std::string::npos)
+    EXPECT_NE(modes.out.find("  launch: fixed (refuses --block, --per-thread, --halo, --radius, --layout and tune)"), std::string::npos)
         << modes.out;
 }
 

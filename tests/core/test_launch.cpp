@@ -60,6 +60,7 @@ TEST(LaunchConfig, IsDefaultOnlyWhenEveryKnobIsUnset) {
         [](LaunchConfig& c) { c.perThreadX = 2; },    [](LaunchConfig& c) { c.perThreadY = 2; },
         [](LaunchConfig& c) { c.halo = HaloScheme::PerThread; },
         [](LaunchConfig& c) { c.radius = RadiusPath::Runtime; },
+        [](LaunchConfig& c) { c.layout = ChannelLayout::Planar; },
     };
     for (std::size_t i = 0; i < changes.size(); ++i) {
         LaunchConfig c;
@@ -111,6 +112,25 @@ TEST(LaunchConfig, HaloAndRadiusNamesRoundTrip) {
     RadiusPath r = RadiusPath::Compiled;
     for (const char* bad : {"", "Runtime", "dynamic", "compile"}) EXPECT_FALSE(parseRadiusPath(bad, r)) << bad;
     EXPECT_EQ(r, RadiusPath::Compiled);
+}
+
+TEST(LaunchConfig, LayoutNamesRoundTripAndShow) {
+    for (ChannelLayout l : {ChannelLayout::Interleaved, ChannelLayout::Planar}) {
+        ChannelLayout back = l == ChannelLayout::Planar ? ChannelLayout::Interleaved : ChannelLayout::Planar;
+        EXPECT_TRUE(parseChannelLayout(channelLayoutName(l), back)) << channelLayoutName(l);
+        EXPECT_EQ(back, l);
+    }
+    ChannelLayout l = ChannelLayout::Planar;
+    for (const char* bad : {"", "Planar", "soa", "aos", "default"}) EXPECT_FALSE(parseChannelLayout(bad, l)) << bad;
+    EXPECT_EQ(l, ChannelLayout::Planar);
+    LaunchConfig c = fullConfig();
+    c.layout = ChannelLayout::Planar;
+    EXPECT_EQ(c.toString(), "block 32x8, 1x4 per thread, halo cooperative, radius compiled, planar");
+    EXPECT_EQ(c.shortLabel(), "32x8 / 1x4 planar");
+    LaunchConfig planarOnly;
+    planarOnly.layout = ChannelLayout::Planar;
+    EXPECT_EQ(planarOnly.toString(), "planar");
+    EXPECT_EQ(planarOnly.shortLabel(), "- / - planar");
 }
 
 TEST(LaunchConfig, SizeClassBoundaries) {

@@ -221,9 +221,8 @@ TEST(ModeRegistry, TeachingVariantsSitBesideTheTunedModes) {
     const std::vector<const ModeImpl*>& modes = registeredModes();
     const auto at = [&](const ModeImpl& m) { return std::find(modes.begin(), modes.end(), &m) - modes.begin(); };
     EXPECT_EQ(at(global1dMode()), at(globalMode()) + 1);
-    EXPECT_EQ(at(globalPlanarMode()), at(globalMode()) + 2);
     EXPECT_EQ(at(sharedTextbookMode()), at(sharedMode()) - 1);
-    for (const ModeImpl* m : {&global1dMode(), &globalPlanarMode(), &sharedTextbookMode()})
+    for (const ModeImpl* m : {&global1dMode(), &sharedTextbookMode()})
         EXPECT_GT(std::string(m->description).size(), 300u) << m->id;
     PreparedFilter small, large;
     FilterSpec spec;

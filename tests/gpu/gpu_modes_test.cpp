@@ -100,7 +100,7 @@ std::string paramName(const ::testing::TestParamInfo<Param>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, ModeMatrix,
-                         ::testing::Combine(::testing::Values("global", "global-1d", "global-planar", "constant",
+                         ::testing::Combine(::testing::Values("global", "global-1d", "constant",
                                                               "shared-textbook", "shared", "texture", "separable",
                                                               "registers", "auto"),
                                             ::testing::Range(0, 5),

@@ -12,8 +12,8 @@
 namespace fs::test {
 namespace {
 
-const char* kModes[] = {"global",  "global-1d", "global-planar", "constant", "shared-textbook",
-                        "shared",  "texture",   "separable",     "registers", "auto"};
+const char* kModes[] = {"global", "global-1d", "constant",  "shared-textbook", "shared",
+                        "texture", "separable", "registers", "auto"};
 
 // Restores the process-wide pipeline knobs whatever the test does.
 struct PipelineKnobs {

@@ -75,11 +75,13 @@ std::vector<LaunchConfig> configsFor(const std::string& mode) {
                 }
         out.push_back({256, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled});  // the rolling strip
     } else {
-        for (int p : {1, 2, 4})
+        for (int p : {1, 2, 3, 4})
             for (int q : {1, 2, 4}) {
                 const auto& b = blocks[(p + q) % 4];
                 out.push_back({b[0], b[1], p, q, HaloScheme::Default, RadiusPath::Default});
             }
+        for (int k : {5, 6})  // the course paper's k x k sweep
+            out.push_back({32, 8, k, k, HaloScheme::Default, RadiusPath::Default});
     }
     return out;
 }
@@ -165,7 +167,7 @@ TEST(LaunchRefusals, SayWhichLimitIsExceeded) {
     EXPECT_NE(tooLarge.find("shared memory"), std::string::npos) << tooLarge;
     // 16 rows: too many accumulators for 3 channels, and not built unless every variant is (FS_CUDA_ALL_VARIANTS).
     EXPECT_NE(refusal(sobel3(), 3, "registers", {32, 8, 1, 16, {}, {}}).find("rows per thread"), std::string::npos);
-    EXPECT_NE(refusal(sobel3(), 1, "global", {0, 0, 3, 1, {}, {}}).find("1, 2 or 4"), std::string::npos);
+    EXPECT_NE(refusal(sobel3(), 1, "global", {0, 0, 9, 1, {}, {}}).find("1 to 8"), std::string::npos);
     EXPECT_NE(refusal(sobel3(), 1, "constant", {0, 0, 0, 0, HaloScheme::PerThread, {}}).find("halo"),
               std::string::npos);
     FilterSpec nine;

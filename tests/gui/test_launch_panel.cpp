@@ -274,7 +274,37 @@ private slots:
         QVERIFY2(panel->message().contains(cuda ? QStringLiteral("serial transfers") : QStringLiteral("without CUDA")),
                  qPrintable(panel->message()));
         serial->setChecked(false);
+
+        // Pinned host memory: GPU runs read a page-locked copy of the image. Without a
+        // usable device the run fails saying so, never with the runtime's own error.
+        auto* pinned = panel->findChild<QCheckBox*>(QStringLiteral("launchPinned"));
+        QVERIFY(pinned && pinned->isEnabled());
+        QSignalSpy failed(window_.get(), &MainWindow::runFailed);
+        pinned->setChecked(true);
+        QCOMPARE(changed.back().at(2).toBool(), true);
+        if (cuda) {
+            QVERIFY2(panel->message().contains(QStringLiteral("pinned host memory")), qPrintable(panel->message()));
+            if (!fs::findBackend(all, "cuda")->available())
+                QVERIFY(waitFor([&] {
+                    return !failed.isEmpty() &&
+                           failed.back().at(0).toString().contains(QStringLiteral("pinned host memory needs a CUDA device"));
+                }));
+        } else {
+            QVERIFY2(panel->message().contains(QStringLiteral("without CUDA")), qPrintable(panel->message()));
+        }
+        pinned->setChecked(false);
         QVERIFY(fs::applyTransferKnobs(fs::TransferKnobs{}).empty());
+    }
+
+    void layoutChoiceReachesTheLaunch() {
+        QVERIFY(openOnDouble());
+        LaunchPanel* panel = window_->launchPanel();
+        QVERIFY(choose(panel, "launchLayout", QStringLiteral("planar")));
+        QCOMPARE(panel->config().layout, fs::ChannelLayout::Planar);
+        QVERIFY(choose(panel, "launchPerThread", QStringLiteral("5x5")));
+        QCOMPARE(panel->config().perThreadX, 5);
+        panel->setConfig(fs::LaunchConfig{});
+        QCOMPARE(panel->config().layout, fs::ChannelLayout::Interleaved);
     }
 
     void reportFollowsTheKnobsAndRunsUseThem() {

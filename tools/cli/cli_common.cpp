@@ -287,6 +287,10 @@ bool LaunchOverrides::read(OptionReader& reader) {
         const std::string text = reader.value();
         if (!parseRadiusPath(text, config.radius))
             throw UsageError{"--radius must be compiled or runtime (or default), not '" + text + "'"};
+    } else if (name == "--layout") {
+        const std::string text = reader.value();
+        if (!parseChannelLayout(text, config.layout))
+            throw UsageError{"--layout must be interleaved or planar, not '" + text + "'"};
     } else {
         return false;
     }

@@ -75,6 +75,8 @@ launch options for apply (GPU backends only; see `modes`; the others refuse them
   --per-thread AxB     outputs each thread computes, e.g. 1x4
   --halo H             cooperative | per-thread: how mode shared loads its tile's border
   --radius R           compiled | runtime: kernel radius as a template parameter or read at run time
+  --layout L           interleaved | planar: filter the channels as stored, or split into one
+                       plane per channel first (timed apart as "planes split+merge")
   A configuration the device cannot run is refused with the reason (exit code 4).
   --pinned             copy the input to page-locked host memory first (uploads skip
                        the staging copy); default pageable
@@ -252,7 +254,7 @@ int runApply(const std::vector<std::string>& args) {
     if (!launch.isDefault() && (!report.ok() || !backend->hasLaunchConfig()))
         return backendError(o.backend + "/" + mode + " refused the launch configuration (" + launch.toString() +
                             "): " + (report.ok() ? "no launch configuration" : report.error) +
-                            "; leave out --block, --per-thread, --halo and --radius for the mode's own choice");
+                            "; leave out --block, --per-thread, --halo, --radius and --layout for the mode's own choice");
     if (o.verbose) std::cout << launchReportLine(o.backend, report) << "\n";
 
     if (std::string why = fs::applyTransferKnobs(o.transfer.knobs); !why.empty()) return backendError(why);
@@ -296,8 +298,9 @@ int listModes() {
                         m.available ? m.description.c_str() : m.unavailableReason.c_str());
         std::printf("  launch: %s\n", b->hasLaunchConfig()
                                            ? "apply --block WxH --per-thread AxB --halo cooperative|per-thread "
-                                             "--radius compiled|runtime; timed by `tune`"
-                                           : "fixed (refuses --block, --per-thread, --halo, --radius and tune)");
+                                             "--radius compiled|runtime --layout interleaved|planar; timed by `tune`"
+                                           : "fixed (refuses --block, --per-thread, --halo, --radius, --layout "
+                                             "and tune)");
     }
     return kExitOk;
 }

@@ -72,7 +72,7 @@ double Measurement::totalMs() const {
     const TimingRecord& t = timing;
     if (t.totalMs) return *t.totalMs;
     double sum = 0.0;
-    for (const auto* part : {&t.hostPrepMs, &t.uploadMs, &t.kernelMs, &t.downloadMs, &t.mapMs, &t.displayMs})
+    for (const auto* part : {&t.hostPrepMs, &t.uploadMs, &t.kernelMs, &t.layoutMs, &t.downloadMs, &t.mapMs, &t.displayMs})
         sum += part->value_or(0.0);
     return sum;
 }

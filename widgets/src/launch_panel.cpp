@@ -24,7 +24,9 @@ namespace {
 // Shapes a student can try; the panel adds any other a tuned result needs.
 const char* const kBlockShapes[] = {"8x8",  "16x8", "8x16", "16x16", "32x8", "32x16", "32x32",
                                     "32x4", "64x4", "64x8", "64x16", "128x2", "128x4", "256x1"};
-const char* const kPerThread[] = {"1x1", "1x2", "1x4", "1x8", "2x1", "2x2", "4x1", "2x4", "4x2", "8x1"};
+// 3x3, 5x5 and 6x6 for the course paper's k x k sweep (global, constant, texture take 1..8 each way).
+const char* const kPerThread[] = {"1x1", "1x2", "1x4", "1x8", "2x1", "2x2", "4x1", "2x4", "4x2", "8x1",
+                                  "3x3", "4x4", "5x5", "6x6"};
 
 QString shapeText(int x, int y) { return QStringLiteral("%1x%2").arg(x).arg(y); }
 
@@ -100,17 +102,30 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     for (RadiusPath r : {RadiusPath::Default, RadiusPath::Compiled, RadiusPath::Runtime})
         radiusCombo_->addItem(QString::fromLatin1(radiusPathName(r)), static_cast<int>(r));
     radiusCombo_->setToolTip(tr("Compiled: the radius is a template parameter (loops unrolled); runtime: read from memory"));
+    layoutCombo_ = new QComboBox;
+    for (ChannelLayout l : {ChannelLayout::Interleaved, ChannelLayout::Planar})
+        layoutCombo_->addItem(QString::fromLatin1(channelLayoutName(l)), static_cast<int>(l));
+    layoutCombo_->setToolTip(tr("Interleaved: colour images are filtered as stored (RGBRGB, an array of structures). "
+                                "Planar: split into one plane per channel first (a structure of arrays), each "
+                                "plane filtered as a gray image, then interleaved again; the split and merge are "
+                                "timed apart from the kernel."));
     defaultsButton_ = new QPushButton(tr("Defaults"));
     defaultsButton_->setToolTip(tr("Let the mode choose every knob"));
     form->addRow(tr("Block shape"), blockCombo_);
     form->addRow(tr("Outputs per thread"), perThreadCombo_);
     form->addRow(tr("Halo loading"), haloCombo_);
     form->addRow(tr("Radius"), radiusCombo_);
+    form->addRow(tr("Channels"), layoutCombo_);
     serialCheck_ = new QCheckBox(tr("serial (no overlap)"));
     serialCheck_->setObjectName(QStringLiteral("launchSerial"));
     serialCheck_->setToolTip(tr("Upload the whole image, filter it, download it, one after the other. Off: the image "
                                 "goes in pieces whose upload, filter and download overlap on several streams. Applies "
                                 "to every CUDA run."));
+    pinnedCheck_ = new QCheckBox(tr("pinned host memory"));
+    pinnedCheck_->setObjectName(QStringLiteral("launchPinned"));
+    pinnedCheck_->setToolTip(tr("Copy the image into page-locked host memory once, so uploads and downloads go "
+                                "straight over PCIe at full rate. Off: pageable memory, staged through pinned "
+                                "buffers. Applies to every CUDA run."));
     budgetSpin_ = new QSpinBox;
     budgetSpin_->setObjectName(QStringLiteral("launchBudget"));
     budgetSpin_->setRange(0, 1 << 20);
@@ -121,6 +136,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
                                "images larger than the GPU in the course paper. Applies to every CUDA run."));
     form->addRow(QString(), defaultsButton_);
     form->addRow(tr("Transfers"), serialCheck_);
+    form->addRow(tr("Host memory"), pinnedCheck_);
     form->addRow(tr("Device memory"), budgetSpin_);
     layout->addWidget(knobs_);
 
@@ -178,20 +194,23 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     perThreadCombo_->setObjectName(QStringLiteral("launchPerThread"));
     haloCombo_->setObjectName(QStringLiteral("launchHalo"));
     radiusCombo_->setObjectName(QStringLiteral("launchRadius"));
+    layoutCombo_->setObjectName(QStringLiteral("launchLayout"));
     tuneButton_->setObjectName(QStringLiteral("launchAutotune"));
     cancelButton_->setObjectName(QStringLiteral("launchCancel"));
     useBestButton_->setObjectName(QStringLiteral("launchUseBest"));
     resetButton_->setObjectName(QStringLiteral("launchReset"));
 
-    for (QComboBox* combo : {blockCombo_, perThreadCombo_, haloCombo_, radiusCombo_})
+    for (QComboBox* combo : {blockCombo_, perThreadCombo_, haloCombo_, radiusCombo_, layoutCombo_})
         connect(combo, &QComboBox::activated, this, [this] { emit configChanged(config()); });
     connect(defaultsButton_, &QPushButton::clicked, this, [this] {
         setConfig(LaunchConfig{});
         emit configChanged(config());
     });
-    connect(serialCheck_, &QCheckBox::toggled, this, [this] { emit transfersChanged(serialTransfers(), deviceBudgetMB()); });
+    const auto transfers = [this] { emit transfersChanged(serialTransfers(), deviceBudgetMB(), pinnedHostMemory()); };
+    connect(serialCheck_, &QCheckBox::toggled, this, transfers);
+    connect(pinnedCheck_, &QCheckBox::toggled, this, transfers);
     // editingFinished: one change per typed number, not one per digit.
-    connect(budgetSpin_, &QSpinBox::editingFinished, this, [this] { emit transfersChanged(serialTransfers(), deviceBudgetMB()); });
+    connect(budgetSpin_, &QSpinBox::editingFinished, this, transfers);
     connect(tuneButton_, &QPushButton::clicked, this, &LaunchPanel::autotuneRequested);
     connect(cancelButton_, &QPushButton::clicked, this, &LaunchPanel::cancelTuneRequested);
     connect(useBestButton_, &QPushButton::clicked, this, &LaunchPanel::useBest);
@@ -201,6 +220,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
 }
 
 bool LaunchPanel::serialTransfers() const { return serialCheck_->isChecked(); }
+bool LaunchPanel::pinnedHostMemory() const { return pinnedCheck_->isChecked(); }
 int LaunchPanel::deviceBudgetMB() const { return budgetSpin_->value(); }
 
 LaunchConfig LaunchPanel::config() const {
@@ -209,6 +229,7 @@ LaunchConfig LaunchPanel::config() const {
     readShape(perThreadCombo_, c.perThreadX, c.perThreadY);
     c.halo = static_cast<HaloScheme>(haloCombo_->currentData().toInt());
     c.radius = static_cast<RadiusPath>(radiusCombo_->currentData().toInt());
+    c.layout = static_cast<ChannelLayout>(layoutCombo_->currentData().toInt());
     return c;
 }
 
@@ -217,6 +238,7 @@ void LaunchPanel::setConfig(const LaunchConfig& c) {
     selectShape(perThreadCombo_, c.perThreadX, c.perThreadY);
     haloCombo_->setCurrentIndex(haloCombo_->findData(static_cast<int>(c.halo)));
     radiusCombo_->setCurrentIndex(radiusCombo_->findData(static_cast<int>(c.radius)));
+    layoutCombo_->setCurrentIndex(layoutCombo_->findData(static_cast<int>(c.layout)));
 }
 
 void LaunchPanel::setDisabledReason(const QString& reason) {
@@ -249,6 +271,7 @@ void LaunchPanel::setReport(const LaunchReport& r) {
                               .arg(shapeText(c.perThreadX, c.perThreadY), QString::fromLatin1(haloSchemeName(c.halo)),
                                    QString::fromLatin1(radiusPathName(c.radius))));
     row(tr("Grid"), tr("%1 x %2 blocks").arg(r.gridX).arg(r.gridY));
+    if (c.layout == ChannelLayout::Planar) row(tr("Channels"), tr("planar: the grid runs once per channel plane"));
     row(tr("Occupancy"), tr("%1 of %2 warps per SM (%3%), %4 blocks/SM, limited by %5")
                              .arg(r.activeWarpsPerSM)
                              .arg(r.maxWarpsPerSM)

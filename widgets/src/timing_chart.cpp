@@ -36,6 +36,7 @@ const Part kParts[] = {
     {"host prep", &TimingRecord::hostPrepMs, QColor(150, 150, 150)},
     {"upload", &TimingRecord::uploadMs, QColor(66, 133, 244)},
     {"kernel", &TimingRecord::kernelMs, QColor(219, 68, 55)},
+    {"planes split + merge", &TimingRecord::layoutMs, QColor(0, 150, 136)},
     {"download", &TimingRecord::downloadMs, QColor(244, 180, 0)},
     {"interop map/unmap", &TimingRecord::mapMs, QColor(15, 157, 88)},
     {"texture + draw", &TimingRecord::displayMs, QColor(171, 71, 188)},
@@ -659,14 +660,14 @@ bool TimingChart::exportCsv(const QString& path, QString* error) const {
     }
     QTextStream out(&file);
     out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,texture_draw_ms,total_ms,"
-           "filter,border,repeats,warmups,step\n";
+           "filter,border,repeats,warmups,step,planes_split_merge_ms\n";
     const auto write = [&out](const Entry& e) {
         const TimingRecord& t = e.timing;
         out << e.run << ',' << csvText(e.imageLabel) << ',' << QString::fromStdString(t.backend) << ','
             << QString::fromStdString(t.mode) << ',' << csvField(t.hostPrepMs) << ',' << csvField(t.uploadMs) << ','
             << csvField(t.kernelMs) << ',' << csvField(t.downloadMs) << ',' << csvField(t.mapMs) << ',' << csvField(t.displayMs) << ','
             << csvField(t.totalMs) << ',' << csvText(e.filter) << ',' << csvText(e.border) << ',' << e.repeats << ','
-            << e.warmups << ',' << csvText(e.step) << '\n';
+            << e.warmups << ',' << csvText(e.step) << ',' << csvField(t.layoutMs) << '\n';
     };
     // A pipeline run's total, then its steps under the same run number.
     for (const Entry& e : history_) {

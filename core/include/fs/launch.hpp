@@ -24,22 +24,30 @@ enum class HaloScheme {
 // Whether the kernel radius is a template parameter (loops fully unrolled,
 // weights become operands) or read at run time.
 enum class RadiusPath { Default, Compiled, Runtime };
+// How a multi-channel image is laid out while a GPU mode filters it: as
+// stored (RGBRGB, an array of structures), or split into one plane per
+// channel first (a structure of arrays), each plane filtered as a gray image
+// and the result interleaved again: the primer's AoS/SoA lesson.
+enum class ChannelLayout { Interleaved, Planar };
 
 const char* haloSchemeName(HaloScheme h);  // "default", "cooperative", "per-thread"
 bool parseHaloScheme(const std::string& s, HaloScheme& out);
 const char* radiusPathName(RadiusPath r);  // "default", "compiled", "runtime"
 bool parseRadiusPath(const std::string& s, RadiusPath& out);
+const char* channelLayoutName(ChannelLayout l);  // "interleaved", "planar"
+bool parseChannelLayout(const std::string& s, ChannelLayout& out);
 
 struct LaunchConfig {
     int blockX = 0, blockY = 0;          // threads per block; 0: the mode's own choice
     int perThreadX = 0, perThreadY = 0;  // outputs per thread; 0: the mode's own choice
     HaloScheme halo = HaloScheme::Default;
     RadiusPath radius = RadiusPath::Default;
+    ChannelLayout layout = ChannelLayout::Interleaved;
 
     bool isDefault() const;
     bool operator==(const LaunchConfig& o) const;
     bool operator!=(const LaunchConfig& o) const { return !(*this == o); }
-    // "block 32x8, 1x4 per thread, halo cooperative, radius compiled"; unset parts left out.
+    // "block 32x8, 1x4 per thread, halo cooperative, radius compiled, planar"; unset parts left out.
     std::string toString() const;
     // "32x8 / 1x4" (what chart axes show)
     std::string shortLabel() const;

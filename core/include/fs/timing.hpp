@@ -13,6 +13,7 @@ struct TimingRecord {
     std::optional<double> hostPrepMs;
     std::optional<double> uploadMs;
     std::optional<double> kernelMs;
+    std::optional<double> layoutMs;  // planar channel layout: splitting into planes and interleaving again
     std::optional<double> downloadMs;
     std::optional<double> mapMs;  // CUDA-GL interop map + unmap
     std::optional<double> displayMs;  // live preview: pixel buffer -> texture, then the draw, to glFinish

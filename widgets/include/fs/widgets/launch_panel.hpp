@@ -41,9 +41,11 @@ public:
     void setTuneResult(const TuneResult& result);
     const TuneResult& tuneResult() const { return tune_; }
     // The CUDA transfer lessons, process-wide: serial (whole image, then filter,
-    // then download) or overlapped pieces, and a device-memory budget in MB
-    // (0: the engine's own) that sends larger images through strips.
+    // then download) or overlapped pieces, a device-memory budget in MB (0: the
+    // engine's own) that sends larger images through strips, and pinned
+    // (page-locked) host memory for the image instead of pageable.
     bool serialTransfers() const;
+    bool pinnedHostMemory() const;
     int deviceBudgetMB() const;
     void setMessage(const QString& message);  // one line under the tuning buttons
     QString message() const;
@@ -62,7 +64,7 @@ signals:
     void autotuneRequested();
     void cancelTuneRequested();
     void resetTuningRequested();
-    void transfersChanged(bool serial, int deviceBudgetMB);
+    void transfersChanged(bool serial, int deviceBudgetMB, bool pinned);
 
 private:
     void refreshEnabled();
@@ -81,7 +83,9 @@ private:
     QComboBox* perThreadCombo_;
     QComboBox* haloCombo_;
     QComboBox* radiusCombo_;
+    QComboBox* layoutCombo_;
     QCheckBox* serialCheck_;
+    QCheckBox* pinnedCheck_;
     QSpinBox* budgetSpin_;
     QPushButton* defaultsButton_;
     QLabel* report_;
