@@ -75,8 +75,8 @@ inline Refusal planDirect(const char* mode, const void* kernel, const LaunchConf
     if (want.radius == RadiusPath::Compiled)
         return refuseKnob(mode, "compiled radius: it reads the weights at run-time indices (shared, registers and "
                                 "separable have compiled radii)");
-    constexpr std::initializer_list<int> kCounts{1, 2, 3, 4, 5, 6, 7, 8};
-    const int px = pickCount(want.perThreadX, 1, kCounts), py = pickCount(want.perThreadY, 1, kCounts);
+    const int px = pickCount(want.perThreadX, 1, {1, 2, 3, 4, 5, 6, 7, 8});
+    const int py = pickCount(want.perThreadY, 1, {1, 2, 3, 4, 5, 6, 7, 8});
     if (px < 0 || py < 0) return std::string("the ") + mode + " mode computes 1 to 8 outputs per thread each way";
     out.kernel = kernel;
     out.block = pickBlock(want, dim3(32, 8));

@@ -41,7 +41,7 @@ FilterSpec gaussian(int size, BorderMode border) {
 TEST(CudaBackend, ReportsAvailabilityAndNeverThrows) {
     auto backend = gpu::makeCudaBackend();
     EXPECT_EQ(backend->id(), "cuda");
-    ASSERT_EQ(backend->modes().size(), 11u);
+    ASSERT_EQ(backend->modes().size(), 10u);
     for (const ModeInfo& m : backend->modes()) EXPECT_EQ(m.available, backend->available()) << m.id;
     std::mt19937 rng = testRng();
     const Image input = randomImage(8, 8, 1, Depth::U8, rng);
