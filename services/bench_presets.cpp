@@ -12,6 +12,7 @@
 
 #include "backends.hpp"
 #include "fs/batch.hpp"
+#include "fs/host_info.hpp"
 #include "fs/layer.hpp"
 #include "layers.hpp"
 #include "fs/presets.hpp"
@@ -273,7 +274,7 @@ BenchRunResult runBenchPreset(const BenchPreset& preset, const std::vector<std::
     BenchRunResult result;
     const int total = static_cast<int>(preset.sizes.size() * preset.maskSizes.size() * preset.contenders.size() *
                                        preset.shapes.size());
-    const std::string driver = nvidiaDriverVersion();
+    const std::string driver = nvidiaModuleVersion();
     const std::string knobError = applyTransferKnobs(preset.knobs);
     struct RestoreKnobs {
         ~RestoreKnobs() { applyTransferKnobs(TransferKnobs{}); }
@@ -493,18 +494,6 @@ std::string cpuModelName() {
         if (start != std::string::npos) return line.substr(start);
     }
     return "CPU (model unknown)";
-}
-
-std::string nvidiaDriverVersion() {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  ..." -> "550.54.15"
-    std::ifstream file("/proc/driver/nvidia/version");
-    std::string line;
-    if (!std::getline(file, line)) return {};
-    const std::size_t module = line.find("Module");
-    if (module == std::string::npos) return line;
-    const std::size_t start = line.find_first_not_of(' ', module + 6);
-    if (start == std::string::npos) return line;
-    return line.substr(start, line.find(' ', start) - start);
 }
 
 }  // namespace fs::bench

@@ -125,8 +125,7 @@ Image seededImage(int width, int height, int channels, Depth depth, std::uint32_
 // The preset's mask of that size (dense masks are seeded and sum to 1).
 FilterSpec presetMask(const BenchPreset& preset, int size, std::uint32_t seed);
 
-// The CPU's model name (/proc/cpuinfo) and the NVIDIA driver's version line, or "".
+// The CPU's model name (/proc/cpuinfo), or "".
 std::string cpuModelName();
-std::string nvidiaDriverVersion();
 
 }  // namespace fs::bench

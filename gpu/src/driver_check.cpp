@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 namespace fs::gpu {
 
@@ -48,22 +46,6 @@ std::string noDeviceReason(bool insufficientDriver, bool driverInstalled, const 
 std::string cudaVersionText(int version) {
     if (version <= 0) return "none";
     return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
-std::string nvidiaModuleVersion(const std::string& versionFile) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 ...", or
-    // "... Open Kernel Module for x86_64  580.95.05 ...": the first number with a dot after the marker.
-    std::ifstream in(versionFile);
-    std::string line;
-    if (!in || !std::getline(in, line)) return {};
-    const std::string marker = "Kernel Module";
-    const std::size_t at = line.find(marker);
-    if (at == std::string::npos) return {};
-    std::istringstream rest(line.substr(at + marker.size()));
-    for (std::string word; rest >> word;)
-        if (word.find_first_not_of("0123456789.") == std::string::npos && word.find('.') != std::string::npos)
-            return word;
-    return {};
 }
 
 std::vector<std::string> deviceListLines(const std::vector<GpuDescription>& gpus, const std::string& problem,

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "fs/host_info.hpp"  // nvidiaModuleVersion
+
 namespace fs::gpu {
 
 // True when any part of an NVIDIA driver is installed: the kernel module
@@ -41,8 +43,6 @@ struct GpuDescription {
 
 // "13.0" for the runtime's 13000; "none" for 0 (no driver).
 std::string cudaVersionText(int version);
-// The kernel module's version ("580.95.05") from its version file; empty when unreadable.
-std::string nvidiaModuleVersion(const std::string& versionFile = "/proc/driver/nvidia/version");
 // The device list (`filterstudio-cli modes`): one line per GPU with its name,
 // compute capability, memory, the driver and runtime versions and whether
 // this build runs on it, then the architectures built; `problem` (no driver,

@@ -324,17 +324,6 @@ TEST(Engine, DeviceListNamesEachGpu) {
     EXPECT_EQ(cudaVersionText(0), "none");
 }
 
-TEST(Engine, ModuleVersionIsReadFromTheDriversVersionFile) {
-    const std::string path = ::testing::TempDir() + "fs-nvidia-version";
-    std::ofstream(path) << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
-                           "(dvs-builder@U22-I3-AF03-09-1)  Tue Sep 23 09:41:17 UTC 2025\n";
-    EXPECT_EQ(nvidiaModuleVersion(path), "580.95.05");
-    std::ofstream(path) << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  9 2025\n";
-    EXPECT_EQ(nvidiaModuleVersion(path), "580.159.04");
-    std::remove(path.c_str());
-    EXPECT_EQ(nvidiaModuleVersion("/nonexistent/nvidia/version"), "");
-}
-
 // On this machine: GPU lines, or the same reason the backend gives, then the architectures.
 TEST(Engine, DeviceListHereAgreesWithTheBackend) {
     const std::vector<std::string> lines = describeCudaDevices();
