@@ -659,15 +659,15 @@ bool TimingChart::exportCsv(const QString& path, QString* error) const {
         return false;
     }
     QTextStream out(&file);
-    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,download_ms,interop_map_ms,texture_draw_ms,total_ms,"
-           "filter,border,repeats,warmups,step,planes_split_merge_ms\n";
+    out << "run,image,backend,mode,host_prep_ms,upload_ms,kernel_ms,planes_split_merge_ms,download_ms,interop_map_ms,"
+           "texture_draw_ms,total_ms,filter,border,repeats,warmups,step\n";
     const auto write = [&out](const Entry& e) {
         const TimingRecord& t = e.timing;
         out << e.run << ',' << csvText(e.imageLabel) << ',' << QString::fromStdString(t.backend) << ','
             << QString::fromStdString(t.mode) << ',' << csvField(t.hostPrepMs) << ',' << csvField(t.uploadMs) << ','
-            << csvField(t.kernelMs) << ',' << csvField(t.downloadMs) << ',' << csvField(t.mapMs) << ',' << csvField(t.displayMs) << ','
+            << csvField(t.kernelMs) << ',' << csvField(t.layoutMs) << ',' << csvField(t.downloadMs) << ',' << csvField(t.mapMs) << ',' << csvField(t.displayMs) << ','
             << csvField(t.totalMs) << ',' << csvText(e.filter) << ',' << csvText(e.border) << ',' << e.repeats << ','
-            << e.warmups << ',' << csvText(e.step) << ',' << csvField(t.layoutMs) << '\n';
+            << e.warmups << ',' << csvText(e.step) << '\n';
     };
     // A pipeline run's total, then its steps under the same run number.
     for (const Entry& e : history_) {
