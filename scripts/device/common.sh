@@ -68,3 +68,30 @@ bench_targets() {
     say "tune bench exit $?"; grep -E "^8K" /tmp/tune.txt | tee -a "$S"
   fi
 }
+
+# unpack_carried_qt: the Qt 6, OpenCV and QCustomPlot runtime and headers
+# carried in .studio/qt.tar.xz (scripts/device/pack_studio.sh) under $root,
+# with the GL loaders; sets root, lib and libs for the caller's cmake and
+# LD_LIBRARY_PATH, and writes $root/fonts.conf.
+unpack_carried_qt() {
+  root=/opt/fsroot
+  lib=$root/usr/lib/x86_64-linux-gnu
+  libs=$lib:$root/lib/x86_64-linux-gnu  # archives packed on a merged-/usr system may hold either
+
+  if [ ! -e $root/.qt ]; then
+    mkdir -p $root && tar -C $root -xJf .studio/qt.tar.xz && touch $root/.qt || { say "cannot unpack qt.tar.xz"; exit 1; }
+  fi
+  install_gl_loaders
+  # CMake packages check that every imported target's file exists: tools and
+  # plugins the studio does not use are there as empty files.
+  grep -rhoE '"\$\{_IMPORT_PREFIX\}/(lib|bin)/[^";]+"' $lib/cmake 2>/dev/null | tr -d '"' | sed 's|${_IMPORT_PREFIX}||' | sort -u |
+    while read -r f; do [ -e "$root/usr$f" ] || { mkdir -p "$root/usr$(dirname "$f")"; : >"$root/usr$f"; }; done
+  # A library packed under its soname stands for its full version name too.
+  for f in $lib/libQt6*.so.6.*; do
+    [ -s "$f" ] || { [ -s "${f%.so.6.*}.so.6" ] && ln -sf "$(basename "${f%.so.6.*}").so.6" "$f"; }
+  done
+  cat >$root/fonts.conf <<EOF
+<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>$root/usr/share/fonts</dir><cachedir>/tmp/fontconfig</cachedir></fontconfig>
+EOF
+}

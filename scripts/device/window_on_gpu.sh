@@ -19,26 +19,7 @@
 # Results: $OUT/summary.txt first, then window_test.txt, frames.txt/.csv, window.png.
 set -u -o pipefail
 source "$(dirname "$0")/common.sh"
-root=/opt/fsroot
-lib=$root/usr/lib/x86_64-linux-gnu
-libs=$lib:$root/lib/x86_64-linux-gnu  # archives packed on a merged-/usr system may hold either
-
-if [ ! -e $root/.qt ]; then
-  mkdir -p $root && tar -C $root -xJf .studio/qt.tar.xz && touch $root/.qt || { say "cannot unpack qt.tar.xz"; exit 1; }
-fi
-install_gl_loaders
-# CMake packages check that every imported target's file exists: tools and
-# plugins the studio does not use are there as empty files.
-grep -rhoE '"\$\{_IMPORT_PREFIX\}/(lib|bin)/[^";]+"' $lib/cmake 2>/dev/null | tr -d '"' | sed 's|${_IMPORT_PREFIX}||' | sort -u |
-  while read -r f; do [ -e "$root/usr$f" ] || { mkdir -p "$root/usr$(dirname "$f")"; : >"$root/usr$f"; }; done
-# A library packed under its soname stands for its full version name too.
-for f in $lib/libQt6*.so.6.*; do
-  [ -s "$f" ] || { [ -s "${f%.so.6.*}.so.6" ] && ln -sf "$(basename "${f%.so.6.*}").so.6" "$f"; }
-done
-cat >$root/fonts.conf <<EOF
-<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
-<fontconfig><dir>$root/usr/share/fonts</dir><cachedir>/tmp/fontconfig</cachedir></fontconfig>
-EOF
+unpack_carried_qt
 
 # ALL=1 builds every target and runs every GPU test of this build first.
 targets="filterstudio test_gui_live_preview_gpu filterstudio-frame-bench fs_gl_interop_tests"
