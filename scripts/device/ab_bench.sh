@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B kernel timing in one device call. Builds the working tree's benchmark
-# (plus $TARGETS), then one benchmark per folder in $AB_VARIANTS: each folder
+# (plus $TARGETS), then one engine library per folder in $AB_VARIANTS: each folder
 # holds object files at their build-tree paths, compiled on the development
 # machine by scripts/device/ab_object.sh, which are linked in its place (a
 # link takes seconds; recompiling one large .cu file here takes minutes).
@@ -20,20 +20,22 @@ B=build-ab
 start=$(date +%s)
 configure_and_build $B filterstudio-bench ${TARGETS:-}
 say "built in $(( $(date +%s) - start )) s; kernels spilling: $(count_spills)"
-mkdir -p /tmp/ab/members
-cp $B/tools/bench/filterstudio-bench /tmp/ab/tree
-# Each variant: the library with its objects replaced (ar replaces members by
-# name), linked by the benchmark's own link command. Not through ninja: it
-# rebuilds any object whose file is newer than its dependency record.
-link=$(ninja -C $B -t commands filterstudio-bench | tail -1)
+mkdir -p /tmp/ab
+# Each variant: the engine library relinked by its own link command with the
+# variant's objects in place of the tree's, into /tmp/ab/lib-NAME; the same
+# benchmark then finds it through LD_LIBRARY_PATH, which comes before the
+# build tree's RUNPATH. Not through ninja: it rebuilds any object whose file
+# is newer than its dependency record.
+link=$(ninja -C $B -t commands gpu/libfs_cuda.so | tail -1)
 for v in ${AB_VARIANTS:-}; do
   name=$(basename "$v")
-  cp $B/gpu/libfs_cuda.a "/tmp/ab/lib-$name.a"
+  mkdir -p "/tmp/ab/lib-$name"
+  cmd=$link
   for o in $(cd "$v" && find . -name '*.o'); do
-    cp "$v/$o" /tmp/ab/members/ && ar r "/tmp/ab/lib-$name.a" "/tmp/ab/members/$(basename "$o")"
-    rm -f "/tmp/ab/members/$(basename "$o")"
+    o=${o#./}
+    cmd=$(echo "$cmd" | sed "s# $o # $PWD/$v/$o #")
   done
-  cmd=$(echo "$link" | sed -e "s# gpu/libfs_cuda.a # /tmp/ab/lib-$name.a #" -e "s#-o tools/bench/filterstudio-bench#-o /tmp/ab/$name#")
+  cmd=$(echo "$cmd" | sed "s#-o gpu/libfs_cuda.so #-o /tmp/ab/lib-$name/libfs_cuda.so #")
   (cd $B && eval "$cmd") >>"$OUT/build.log" 2>&1 || say "variant $name failed to link"
 done
 say "variants linked at $(( $(date +%s) - start )) s"
@@ -49,13 +51,15 @@ unset GTEST_FILTER  # GoogleTest reads it from the environment: the ctest below 
 args=${BENCH_ARGS:---no-sweep --only sobel-magnitude,laplacian,gaussian:3,gaussian:31,dense:15}
 for round in $(seq 1 "${ROUNDS:-2}"); do
   [ "$round" -gt 1 ] && [ $(( $(date +%s) - start )) -gt "${LAST_ROUND_BY:-100000}" ] && break
-  for b in /tmp/ab/tree $(for v in ${AB_VARIANTS:-}; do echo /tmp/ab/$(basename "$v"); done); do
-    [ -x "$b" ] || continue
-    timeout 200 $b $args --csv /tmp/ab.csv >/tmp/ab/out.txt 2>&1
-    say "-- $(basename $b) round $round (exit $?): $args"
+  for b in tree $(for v in ${AB_VARIANTS:-}; do basename "$v"; done); do
+    lib=/tmp/ab/lib-$b
+    [ $b = tree ] || [ -e $lib/libfs_cuda.so ] || continue
+    LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} timeout 200 $B/tools/bench/filterstudio-bench $args \
+      --csv /tmp/ab.csv >/tmp/ab/out.txt 2>&1
+    say "-- $b round $round (exit $?): $args"
     grep -E "^(8K|filter|sobel|laplacian|gaussian|dense) " /tmp/ab/out.txt | tee -a "$S"
     grep -E "^  8K-(gray|rgba8) +[a-z]" /tmp/ab/out.txt | grep -v upload | tee -a "$S"
-    [ "$round" = 1 ] && [ "$b" = /tmp/ab/tree ] && cp /tmp/ab/out.txt "$OUT/bench.txt"
+    [ "$round" = 1 ] && [ "$b" = tree ] && cp /tmp/ab/out.txt "$OUT/bench.txt"
   done
 done
 
