@@ -7,7 +7,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
+#include <string>
 
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/launch.hpp"
@@ -95,34 +97,32 @@ TEST(LaunchConfig, ParseShapeEdgeCases) {
     }
 }
 
+// Each value's name parses back to it (starting from another value); none of
+// `bad` parses, and a refused parse leaves `kept` as it was.
+template <class E>
+void expectNamesRoundTrip(std::initializer_list<E> values, const char* (*name)(E),
+                          bool (*parse)(const std::string&, E&), std::initializer_list<const char*> bad, E kept) {
+    for (E v : values) {
+        E back = v == *values.begin() ? *(values.end() - 1) : *values.begin();
+        EXPECT_TRUE(parse(name(v), back)) << name(v);
+        EXPECT_EQ(back, v);
+    }
+    E e = kept;
+    for (const char* b : bad) EXPECT_FALSE(parse(b, e)) << b;
+    EXPECT_EQ(e, kept);
+}
+
 TEST(LaunchConfig, HaloAndRadiusNamesRoundTrip) {
-    for (HaloScheme h : {HaloScheme::Default, HaloScheme::Cooperative, HaloScheme::PerThread}) {
-        HaloScheme back = h == HaloScheme::Default ? HaloScheme::PerThread : HaloScheme::Default;
-        EXPECT_TRUE(parseHaloScheme(haloSchemeName(h), back)) << haloSchemeName(h);
-        EXPECT_EQ(back, h);
-    }
-    for (RadiusPath r : {RadiusPath::Default, RadiusPath::Compiled, RadiusPath::Runtime}) {
-        RadiusPath back = r == RadiusPath::Default ? RadiusPath::Runtime : RadiusPath::Default;
-        EXPECT_TRUE(parseRadiusPath(radiusPathName(r), back)) << radiusPathName(r);
-        EXPECT_EQ(back, r);
-    }
-    HaloScheme h = HaloScheme::Cooperative;
-    for (const char* bad : {"", "Cooperative", "per_thread", "perthread", "shared"}) EXPECT_FALSE(parseHaloScheme(bad, h)) << bad;
-    EXPECT_EQ(h, HaloScheme::Cooperative);
-    RadiusPath r = RadiusPath::Compiled;
-    for (const char* bad : {"", "Runtime", "dynamic", "compile"}) EXPECT_FALSE(parseRadiusPath(bad, r)) << bad;
-    EXPECT_EQ(r, RadiusPath::Compiled);
+    expectNamesRoundTrip({HaloScheme::Default, HaloScheme::Cooperative, HaloScheme::PerThread}, haloSchemeName,
+                         parseHaloScheme, {"", "Cooperative", "per_thread", "perthread", "shared"},
+                         HaloScheme::Cooperative);
+    expectNamesRoundTrip({RadiusPath::Default, RadiusPath::Compiled, RadiusPath::Runtime}, radiusPathName,
+                         parseRadiusPath, {"", "Runtime", "dynamic", "compile"}, RadiusPath::Compiled);
 }
 
 TEST(LaunchConfig, LayoutNamesRoundTripAndShow) {
-    for (ChannelLayout l : {ChannelLayout::Interleaved, ChannelLayout::Planar}) {
-        ChannelLayout back = l == ChannelLayout::Planar ? ChannelLayout::Interleaved : ChannelLayout::Planar;
-        EXPECT_TRUE(parseChannelLayout(channelLayoutName(l), back)) << channelLayoutName(l);
-        EXPECT_EQ(back, l);
-    }
-    ChannelLayout l = ChannelLayout::Planar;
-    for (const char* bad : {"", "Planar", "soa", "aos", "default"}) EXPECT_FALSE(parseChannelLayout(bad, l)) << bad;
-    EXPECT_EQ(l, ChannelLayout::Planar);
+    expectNamesRoundTrip({ChannelLayout::Interleaved, ChannelLayout::Planar}, channelLayoutName, parseChannelLayout,
+                         {"", "Planar", "soa", "aos", "default"}, ChannelLayout::Planar);
     LaunchConfig c = fullConfig();
     c.layout = ChannelLayout::Planar;
     EXPECT_EQ(c.toString(), "block 32x8, 1x4 per thread, halo cooperative, radius compiled, planar");
