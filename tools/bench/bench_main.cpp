@@ -55,7 +55,7 @@ void usage() {
         "                 laplacian, gaussian, dense; masks 3, 5, 7, 15, 31, and 63 when named: dense:63);\n"
         "                 implies --no-sweep\n"
         "  --images LIST  the 8K table's images: gray (f32), gray8, bgr8 (u8, 3 channels), rgba8 (default\n"
-        "                 gray,rgba8; npp-peers times all four)\n"
+        "                 gray,rgba8; npp-peers times these four); gray16, bgr16, rgba16 (u16), bgr32f, rgba32f\n"
         "  --repeats N    timed repeats per measurement after warm-up (default 20; long runs use 5)\n"
         "  --block WxH    launch every mode with this block shape (refusing modes are skipped with the reason)\n"
         "  --per-thread AxB  outputs per thread for every mode\n"
@@ -538,7 +538,11 @@ int main(int argc, char** argv) {
     // unless --images names others. Transfers below always use these two.
     const ImageConfig eightK[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
     const ImageConfig eightKChoices[] = {{"8K-gray", 7680, 4320, 1, Depth::F32}, {"8K-gray8", 7680, 4320, 1, Depth::U8},
-                                         {"8K-bgr8", 7680, 4320, 3, Depth::U8}, {"8K-rgba8", 7680, 4320, 4, Depth::U8}};
+                                         {"8K-bgr8", 7680, 4320, 3, Depth::U8}, {"8K-rgba8", 7680, 4320, 4, Depth::U8},
+                                         // u16 and colour f32: what decides their compiled kernel variants
+                                         {"8K-gray16", 7680, 4320, 1, Depth::U16}, {"8K-bgr16", 7680, 4320, 3, Depth::U16},
+                                         {"8K-rgba16", 7680, 4320, 4, Depth::U16}, {"8K-bgr32f", 7680, 4320, 3, Depth::F32},
+                                         {"8K-rgba32f", 7680, 4320, 4, Depth::F32}};
     std::vector<ImageConfig> eightKImages(std::begin(eightK), std::end(eightK));
     if (!opt.images.empty()) {
         eightKImages.clear();
@@ -546,7 +550,8 @@ int main(int argc, char** argv) {
             const auto it = std::find_if(std::begin(eightKChoices), std::end(eightKChoices),
                                          [&](const ImageConfig& c) { return c.label == "8K-" + name; });
             if (it == std::end(eightKChoices)) {
-                std::fprintf(stderr, "filterstudio-bench: --images knows gray, gray8, bgr8, rgba8, not '%s'\n",
+                std::fprintf(stderr, "filterstudio-bench: --images knows gray, gray8, bgr8, rgba8, gray16, bgr16, rgba16, "
+                             "bgr32f, rgba32f, not '%s'\n",
                              name.c_str());
                 return 1;
             }
