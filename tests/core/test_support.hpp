@@ -51,48 +51,12 @@ inline std::mt19937 testRng() {
 template <class T> T* samplesOf(Image& img, int y) { return img.view().row<T>(y); }
 
 // u8 and u16 cover their full range; f32 is in [-1, 1] so signs and abs get exercised.
-inline Image randomImage(int width, int height, int channels, Depth depth, std::mt19937& rng) {
-    Image img(width, height, channels, depth);
-    const int n = width * channels;
-    for (int y = 0; y < height; ++y) {
-        switch (depth) {
-        case Depth::U8: {
-            std::uniform_int_distribution<int> d(0, 255);
-            for (int i = 0; i < n; ++i) samplesOf<std::uint8_t>(img, y)[i] = static_cast<std::uint8_t>(d(rng));
-            break;
-        }
-        case Depth::U16: {
-            std::uniform_int_distribution<int> d(0, 65535);
-            for (int i = 0; i < n; ++i) samplesOf<std::uint16_t>(img, y)[i] = static_cast<std::uint16_t>(d(rng));
-            break;
-        }
-        case Depth::F32: {
-            std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-            for (int i = 0; i < n; ++i) samplesOf<float>(img, y)[i] = d(rng);
-            break;
-        }
-        }
-    }
-    return img;
-}
+Image randomImage(int width, int height, int channels, Depth depth, std::mt19937& rng);
 
 // Random odd-sized kernel with weights in [-1, 1] (almost surely not separable).
-inline Kernel randomKernel(int width, int height, std::mt19937& rng) {
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> w(static_cast<std::size_t>(width) * height);
-    for (float& v : w) v = d(rng);
-    return Kernel(width, height, std::move(w));
-}
+Kernel randomKernel(int width, int height, std::mt19937& rng);
 
-inline double sampleAt(ConstImageView v, int x, int y, int c) {
-    const std::size_t i = static_cast<std::size_t>(x) * v.channels + c;
-    switch (v.depth) {
-    case Depth::U8: return v.row<std::uint8_t>(y)[i];
-    case Depth::U16: return v.row<std::uint16_t>(y)[i];
-    case Depth::F32: break;
-    }
-    return v.row<float>(y)[i];
-}
+double sampleAt(ConstImageView v, int x, int y, int c);
 
 struct Tolerance {
     double absolute = 0.0;  // always allowed
@@ -112,39 +76,9 @@ inline Tolerance toleranceFor(Depth outDepth, double fullScale = 1.0) {
 
 inline Tolerance exact() { return {0.0, 0.0}; }
 
-inline ::testing::AssertionResult imagesMatch(ConstImageView actual, ConstImageView expected, Tolerance tol) {
-    if (actual.width != expected.width || actual.height != expected.height || actual.channels != expected.channels ||
-        actual.depth != expected.depth) {
-        return ::testing::AssertionFailure()
-               << "shape differs: " << actual.width << "x" << actual.height << "x" << actual.channels << " "
-               << depthName(actual.depth) << " vs expected " << expected.width << "x" << expected.height << "x"
-               << expected.channels << " " << depthName(expected.depth);
-    }
-    long long bad = 0;
-    double worst = -1.0;
-    std::ostringstream first;
-    for (int y = 0; y < actual.height; ++y)
-        for (int x = 0; x < actual.width; ++x)
-            for (int c = 0; c < actual.channels; ++c) {
-                const double a = sampleAt(actual, x, y, c);
-                const double e = sampleAt(expected, x, y, c);
-                const double allowed = tol.absolute + tol.relative * std::fabs(e);
-                const double diff = std::fabs(a - e);
-                if (!(diff <= allowed)) {  // also catches NaN
-                    if (bad == 0) first << "first at (" << x << "," << y << ") channel " << c << ": got " << a
-                                        << ", expected " << e << ", allowed " << allowed;
-                    ++bad;
-                }
-                worst = std::max(worst, std::isnan(diff) ? INFINITY : diff);
-            }
-    if (bad == 0) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << bad << " of " << (long long)actual.width * actual.height * actual.channels
-                                         << " samples differ; " << first.str() << "; largest difference " << worst;
-}
-
-inline ::testing::AssertionResult imagesMatch(const Image& actual, const Image& expected, Tolerance tol) {
-    return imagesMatch(actual.cview(), expected.cview(), tol);
-}
+// Every sample within `tol`; otherwise how many are not, the first and the largest difference.
+::testing::AssertionResult imagesMatch(ConstImageView actual, ConstImageView expected, Tolerance tol);
+::testing::AssertionResult imagesMatch(const Image& actual, const Image& expected, Tolerance tol);
 
 // sum |w| * max |input|: the largest magnitude a filter response can reach,
 // used as the floor for relative float tolerances.

@@ -42,105 +42,19 @@ inline const std::string& cudaSkipReason() {
 
 // Runs through fs::gpu::runToDevice into a device buffer filled with `poison`
 // first, so any sample the kernel forgets keeps a wrong value.
-inline ::testing::AssertionResult runPoisoned(const FilterSpec& spec, ConstImageView input, const std::string& mode,
-                                              Image& out, unsigned char poison = 0x5A, const LaunchConfig& launch = {}) {
-    out = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
-    // A pitch wider than the row, as a GL buffer may have.
-    const std::size_t pitch = out.stride() + 16 * depthBytes(out.depth()) * static_cast<std::size_t>(out.channels());
-    void* device = nullptr;
-    if (cudaMalloc(&device, pitch * input.height) != cudaSuccess)
-        return ::testing::AssertionFailure() << "cudaMalloc failed";
-    cudaMemset(device, poison, pitch * input.height);
-    const std::string error = gpu::runToDevice(spec, input, mode, {device, pitch}, nullptr, launch);
-    cudaError_t err = cudaSuccess;
-    if (error.empty())
-        err = cudaMemcpy2D(out.data(), out.stride(), device, pitch, out.stride(), input.height, cudaMemcpyDeviceToHost);
-    cudaFree(device);
-    if (!error.empty()) return ::testing::AssertionFailure() << "runToDevice: " << error;
-    if (err != cudaSuccess) return ::testing::AssertionFailure() << "download: " << cudaGetErrorString(err);
-    return ::testing::AssertionSuccess();
-}
+::testing::AssertionResult runPoisoned(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                                       Image& out, unsigned char poison = 0x5A, const LaunchConfig& launch = {});
 
 // Per-sample bound sum_k sum_taps |w| |x| computed by the reference itself on
 // |kernel| and |image| (as f32).
-inline Image absResponse(const FilterSpec& spec, ConstImageView input) {
-    Image absInput(input.width, input.height, input.channels, Depth::F32);
-    for (int y = 0; y < input.height; ++y)
-        for (int x = 0; x < input.width * input.channels; ++x)
-            absInput.view().row<float>(y)[x] = static_cast<float>(std::fabs(sampleAt(input, x / input.channels, y, x % input.channels)));
-    Image total;
-    for (int k = 0; k < (spec.combine == Combine::Magnitude ? 2 : 1); ++k) {
-        FilterSpec a;
-        a.kernels = {spec.kernels[k]};
-        for (float& w : a.kernels[0].weights) w = std::fabs(w);
-        a.border = spec.border;
-        a.border.value = std::fabs(spec.border.value);
-        a.output.floatOutput = true;
-        Image r = cpu::referenceFilter(a, absInput.cview());
-        if (total.empty()) total = std::move(r);
-        else
-            for (int y = 0; y < input.height; ++y)
-                for (int x = 0; x < input.width * input.channels; ++x)
-                    total.view().row<float>(y)[x] += r.view().row<float>(y)[x];
-    }
-    return total;
-}
+Image absResponse(const FilterSpec& spec, ConstImageView input);
 
-inline bool integerSpec(const FilterSpec& spec) {
-    for (const Kernel& k : spec.kernels)
-        if (!k.integerWeights()) return false;
-    return spec.output.scale == std::round(spec.output.scale) && spec.output.offset == std::round(spec.output.offset) &&
-           spec.border.value == std::round(spec.border.value);
-}
+// Integer weights, scale, offset and border value.
+bool integerSpec(const FilterSpec& spec);
 
 // The policy above.
-inline ::testing::AssertionResult matchesReference(const FilterSpec& spec, ConstImageView input, const Image& actual,
-                                                   const Image& expected) {
-    const Depth out = expected.depth();
-    const bool exactExpected = out != Depth::F32 && input.depth != Depth::F32 && integerSpec(spec);
-    if (exactExpected) return imagesMatch(actual, expected, exact());
-    const Image bound = absResponse(spec, input);
-    // A sequential float sum of n terms may err by about n x 2^-24 of the sum of
-    // their magnitudes: the reference's 961-term sums (31x31) exceed 1e-5.
-    std::size_t terms = 1;
-    for (const Kernel& k : spec.kernels) terms = std::max(terms, k.weights.size());
-    const double relative = std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
-    // Integer outputs: the reference's value before rounding tells whether a
-    // +-1 difference is a rounding tie that float error may tip either way.
-    Image unrounded;
-    if (out != Depth::F32) {
-        FilterSpec raw = spec;
-        raw.output.floatOutput = true;
-        unrounded = cpu::referenceFilter(raw, input);
-    }
-    long long bad = 0;
-    std::ostringstream first;
-    const long long samples = static_cast<long long>(input.width) * input.height * input.channels;
-    for (int y = 0; y < input.height; ++y)
-        for (int x = 0; x < input.width; ++x)
-            for (int c = 0; c < input.channels; ++c) {
-                const std::size_t i = static_cast<std::size_t>(x) * input.channels + c;
-                const double a = sampleAt(actual.cview(), x, y, c), e = sampleAt(expected.cview(), x, y, c);
-                const double diff = std::fabs(a - e);
-                const double floatError = relative * std::fabs(spec.output.scale) * bound.cview().row<float>(y)[i] + 1e-30;
-                bool ok = false;
-                if (out == Depth::F32) {
-                    ok = diff <= floatError;
-                } else if (diff == 0.0) {
-                    ok = true;
-                } else if (diff == 1.0) {
-                    const double v = unrounded.cview().row<float>(y)[i];
-                    ok = std::fabs(v - std::floor(v) - 0.5) <= floatError;  // within float error of a .5 tie
-                }
-                if (!ok) {
-                    if (bad == 0) first << "first at (" << x << "," << y << ") channel " << c << ": got " << a
-                                        << ", expected " << e << ", float error bound " << floatError;
-                    ++bad;
-                }
-            }
-    if (bad > 0) return ::testing::AssertionFailure() << bad << " of " << samples << " samples off; " << first.str();
-    return ::testing::AssertionSuccess();
-}
+::testing::AssertionResult matchesReference(const FilterSpec& spec, ConstImageView input, const Image& actual,
+                                            const Image& expected);
 
 // Random integer weights in -3..3 with a centre of 4 (never all zero): the
 // direct modes are bit-exact with them on integer images.
