@@ -25,6 +25,10 @@ namespace {
 // docs/performance.md). Only those rows are built for a compiled radius,
 // 4 for the run-time radius (-DFS_CUDA_ALL_VARIANTS=ON: 2, 4, 8 and 16, 16
 // only when C x K <= 2: more accumulators would spill).
+// Gray u8 3x3: adjacent pixels per thread from one 4-byte load (gray8QuadKernel;
+// 16 from 16-byte loads measured slower, docs/performance.md).
+constexpr int kGray8Pixels = 4;
+
 int defaultRegisterColumns(int channels, int kernels, int radius) {
     return radius == 1 && channels * kernels <= 2 ? 2 : 1;
 }
@@ -36,6 +40,8 @@ struct RegistersShape {
     int radius = -1;                  // -1: the run-time radius kernel
     bool rgba8 = false;               // u8 RGBA 3x3: adjacent pixels from wide loads
     bool grayF32 = false;             // f32 gray 3x3: 4 adjacent pixels
+    bool gray8 = false;               // u8 gray 3x3: 4 or 16 adjacent pixels
+    int px = 1;                       // columns (or adjacent pixels) per thread
     bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
     bool separableGradient = false;   // lanes, a [1 b 1] x [-1 0 1] magnitude pair
 };
@@ -119,6 +125,18 @@ const RegistersFamily kFamilies[] = {
      },
      [](const RegistersShape& s, int py) { return grayF32QuadVariant(py, s.K); },
      [](const RegistersShape&) { return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores)"); }},
+    {// gray u8 3x3, adjacent pixels from 4-byte loads (16 from 16-byte loads: built with every variant)
+     [](const RegistersShape& s, int px) { return s.gray8 && (px == 4 || (kAllVariants && px == 16)); },
+     [](const RegistersShape&) {
+         if (!kAllVariants)
+             return RowChoice{2, {2}, "the gray u8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread (4 "
+                                      "measured slower)"};
+         return RowChoice{2, {2, 4}, "the gray u8 3x3 kernel of adjacent pixels computes 2 or 4 rows per thread"};
+     },
+     [](const RegistersShape& s, int py) { return gray8QuadVariant(s.px, py, s.K); },
+     [](const RegistersShape& s) {
+         return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
+     }},
     {// the general kernel, run-time radius
      [](const RegistersShape& s, int) { return s.radius < 0; },
      [](const RegistersShape&) { return RowChoice{4, {4}, "the run-time-radius registers kernel computes 4 rows per thread"}; },
@@ -127,9 +145,11 @@ const RegistersFamily kFamilies[] = {
      [](const RegistersShape&, int) { return true; },
      [](const RegistersShape& s) {
          const int rows = registersDefaultRows(s.radius, s.C * s.K);
-         if (!kAllVariants && (s.grayF32 || s.rgba8))
+         if (!kAllVariants && (s.grayF32 || s.gray8 || s.rgba8))
              return RowChoice{rows, {},
                               s.grayF32 ? "gray f32 3x3 runs 4 adjacent pixels per thread in this build (1 or 2 "
+                                          "columns measured slower)"
+                              : s.gray8 ? "gray u8 3x3 runs 4 adjacent pixels per thread in this build (1, 2 or 16 "
                                           "columns measured slower)"
                                         : "RGBA8 3x3 runs 4 adjacent pixels per thread in this build (2 for a "
                                           "magnitude in floats; the other counts measured slower)"};
@@ -171,14 +191,20 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.radius = compilable && want.radius != RadiusPath::Runtime ? m.kw / 2 : -1;
     s.rgba8 = f.inDepth == Depth::U8 && s.C == 4 && s.radius == 1;
     s.grayF32 = f.inDepth == Depth::F32 && s.C == 1 && s.radius == 1;
+    s.gray8 = f.inDepth == Depth::U8 && s.C == 1 && s.radius == 1;
     s.lanes = s.rgba8 && f.packedLanes;
     s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
     // and measured slower; docs/performance.md).
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
-    const int px = pickCount(want.perThreadX,
-                             s.rgba8 ? rgba8Columns : s.grayF32 ? 4 : defaultRegisterColumns(s.C, s.K, s.radius), {1, 2, 4});
-    if (px < 0) return "the registers mode computes 1, 2 or 4 columns per thread";
+    const int px = s.gray8 ? pickCount(want.perThreadX, kGray8Pixels, {1, 2, 4, 16})
+                           : pickCount(want.perThreadX,
+                                       s.rgba8 ? rgba8Columns : s.grayF32 ? 4 : defaultRegisterColumns(s.C, s.K, s.radius),
+                                       {1, 2, 4});
+    if (px < 0)
+        return s.gray8 ? "the registers mode computes 1, 2, 4 or 16 columns per thread for gray u8 3x3"
+                       : "the registers mode computes 1, 2 or 4 columns per thread";
+    s.px = px;
 
     const RegistersFamily& family = *std::find_if(std::begin(kFamilies), std::end(kFamilies),
                                                   [&](const RegistersFamily& fam) { return fam.applies(s, px); });

@@ -19,6 +19,9 @@ const void* rgba8PairVariant(int rows, int kernels);
 // (registers_f32.cu) and RGBA8 (registers_u8.cu); nullptr when not built.
 const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
+// Gray u8 3x3, `pixels` (4, or 16 with every variant) adjacent pixels per
+// thread (registers_u8.cu); nullptr when not built.
+const void* gray8QuadVariant(int pixels, int rows, int kernels);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
 // adjacent pixels per thread (registers_lanes_u8.cu); nullptr when not built.
 const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
@@ -352,13 +355,99 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
     storeRows(std::false_type{});
 }
 
+// One byte as a float, as unpackRgba8 converts each of a word's bytes.
+__device__ __forceinline__ float byteToFloat(unsigned char b) {
+    return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
+}
+
+// Gray u8 3x3: N adjacent pixels per thread (N = 4: one 4-byte load per
+// input row; 16: one 16-byte load) plus the neighbour byte each side (L1
+// hits: the next threads' loads), and one N-byte store per output row for a
+// u8 output. The one-column kernel reads a byte per tap and stores a byte per
+// pixel; here a warp moves 128 or 512 bytes per load instruction. Edge
+// threads, unaligned rows and short last rows take the one-column path.
+template <int N, int PY, int K>
+__global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath m, int) {
+    static_assert(N == 4 || N == 16, "4 or 16 pixels per thread");
+    using T = std::uint8_t;
+    const int x = N * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+    const int outEnd = g.outRow0 + g.outRows;
+    if (x >= g.width || yFirst >= outEnd) return;
+    const bool byteStore = !m.outFloat;
+    const std::uintptr_t alignBits =
+        g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src) |
+        (byteStore ? g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst) : std::uintptr_t{0});
+    const bool interior = (alignBits & (N - 1)) == 0 && x >= 1 && x + N < g.width && yFirst >= 1 &&
+                          yFirst + PY + 1 <= g.imageHeight && yFirst + PY <= outEnd;
+    if (!interior) {
+#pragma unroll 1
+        for (int o = 0; o < N && x + o < g.width; ++o) registersColumn<T, 1, 1, 1, PY, K>(g, m, x + o, yFirst);
+        return;
+    }
+    Px<1> acc[K][N][PY];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int o = 0; o < N; ++o)
+#pragma unroll
+            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<1>(0.0f);
+    // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
+    const unsigned char* base = sourceRow(g, yFirst - 1) + x;
+#pragma unroll
+    for (int i = 0; i < PY + 2; ++i) {
+        const unsigned char* row = base + i * g.srcPitch;
+        unsigned w[N / 4];
+        if constexpr (N == 4) {
+            w[0] = __ldg(reinterpret_cast<const unsigned*>(row));
+        } else {
+            const uint4 v = __ldg(reinterpret_cast<const uint4*>(row));
+            w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+        }
+        Px<1> p[N + 2];
+        p[0].c[0] = byteToFloat(__ldg(row - 1));
+        p[N + 1].c[0] = byteToFloat(__ldg(row + N));
+#pragma unroll
+        for (int o = 0; o < N; ++o)
+            p[o + 1].c[0] = __fsub_rn(__uint_as_float(__byte_perm(w[o / 4], 0x4B000000u, 0x7440u + o % 4)), 8388608.0f);
+        accumulate3x3Row<N, PY, K>(acc, p, i);
+    }
+    if (!byteStore) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j)
+#pragma unroll
+            for (int o = 0; o < N; ++o) storePixel<T, 1>(g, m, x + o, yFirst + j, acc[0][o][j], acc[K - 1][o][j]);
+        return;
+    }
+    // storePixel's arithmetic, packed four bytes to a word.
+#pragma unroll
+    for (int j = 0; j < PY; ++j) {
+        unsigned word[N / 4];
+#pragma unroll
+        for (int q = 0; q < N / 4; ++q) {
+            unsigned b[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int o = 4 * q + i;
+                const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[0], acc[K - 1][o][j].c[0]) : acc[0][o][j].c[0];
+                b[i] = PixelTraits<T>::store(mappingUnfused(r, m.scale, m.offset, m.absolute));
+            }
+            word[q] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+        }
+        unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x;
+        if constexpr (N == 4) *reinterpret_cast<unsigned*>(out) = word[0];
+        else *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+    }
+}
+
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.
 template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
     auto pick = [&](auto r) -> const void* {
         constexpr int R = decltype(r)::value;
-        // 3x3 gray f32 and RGBA8 run as adjacent pixels (quadKernel, rgba8PairKernel, the lanes).
+        // 3x3 gray f32, gray u8 and RGBA8 run as adjacent pixels (quadKernel, gray8QuadKernel,
+        // rgba8PairKernel, the lanes).
         constexpr bool adjacentPixels = R == 1 && ((std::is_same_v<T, float> && C == 1) ||
-                                                   (std::is_same_v<T, std::uint8_t> && C == 4));
+                                                   (std::is_same_v<T, std::uint8_t> && (C == 1 || C == 4)));
         if constexpr (!kAllVariants && (adjacentPixels || !registersRadiusBuilt(R, sizeof(T), C, K))) {
             return nullptr;
         } else if constexpr (!kAllVariants) {

@@ -35,4 +35,21 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 #endif
 }
 
+
+// Gray u8 3x3, 4 adjacent pixels per thread, 2 rows (4 rows and 16 pixels
+// measured slower; built with every variant).
+const void* gray8QuadVariant(int pixels, int rows, int kernels) {
+    auto pick = [&](auto k) -> const void* {
+        constexpr int K = decltype(k)::value;
+        if (pixels == 4 && rows == 2) return reinterpret_cast<const void*>(gray8QuadKernel<4, 2, K>);
+        if constexpr (kAllVariants) {
+            if (pixels == 4 && rows == 4) return reinterpret_cast<const void*>(gray8QuadKernel<4, 4, K>);
+            if (pixels == 16 && rows == 2) return reinterpret_cast<const void*>(gray8QuadKernel<16, 2, K>);
+            if (pixels == 16 && rows == 4) return reinterpret_cast<const void*>(gray8QuadKernel<16, 4, K>);
+        }
+        return nullptr;
+    };
+    return kernels > 1 ? pick(std::integral_constant<int, 2>{}) : pick(std::integral_constant<int, 1>{});
+}
+
 }  // namespace fs::gpu
