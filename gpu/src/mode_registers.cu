@@ -60,11 +60,11 @@ struct RowChoice {
     }
 };
 
-// One family of registers kernels: when it runs (for px columns per thread),
+// One family of registers kernels: when it runs (for the shape's px columns per thread),
 // its rows, the kernel for py rows, and how the Launch panel names it. The
 // planner takes the first family that applies.
 struct RegistersFamily {
-    bool (*applies)(const RegistersShape& s, int px);
+    bool (*applies)(const RegistersShape& s);
     RowChoice (*rows)(const RegistersShape& s);
     const void* (*kernel)(const RegistersShape& s, int py);
     std::string (*describe)(const RegistersShape& s);
@@ -75,7 +75,7 @@ struct RegistersFamily {
 // docs/performance.md).
 const RegistersFamily kFamilies[] = {
     {// RGBA8 3x3, 2 adjacent pixels from 8-byte loads (one kernel: built with every variant)
-     [](const RegistersShape& s, int px) { return s.rgba8 && px == 2 && (kAllVariants || s.K == 2); },
+     [](const RegistersShape& s) { return s.rgba8 && s.px == 2 && (kAllVariants || s.K == 2); },
      [](const RegistersShape& s) {
          if (!kAllVariants) return RowChoice{2, {2}, "the RGBA8 3x3 pair kernel computes 2 rows per thread"};
          return RowChoice{s.K == 1 ? 4 : 2, {2, 4}, "the RGBA8 3x3 pair kernel computes 2 or 4 rows per thread"};
@@ -83,7 +83,7 @@ const RegistersFamily kFamilies[] = {
      [](const RegistersShape& s, int py) { return rgba8PairVariant(py, s.K); },
      [](const RegistersShape&) { return std::string(" (adjacent RGBA8 pairs, 8-byte loads)"); }},
     {// RGBA8 3x3 in exact integer lanes, 4 adjacent pixels
-     [](const RegistersShape& s, int px) { return s.lanes && px == 4; },
+     [](const RegistersShape& s) { return s.lanes && s.px == 4; },
      [](const RegistersShape& s) {
          if (!kAllVariants && (s.K == 1 || s.separableGradient))
              return RowChoice{2, {2}, "the RGBA8 3x3 integer-lane kernels compute 2 rows per thread (4 measured slower)"};
@@ -105,7 +105,7 @@ const RegistersFamily kFamilies[] = {
                 ", 16-byte loads and stores)";
      }},
     {// RGBA8 3x3 in floats, 4 adjacent pixels (a magnitude: built with every variant)
-     [](const RegistersShape& s, int px) { return s.rgba8 && px == 4 && (kAllVariants || s.K == 1); },
+     [](const RegistersShape& s) { return s.rgba8 && s.px == 4 && (kAllVariants || s.K == 1); },
      [](const RegistersShape& s) {
          if (!kAllVariants)
              return RowChoice{2, {2}, "the RGBA8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread (4 measured slower)"};
@@ -116,7 +116,7 @@ const RegistersFamily kFamilies[] = {
      [](const RegistersShape& s, int py) { return rgba8QuadVariant(py, s.K); },
      [](const RegistersShape&) { return std::string(" (4 adjacent RGBA8 pixels, 16-byte loads and stores)"); }},
     {// gray f32 3x3, 4 adjacent pixels
-     [](const RegistersShape& s, int px) { return s.grayF32 && px == 4; },
+     [](const RegistersShape& s) { return s.grayF32 && s.px == 4; },
      [](const RegistersShape&) {
          if (!kAllVariants)
              return RowChoice{2, {2}, "the gray f32 3x3 kernel of 4 adjacent pixels computes 2 rows per thread (4 and 8 "
@@ -126,7 +126,7 @@ const RegistersFamily kFamilies[] = {
      [](const RegistersShape& s, int py) { return grayF32QuadVariant(py, s.K); },
      [](const RegistersShape&) { return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores)"); }},
     {// gray u8 3x3, adjacent pixels from 4-byte loads (16 from 16-byte loads: built with every variant)
-     [](const RegistersShape& s, int px) { return s.gray8 && (px == 4 || (kAllVariants && px == 16)); },
+     [](const RegistersShape& s) { return s.gray8 && (s.px == 4 || (kAllVariants && s.px == 16)); },
      [](const RegistersShape&) {
          if (!kAllVariants)
              return RowChoice{2, {2}, "the gray u8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread (4 "
@@ -138,11 +138,11 @@ const RegistersFamily kFamilies[] = {
          return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
      }},
     {// the general kernel, run-time radius
-     [](const RegistersShape& s, int) { return s.radius < 0; },
+     [](const RegistersShape& s) { return s.radius < 0; },
      [](const RegistersShape&) { return RowChoice{4, {4}, "the run-time-radius registers kernel computes 4 rows per thread"}; },
      nullptr, [](const RegistersShape&) { return std::string(); }},
     {// the general kernel, compiled radius
-     [](const RegistersShape&, int) { return true; },
+     [](const RegistersShape&) { return true; },
      [](const RegistersShape& s) {
          const int rows = registersDefaultRows(s.radius, s.C * s.K);
          if (!kAllVariants && (s.grayF32 || s.gray8 || s.rgba8))
@@ -207,7 +207,7 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.px = px;
 
     const RegistersFamily& family = *std::find_if(std::begin(kFamilies), std::end(kFamilies),
-                                                  [&](const RegistersFamily& fam) { return fam.applies(s, px); });
+                                                  [&](const RegistersFamily& fam) { return fam.applies(s); });
     const RowChoice rowChoice = family.rows(s);
     const int py = rowChoice.pick(want.perThreadY);
     if (py < 0) return rowChoice.refusal;

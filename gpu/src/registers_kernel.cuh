@@ -278,6 +278,11 @@ __device__ __forceinline__ void loadQuadRow(const unsigned char* row, unsigned (
     w[0] = left, w[1] = mid.x, w[2] = mid.y, w[3] = mid.z, w[4] = mid.w, w[5] = right;
 }
 
+// Four bytes, each in the low byte of its word (saturateRound's result), as one word.
+__device__ __forceinline__ unsigned packLowBytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
+    return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+}
+
 // 3x3 on 4-byte pixels (gray f32, RGBA8): each thread computes 4 adjacent
 // pixels of PY rows from one 16-byte load per input row plus its two 4-byte
 // neighbours (loadQuadRow), 4x the bytes per load instruction of the
@@ -336,10 +341,8 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
                 if constexpr (C == 1) {
                     word[o] = __float_as_uint(v[0]);  // T is float: stored as is
                 } else {
-                    // Each rounded channel sits in the low byte of its word: two byte permutes pack four.
-                    const unsigned lo = __byte_perm(saturateRound(v[0], 255.0f), saturateRound(v[1], 255.0f), 0x0040);
-                    const unsigned hi = __byte_perm(saturateRound(v[2], 255.0f), saturateRound(v[3], 255.0f), 0x0040);
-                    word[o] = __byte_perm(lo, hi, 0x5410);
+                    word[o] = packLowBytes(saturateRound(v[0], 255.0f), saturateRound(v[1], 255.0f),
+                                           saturateRound(v[2], 255.0f), saturateRound(v[3], 255.0f));
                 }
             }
             unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * 4;
@@ -408,8 +411,11 @@ __global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath 
         p[0].c[0] = byteToFloat(__ldg(row - 1));
         p[N + 1].c[0] = byteToFloat(__ldg(row + N));
 #pragma unroll
-        for (int o = 0; o < N; ++o)
-            p[o + 1].c[0] = __fsub_rn(__uint_as_float(__byte_perm(w[o / 4], 0x4B000000u, 0x7440u + o % 4)), 8388608.0f);
+        for (int q = 0; q < N / 4; ++q) {
+            const Px<4> bytes = unpackRgba8(w[q]);  // four gray pixels, not one RGBA pixel
+#pragma unroll
+            for (int i = 0; i < 4; ++i) p[1 + 4 * q + i].c[0] = bytes.c[i];
+        }
         accumulate3x3Row<N, PY, K>(acc, p, i);
     }
     if (!byteStore) {
@@ -432,7 +438,7 @@ __global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath 
                 const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[0], acc[K - 1][o][j].c[0]) : acc[0][o][j].c[0];
                 b[i] = PixelTraits<T>::store(mappingUnfused(r, m.scale, m.offset, m.absolute));
             }
-            word[q] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+            word[q] = packLowBytes(b[0], b[1], b[2], b[3]);
         }
         unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x;
         if constexpr (N == 4) *reinterpret_cast<unsigned*>(out) = word[0];

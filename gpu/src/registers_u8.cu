@@ -35,7 +35,6 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 #endif
 }
 
-
 // Gray u8 3x3, 4 adjacent pixels per thread, 2 rows (4 rows and 16 pixels
 // measured slower; built with every variant).
 const void* gray8QuadVariant(int pixels, int rows, int kernels) {
