@@ -19,6 +19,19 @@
 
 namespace fs::test {
 
+// Whether this build runs under AddressSanitizer (gcc and clang say it differently).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 // Fresh per run; FS_TEST_SEED=N repeats a run. Printed once so a failure can be replayed.
 // A preset by name; throws so that a misspelt name fails the test loudly.
 inline FilterSpec presetSpec(const std::string& name) {

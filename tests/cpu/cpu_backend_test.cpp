@@ -283,13 +283,8 @@ TEST(CpuBackend, FailuresComeBackAsErrorsNeverExceptions) {
 }
 
 TEST(CpuBackend, AnImageTooLargeForMemoryIsAnErrorNotACrash) {
-#if defined(__SANITIZE_ADDRESS__)
-    GTEST_SKIP() << "AddressSanitizer aborts on absurd allocations instead of throwing std::bad_alloc";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    GTEST_SKIP() << "AddressSanitizer aborts on absurd allocations instead of throwing std::bad_alloc";
-#endif
-#endif
+    if (test::kAddressSanitizer)
+        GTEST_SKIP() << "AddressSanitizer aborts on absurd allocations instead of throwing std::bad_alloc";
     const std::uint8_t pixel = 0;
     const int side = 1 << 24;  // 2^48 pixels of RGBA float: more than any address space allows
     const ConstImageView huge(&pixel, side, side, 4, Depth::F32, static_cast<std::size_t>(side) * 16);

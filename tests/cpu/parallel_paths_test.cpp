@@ -24,18 +24,6 @@ namespace {
 
 using cpu::detail::simd::RowOps;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-
 std::vector<const RowOps*> instructionSets() {
     std::vector<const RowOps*> sets{&cpu::detail::simd::baselineRowOps()};
     if (cpu::detail::simd::cpuHasAvx2Fma()) sets.push_back(&cpu::detail::simd::avx2RowOps());
@@ -295,7 +283,7 @@ TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
     };
     // Under AddressSanitizer the largest image only repeats 513x511's paths at
     // three times the cost (past 900 s on two cores); the other builds run it.
-    const std::vector<Shape> shapes = kAddressSanitizer ? std::vector<Shape>{{1, 1}, {7, 3}, {513, 511}}
+    const std::vector<Shape> shapes = test::kAddressSanitizer ? std::vector<Shape>{{1, 1}, {7, 3}, {513, 511}}
                                                         : std::vector<Shape>{{1, 1}, {7, 3}, {513, 511}, {1023, 769}};
     for (const Shape& shape : shapes)
         for (int channels : {1, 3, 4}) {
