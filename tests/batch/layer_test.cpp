@@ -120,8 +120,8 @@ TEST_P(Layer, EqualsTheReferenceSum) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Runners, Layer, ::testing::Values("cpu-reference", "cpu", "cuda", "one-by-one"),
-                         [](const auto& info) {
-                             std::string name = info.param;
+                         [](const auto& paramInfo) {
+                             std::string name = paramInfo.param;
                              for (char& ch : name)
                                  if (ch == '-') ch = '_';
                              return name;

@@ -86,8 +86,8 @@ TEST_P(ValidOutput, EveryModeGivesTheReferenceInterior) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ValidOutput, ::testing::Values("cpu", "cuda", "opencl", "opencl-cpu"),
-                         [](const auto& info) {
-                             std::string name = info.param;
+                         [](const auto& paramInfo) {
+                             std::string name = paramInfo.param;
                              for (char& c : name)
                                  if (c == '-') c = '_';
                              return name;

@@ -440,10 +440,11 @@ TEST_F(Cli, ModesListsTheGpusOrWhyThereAreNone) {
     for (auto it = cuda + 1; it != all.end() && it->rfind("  device: ", 0) == 0; ++it) devices.push_back(it->substr(10));
     ASSERT_GE(devices.size(), 2u) << *cuda;
     EXPECT_EQ(devices.back().rfind("this build's CUDA kernels: sm_", 0), 0u) << devices.back();
-    if (cuda->find("unavailable: no NVIDIA driver found") != std::string::npos)
+    if (cuda->find("unavailable: no NVIDIA driver found") != std::string::npos) {
         EXPECT_EQ(devices[0].rfind("no NVIDIA driver found", 0), 0u) << devices[0];
-    else if (cuda->find("unavailable") == std::string::npos)
+    } else if (cuda->find("unavailable") == std::string::npos) {
         EXPECT_NE(devices[0].find(", runs this build"), std::string::npos) << devices[0];
+    }
 }
 
 TEST_F(Cli, ExitCodesFollowWhoseFaultItIs) {

@@ -14,7 +14,7 @@ TEST(BankFile, RoundTripKeepsEveryKernelInItsPlace) {
     bank.name = "edges";
     bank.inputs = 2;
     bank.outputs = 3;
-    for (int i = 0; i < 6; ++i) bank.kernels.push_back(Kernel(1 + 2 * (i % 3), 3, std::vector<float>(3 * (1 + 2 * (i % 3)), 0.5f * i)));
+    for (int i = 0; i < 6; ++i) bank.kernels.push_back(Kernel(1 + 2 * (i % 3), 3, std::vector<float>(3 * (1 + 2 * (i % 3)), 0.5f * static_cast<float>(i))));
     bank.border = {BorderMode::Constant, 2.5f};
     bank.output = {0.5f, 1.0f, true, false};
     KernelBank back;
