@@ -14,7 +14,6 @@
 #include <QUndoStack>
 #include <QtTest>
 
-#define QCUSTOMPLOT_USE_LIBRARY  // as fs_widgets includes it
 #include <qcustomplot.h>
 
 #include "backends.hpp"
