@@ -42,7 +42,29 @@ __global__ void holdKernel(std::uint64_t nanoseconds) {
     }
 }
 
+constexpr int kFmaChains = 8;     // independent chains per thread: FMA latency hidden
+constexpr int kFmaThreads = 256;
+
+__global__ void __launch_bounds__(kFmaThreads) fmaBurstKernel(float* sink, int iterations, float scale, float offset) {
+    float x[kFmaChains];
+#pragma unroll
+    for (int i = 0; i < kFmaChains; ++i) x[i] = static_cast<float>(threadIdx.x + i) * 1e-3f;
+#pragma unroll 16
+    for (int n = 0; n < iterations; ++n)
+#pragma unroll
+        for (int i = 0; i < kFmaChains; ++i) x[i] = fmaf(x[i], scale, offset);
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kFmaChains; ++i) sum += x[i];
+    if (sum == 1234.5f) *sink = sum;  // never true; keeps the chains from being removed
+}
+
 }  // namespace
+
+double launchFmaBurst(cudaStream_t stream, int blocks, int iterations, float* sink) {
+    fmaBurstKernel<<<blocks, kFmaThreads, 0, stream>>>(sink, iterations, 0.999999f, 1e-7f);
+    return cudaGetLastError() == cudaSuccess ? static_cast<double>(blocks) * kFmaThreads * kFmaChains * iterations : 0.0;
+}
 
 cudaError_t holdStream(cudaStream_t stream, int microseconds) {
     holdKernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(microseconds) * 1000u);

@@ -13,4 +13,8 @@ cudaError_t fillRandom(void* data, std::size_t pitch, std::size_t rowBytes, int 
 // events recorded after it time the device's work alone, not the host's
 // planning and launch latency on an idle stream.
 cudaError_t holdStream(cudaStream_t stream, int microseconds);
+// Launches `blocks` x 256 threads, each running kFmaChains independent chains
+// of `iterations` single-precision FMAs: the device's FP32 FMA rate, the
+// floor of compute-bound (dense) kernels. Returns the FMAs launched.
+double launchFmaBurst(cudaStream_t stream, int blocks, int iterations, float* sink);
 }  // namespace fs::bench

@@ -124,6 +124,7 @@ double timeMedian(F&& work, cudaStream_t stream, int repeats, int* usedRepeats =
 
 struct Ceilings {
     double copyGBs = 0, h2dGBs = 0, d2hGBs = 0;
+    double fmaPerSecond = 0;  // FP32 FMAs per second, all SMs
     double duplexGBs = 0, duplexBestGBs = 0;  // H2D and D2H at once, each direction: median and fastest repeat
 };
 
@@ -136,6 +137,12 @@ Ceilings measureCeilings(cudaStream_t s) {
     CHECK(cudaMemset(x, 1, bytes));
     double ms = timeMedian([&] { CHECK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, s)); }, s, 10);
     c.copyGBs = 2.0 * bytes / (ms * 1e6);  // bytes read + bytes written
+    int device = 0, sms = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    double fmas = 0;
+    ms = timeMedian([&] { fmas = bench::launchFmaBurst(s, sms * 8, 32768, static_cast<float*>(y)); }, s, 10);
+    c.fmaPerSecond = fmas / (ms * 1e-3);
     const std::size_t hostBytes = std::size_t(512) << 20;
     CHECK(cudaHostAlloc(&h, hostBytes, cudaHostAllocDefault));
     std::memset(h, 1, hostBytes);
@@ -231,6 +238,7 @@ struct Row {
     double kernelMs;
     int repeats;
     double bytes, achievedGBs, floorMs, ratio;
+    double memoryFloorMs, fmaFloorMs;  // floorMs is the larger
 };
 
 struct Transfers {
@@ -282,8 +290,16 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
     gpu::ModeWorkspaces workspaces;  // the fft mode's plans and tiles, kept across its repeats as the engine does
     CHECK(cudaDeviceSynchronize());
     const double bytes = 2.0 * static_cast<double>(rowBytes) * ic.height;  // read once + written once
-    const double floorMs = bytes / (ceil.copyGBs * 1e6);
+    const double memoryFloorMs = bytes / (ceil.copyGBs * 1e6);
     for (const NamedFilter& nf : filters) {
+        // Kernels that are not rank 1 are compute-bound: their floor is one FP32
+        // FMA per tap, pixel and channel at the rate measured in this run.
+        // Rank-1 kernels are held to the memory floor.
+        double denseTaps = 0;
+        for (const Kernel& k : nf.spec.kernels)
+            if (!separate(k)) denseTaps += static_cast<double>(k.width) * k.height;
+        const double fmaFloorMs = denseTaps * ic.width * ic.height * ic.channels / ceil.fmaPerSecond * 1e3;
+        const double floorMs = std::max(memoryFloorMs, fmaFloorMs);
         gpu::PreparedFilter f;
         const std::string problem = gpu::prepareFilter(nf.spec, ic.depth, ic.channels, f);
         if (!problem.empty()) {
@@ -317,7 +333,7 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
             int used = 0;
             const double ms = timeMedian([&] { CHECK(mode->launch(a, stream)); }, stream, repeats, &used);
             rows.push_back({ic, nf.name, nf.mask, modeId, mode->id, ms, used, bytes, bytes / (ms * 1e6), floorMs,
-                            ms / floorMs});
+                            ms / floorMs, memoryFloorMs, fmaFloorMs});
         }
     }
     CHECK(cudaStreamSynchronize(stream));
@@ -336,13 +352,13 @@ void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::
     for (const auto& m : modes) std::printf(" %*s", widthOf(m), m.c_str());
     std::printf(" %8s %7s\n", "floor", "best/fl");
     std::map<std::pair<std::string, int>, std::map<std::string, double>> table;
+    std::map<std::pair<std::string, int>, double> floorOf;
     std::vector<std::pair<std::string, int>> order;
-    double floorMs = 0;
     for (const Row& r : rows) {
         const auto key = std::make_pair(r.filter, r.mask);
         if (!table.count(key)) order.push_back(key);
         table[key][r.mode] = r.kernelMs;
-        floorMs = r.floorMs;
+        floorOf[key] = r.floorMs;
     }
     for (const auto& key : order) {
         std::printf("%-16s %4d", key.first.c_str(), key.second);
@@ -352,7 +368,7 @@ void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::
             if (it == table[key].end()) std::printf(" %*s", widthOf(m), "-");
             else std::printf(" %*.4f", widthOf(m), it->second), best = std::min(best, it->second);
         }
-        std::printf(" %8.4f %7.2f\n", floorMs, best / floorMs);
+        std::printf(" %8.4f %7.2f\n", floorOf[key], best / floorOf[key]);
     }
 }
 
@@ -512,8 +528,10 @@ int main(int argc, char** argv) {
     std::printf("timing: %s\n", timingHoldsStream ? "device time, CUDA events; the stream is held while the host launches"
                                                    : "CUDA events from an idle stream: the host's launch latency included");
     std::printf("ceilings: device-to-device copy %.0f GB/s (read + write), pinned H2D %.1f GB/s, D2H %.1f GB/s, "
-                "both at once %.1f GB/s each way\n",
-                ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs, ceil.duplexGBs);
+                "both at once %.1f GB/s each way, FP32 %.2f T FMA/s\n",
+                ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs, ceil.duplexGBs, ceil.fmaPerSecond * 1e-12);
+    std::printf("floors: bytes read once and written once at the copy rate; for kernels that are not rank 1, at least\n"
+                "        one FMA per tap, pixel and channel at the FMA rate (whichever is larger)\n");
 
     if (opt.tune) return runTuning(opt);
     if (!opt.launch.isDefault()) std::printf("launch configuration: %s\n", opt.launch.toString().c_str());
@@ -674,7 +692,8 @@ int main(int argc, char** argv) {
 
     std::ofstream csv(opt.csv);
     csv << "image,width,height,channels,depth,filter,mask,mode,ran_mode,kernel_ms,repeats,bytes,achieved_gbs,floor_ms,"
-           "ratio_to_floor,upload_ms,upload_gbs,download_ms,download_gbs,copy_gbs,pinned_h2d_gbs,pinned_d2h_gbs\n";
+           "ratio_to_floor,upload_ms,upload_gbs,download_ms,download_gbs,copy_gbs,pinned_h2d_gbs,pinned_d2h_gbs,"
+           "memory_floor_ms,fma_floor_ms,fma_per_s\n";
     for (const Row& r : all) {
         const auto t = transfers.find(r.image.label);
         char line[512];
@@ -689,7 +708,8 @@ int main(int argc, char** argv) {
         } else {
             csv << ",,,,";
         }
-        std::snprintf(line, sizeof line, "%.0f,%.1f,%.1f\n", ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs);
+        std::snprintf(line, sizeof line, "%.0f,%.1f,%.1f,%.5f,%.5f,%.4g\n", ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs,
+                      r.memoryFloorMs, r.fmaFloorMs, ceil.fmaPerSecond);
         csv << line;
     }
     csv << "# pipeline_8k_rgba8_gaussian3,serial_ms=" << pipelineSerial << ",overlapped_ms=" << pipelineOverlapped
