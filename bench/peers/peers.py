@@ -3,9 +3,19 @@
 
 cuDNN through torch.nn.functional.conv2d (float32, TF32 off so it computes
 what we compute) and cupyx.scipy.ndimage (convolve, sobel, laplace,
-gaussian_filter) on the same gray float32 images and masks, CUDA-event
-medians of 20 runs after warm-up. Reads our CSV and prints our best mode's
-time / peer time side by side.
+gaussian_filter) on images of the same size, layout and depth as each of our
+CSV's, with the same masks, CUDA-event medians of 20 runs after warm-up (5
+where one run takes over 20 ms, as filterstudio-bench does over 200 ms). Reads
+our CSV and prints our best mode's time / peer time side by side.
+
+Each peer is called as its users would on that image:
+- cuDNN: the HWC image viewed as NCHW with channels-last strides (no copy), a
+  depthwise conv2d (groups = channels); 8-bit images are converted to float32
+  first and rounded, clamped and converted back after, all inside the time.
+- CuPy: the ndimage call on the HWC array (a mask of depth 1 for colour);
+  8-bit images give 8-bit results (sobel and laplace through float32).
+Both pad with their own border (cuDNN zeros, CuPy reflect), ours reflect-101:
+the same reads, resolved differently at the edges.
 
 usage: peers.py OUR_CSV [--quick] [--out peers.csv]
        peers.py OUR_CSV --compare PEERS_CSV [PEERS_CSV ...] [--out peers.csv]
@@ -20,9 +30,11 @@ for all of NPP's).
 """
 import argparse
 import csv
+import time
 
 
 REPEATS = 20
+SLOW_MS, SLOW_REPEATS = 20.0, 5  # calls slower than this (dense 31 and 63 on colour) get fewer repeats
 HOLD_CYCLES = 200_000  # about 100 us at the H100's 1.98 GHz
 
 
@@ -31,11 +43,15 @@ def median_ms(fn):
     import torch
 
     fn()
+    torch.cuda.synchronize()
+    cp.cuda.Device().synchronize()
+    warm = time.perf_counter()
     fn()
     torch.cuda.synchronize()
     cp.cuda.Device().synchronize()
+    repeats = SLOW_REPEATS if (time.perf_counter() - warm) * 1e3 > SLOW_MS else REPEATS
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         # As filterstudio-bench: the stream is held while the host launches, so the
         # events time the device alone (cupy and torch share the default stream).
@@ -88,15 +104,17 @@ def compare(ours, peer_csvs):
                 slot[peer] = min(slot.get(peer, float("inf")), ms)
     names = sorted({p for times in peers_of.values() for p in times})
     results = []
-    print(f"{'image':11s} {'filter':16s} {'mask':5s} {'ours':>19s}" + "".join(f" {n:>9s}" for n in names)
-          + "  ours/fastest peer")
+    print("ms on the device; floor: our benchmark's (memory, or FP32 FMAs for kernels that are not rank 1)")
+    print(f"{'image':11s} {'filter':16s} {'mask':5s} {'floor':>9s} {'ours':>19s} {'/floor':>6s}"
+          + "".join(f" {n:>9s}" for n in names) + "  ours/fastest peer")
     for key in sorted(k for k in ours if k in peers_of):
         ms, mode = ours[key][:2]
+        floor = ours[key][6]
         times = peers_of[key]
         cells = "".join(f" {times[n]:9.4f}" if n in times else f" {'-':>9s}" for n in names)
         fastest = min(times.values())
-        print(f"{key[0]:11s} {key[1]:16s} {key[2]:2d}x{key[2]:<2d} {mode:9s} {ms:9.4f}{cells}  {ms / fastest:6.3f}",
-              flush=True)
+        print(f"{key[0]:11s} {key[1]:16s} {key[2]:2d}x{key[2]:<2d} {floor:9.4f} {mode:9s} {ms:9.4f} {ms / floor:6.2f}"
+              f"{cells}  {ms / fastest:6.3f}", flush=True)
         for peer in names:
             if peer in times:
                 results.append((*key, mode, ms, peer, times[peer]))
@@ -105,7 +123,7 @@ def compare(ours, peer_csvs):
     return results
 
 
-def measure(ours, quick):
+def measure(ours, quick, keep):
     import cupy as cp
     import cupyx.scipy.ndimage as ndi
     import torch
@@ -115,47 +133,78 @@ def measure(ours, quick):
     torch.backends.cudnn.benchmark = True  # let cuDNN pick its fastest algorithm
     # The images our CSV has, in its order.
     images = []
-    for (image, _, _), (_, _, w, h) in ours.items():
-        if (image, w, h) not in images:
-            images.append((image, w, h))
+    for (image, _, _), (_, _, w, h, channels, depth, _) in ours.items():
+        if (image, w, h, channels, depth) not in images:
+            images.append((image, w, h, channels, depth))
     if quick:
         images = [i for i in images if i[0] in ("8K-gray", "2800-gray", "22400-gray")]
 
     results = []
     rng = cp.random.default_rng(1)
-    for image, w, h in images:
-        x = rng.random((h, w), dtype=cp.float32) * 2 - 1
-        xt = torch.as_tensor(x, device="cuda").view(1, 1, h, w)
+    for image, w, h, channels, depth in images:
+        shape = (h, w) if channels == 1 else (h, w, channels)
+        eight_bit = depth == "u8"
+        if eight_bit:
+            x = rng.integers(0, 256, size=shape, dtype=cp.uint8)
+        else:
+            x = rng.random(shape, dtype=cp.float32) * 2 - 1
+        # NCHW view of the HWC image: channels-last strides, no copy.
+        xt = torch.as_tensor(x, device="cuda").view(1, h, w, channels).permute(0, 3, 1, 2)
+
+        def torch_conv(weights, pad, combine=None):
+            """Depthwise conv2d of every channel with each of `weights` (k x k tensors)."""
+            # groups = channels: channel c's outputs are weights' entries in order
+            wt = torch.stack([wk for _ in range(channels) for wk in weights]).view(len(weights) * channels, 1,
+                                                                                   *weights[0].shape)
+
+            def run():
+                y = F.conv2d(xt.float() if eight_bit else xt, wt, padding=pad, groups=channels)
+                if combine:
+                    y = combine(y)
+                return y.round_().clamp_(0, 255).to(torch.uint8) if eight_bit else y
+            return run
+
+        def cupy_window(k):  # a k x k mask, depth 1 on the channel axis
+            return k if channels == 1 else k[:, :, None]
+
+        out_type = cp.float32 if eight_bit else None
+
+        def cupy_result(y):
+            return cp.clip(cp.rint(y), 0, 255).astype(cp.uint8) if eight_bit else y
+
         keys = sorted(k for k in ours if k[0] == image)
         for _, filt, mask in keys:
             pad = mask // 2
             peers = {}
-            if filt == "sobel-magnitude":
+            if filt == "sobel-magnitude" and mask == 3:
                 wx = torch.tensor([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], dtype=torch.float32, device="cuda")
-                wt = torch.stack([wx, wx.t()]).view(2, 1, 3, 3)
-                peers["cudnn"] = median_ms(lambda: torch.linalg.vector_norm(F.conv2d(xt, wt, padding=1), dim=1))
-                peers["cupy"] = median_ms(lambda: cp.hypot(ndi.sobel(x, axis=1), ndi.sobel(x, axis=0)))
+                pairs = lambda y: torch.linalg.vector_norm(y.reshape(1, channels, 2, h, w), dim=2)  # noqa: E731
+                peers["cudnn"] = median_ms(torch_conv([wx, wx.t()], 1, pairs))
+                axes = (1, 0)
+                peers["cupy"] = median_ms(lambda: cupy_result(
+                    cp.hypot(ndi.sobel(x, axis=axes[0], output=out_type), ndi.sobel(x, axis=axes[1], output=out_type))))
             elif filt == "laplacian":
-                wt = torch.tensor([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=torch.float32, device="cuda").view(1, 1, 3, 3)
-                peers["cudnn"] = median_ms(lambda: F.conv2d(xt, wt, padding=1))
-                peers["cupy"] = median_ms(lambda: ndi.laplace(x))
+                wl = torch.tensor([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=torch.float32, device="cuda")
+                peers["cudnn"] = median_ms(torch_conv([wl], 1))
+                lap = cp.asarray([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=cp.float32)
+                peers["cupy"] = median_ms(lambda: cupy_result(ndi.convolve(x, cupy_window(lap), output=out_type)))
             elif filt == "gaussian":
                 s = gaussian_sigma(mask)
                 g = torch.exp(-(torch.arange(mask, device="cuda", dtype=torch.float32) - pad) ** 2 / (2 * s * s))
                 g = g / g.sum()
-                wt = torch.outer(g, g).view(1, 1, mask, mask)
-                peers["cudnn"] = median_ms(lambda: F.conv2d(xt, wt, padding=pad))
-                peers["cupy"] = median_ms(lambda: ndi.gaussian_filter(x, s, truncate=pad / s))
+                peers["cudnn"] = median_ms(torch_conv([torch.outer(g, g)], pad))
+                sigma = s if channels == 1 else (s, s, 0)
+                peers["cupy"] = median_ms(lambda: ndi.gaussian_filter(x, sigma, truncate=pad / s))
             elif filt == "dense":
                 k = rng.random((mask, mask), dtype=cp.float32) * 2 - 1
-                wt = torch.as_tensor(k, device="cuda").view(1, 1, mask, mask)
-                peers["cudnn"] = median_ms(lambda: F.conv2d(xt, wt, padding=pad))
+                peers["cudnn"] = median_ms(torch_conv([torch.as_tensor(k, device="cuda")], pad))
                 if mask <= 15 or not quick:
-                    peers["cupy"] = median_ms(lambda: ndi.convolve(x, k))
+                    peers["cupy"] = median_ms(lambda: ndi.convolve(x, cupy_window(k)))
             ms, mode = ours[(image, filt, mask)][:2]
             for peer, pm in peers.items():
                 results.append((image, filt, mask, mode, ms, peer, pm))
                 print_pair(results[-1])
+                keep(results[-1])
         del x, xt
         torch.cuda.empty_cache()
         cp.get_default_memory_pool().free_all_blocks()
@@ -173,21 +222,25 @@ def main():
     args = ap.parse_args()
     ours = {}
     for row in csv.DictReader(line for line in open(args.ours) if not line.startswith("#")):
-        if not args.compare and (row["channels"] != "1" or row["depth"] != "f32"):
-            continue  # measure() runs the peers on gray f32 only
+        if row["depth"] not in ("f32", "u8"):
+            continue  # the peers' images: f32 and 8-bit
         key = (row["image"], row["filter"], int(row["mask"]))
         ms = float(row["kernel_ms"])
         if key not in ours or ms < ours[key][0]:
-            ours[key] = (ms, row["mode"], int(row["width"]), int(row["height"]))
+            ours[key] = (ms, row["mode"], int(row["width"]), int(row["height"]), int(row["channels"]), row["depth"],
+                         float(row["floor_ms"]))
 
-    if args.compare:
-        results = compare(ours, args.compare)
-    else:
-        results = measure(ours, args.quick)
     with open(args.out, "w") as f:
         f.write("image,filter,mask,our_mode,our_ms,peer,peer_ms,ours_over_peer\n")
-        for r in results:
+
+        def keep(r):  # row by row, so a run cut short keeps what it measured
             f.write(f"{r[0]},{r[1]},{r[2]},{r[3]},{r[4]:.5f},{r[5]},{r[6]:.5f},{r[4] / r[6]:.4f}\n")
+            f.flush()
+        if args.compare:
+            for r in compare(ours, args.compare):
+                keep(r)
+        else:
+            measure(ours, args.quick, keep)
 
 
 if __name__ == "__main__":
