@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """OpenCL peers: OpenCV's T-API (cv2.UMat) on the same GPU as the CUDA modes.
 
-What a student gets by writing cv2.filter2D / cv2.sepFilter2D on a cv2.UMat,
+What a student gets by writing cv2.GaussianBlur / cv2.filter2D on a cv2.UMat,
 no CUDA at all: OpenCV generates the OpenCL kernels, the vendor driver
-compiles them. Gray float32 image (8K by default), border reflect-101, the
-result kept in float32. Per case: two warm-up runs (the first compiles the
-OpenCL program), then the median of REPEATS runs, each timed with
-time.perf_counter() around the call and cv2.ocl.finish() (the queue is
-asynchronous, so the finish is part of the time, as a CUDA event pair on the
-stream would be). Also the upload (numpy -> UMat) and download (UMat ->
-numpy) of the image, as the opencl backend splits its timing record.
+compiles them. The benchmark's images (8K by default): gray float32, gray
+8-bit, BGR 8-bit and RGBA 8-bit, results in the input's depth, border
+reflect-101; a Gaussian (sigma 0, as our presets) and a dense random kernel
+in [-1, 1] of every size in --sizes, and for gray float32 also Sobel x and
+the Sobel magnitude (two filter2D and cv2.magnitude). Per case: two warm-up
+runs (the first compiles the OpenCL program), then the median of REPEATS
+runs (5 where one takes over 20 ms), each timed with time.perf_counter() around the call and
+cv2.ocl.finish() (the queue is asynchronous, so the finish is part of the
+time, as a CUDA event pair on the stream would be). Also the upload (numpy
+-> UMat) and download (UMat -> numpy) of each image, as the opencl backend
+splits its timing record.
 
-Each result is checked against the same call on a numpy array (OpenCV's CPU
-code) and the device OpenCV chose is printed; the script stops when that is
-not a GPU. (OpenCV can still run its CPU code for a call its OpenCL code
-refuses, without saying so: a time far above the rest is the sign.)
+Each case is checked against the same call on a numpy array (OpenCV's CPU
+code) on a 1024x1024 corner of the image, and the device OpenCV chose is
+printed; the script stops when that is not a GPU. (OpenCV can still run its
+CPU code for a call its OpenCL code refuses, without saying so: a time far
+above the rest is the sign.)
 
 GPU machine: only PoCL is registered there, so this script first writes
 /usr/local/nvidia/lib64/libnvidia-opencl.so.1 into
 /etc/OpenCL/vendors/nvidia.icd (when that library exists and the file does
 not), before OpenCV looks for OpenCL.
 
-usage: opencl_peers.py [--width 7680 --height 4320] [--repeats 20] [--allow-cpu] [--out opencl_peers.csv]
+usage: opencl_peers.py [--width 7680 --height 4320] [--images gray,gray8,bgr8,rgba8] [--sizes 3,5,...,31]
+                       [--repeats 20] [--allow-cpu] [--out opencl_peers.csv]
+The CSV (image, filter, mask, peer, call, peer_ms, ...) is one that peers.py --compare reads.
 """
 import argparse
 import os
@@ -44,14 +51,24 @@ def register_nvidia_icd():
             print(f"could not write {NVIDIA_ICD}: {e}", file=sys.stderr)
 
 
+IMAGES = {"gray": (1, "f32"), "gray8": (1, "u8"), "bgr8": (3, "u8"), "rgba8": (4, "u8")}  # as filterstudio-bench
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--width", type=int, default=7680)
     ap.add_argument("--height", type=int, default=4320)
+    ap.add_argument("--images", default="gray,gray8,bgr8,rgba8")
+    ap.add_argument("--sizes", default="3,5,7,15,31", help="odd Gaussian and dense sizes, e.g. 3,5,7,...,31")
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--allow-cpu", action="store_true", help="measure even when OpenCV's device is not a GPU")
     ap.add_argument("--out", default="", help="also write the table as CSV")
     args = ap.parse_args()
+    images = args.images.split(",")
+    unknown = [i for i in images if i not in IMAGES]
+    if unknown:
+        sys.exit(f"--images knows {', '.join(IMAGES)}, not {', '.join(unknown)}")
+    sizes = [int(v) for v in args.sizes.split(",")]
 
     register_nvidia_icd()  # before cv2 first asks the OpenCL loader for platforms
     if args.allow_cpu:
@@ -73,75 +90,80 @@ def main():
 
     w, h = args.width, args.height
     rng = np.random.default_rng(1)
-    host = (rng.random((h, w), dtype=np.float32) * 2 - 1).astype(np.float32)
     border = cv2.BORDER_REFLECT_101
 
     def median_ms(fn):
         fn()
+        cv2.ocl.finish()
+        warm = time.perf_counter()
         fn()
         cv2.ocl.finish()
+        repeats = 5 if (time.perf_counter() - warm) * 1e3 > 20 else args.repeats  # dense 31 on colour
         times = []
-        for _ in range(args.repeats):
+        for _ in range(repeats):
             start = time.perf_counter()
             fn()
             cv2.ocl.finish()
             times.append((time.perf_counter() - start) * 1e3)
         return statistics.median(times), min(times)
 
-    src = cv2.UMat(host)
-    cv2.ocl.finish()
-    dst = cv2.UMat(h, w, cv2.CV_32F)
-    dst2 = cv2.UMat(h, w, cv2.CV_32F)
-    mag = cv2.UMat(h, w, cv2.CV_32F)
-
     sobel_x = np.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], np.float32)
     sobel_y = np.ascontiguousarray(sobel_x.T)
-    g15 = cv2.getGaussianKernel(15, 0, ktype=cv2.CV_32F)
-    g31 = cv2.getGaussianKernel(31, 0, ktype=cv2.CV_32F)
-    dense15 = (rng.random((15, 15), dtype=np.float32) * 2 - 1).astype(np.float32)
 
-    def sobel_magnitude(a, out, tmp, res):
-        gx = cv2.filter2D(a, cv2.CV_32F, sobel_x, out, borderType=border)
-        gy = cv2.filter2D(a, cv2.CV_32F, sobel_y, tmp, borderType=border)
-        return cv2.magnitude(gx, gy, res)
+    def sobel_magnitude(a):
+        gx = cv2.filter2D(a, cv2.CV_32F, sobel_x, borderType=border)
+        gy = cv2.filter2D(a, cv2.CV_32F, sobel_y, borderType=border)
+        return cv2.magnitude(gx, gy)
 
-    # name, call on (source, output) -> result; the same call runs on numpy for the check.
-    cases = [
-        ("sobel-x 3x3", "filter2D", lambda a, o: cv2.filter2D(a, cv2.CV_32F, sobel_x, o, borderType=border)),
-        ("sobel-magnitude 3x3", "2x filter2D + magnitude",
-         lambda a, o: sobel_magnitude(a, o, dst2 if isinstance(a, cv2.UMat) else None,
-                                      mag if isinstance(a, cv2.UMat) else None)),
-        ("gaussian 15x15", "sepFilter2D", lambda a, o: cv2.sepFilter2D(a, cv2.CV_32F, g15, g15, o, borderType=border)),
-        ("gaussian 31x31", "sepFilter2D", lambda a, o: cv2.sepFilter2D(a, cv2.CV_32F, g31, g31, o, borderType=border)),
-        ("gaussian 31x31", "filter2D (dense)",
-         lambda a, o: cv2.filter2D(a, cv2.CV_32F, (g31 @ g31.T).astype(np.float32), o, borderType=border)),
-        ("dense 15x15", "filter2D", lambda a, o: cv2.filter2D(a, cv2.CV_32F, dense15, o, borderType=border)),
-    ]
+    rows = []  # image, filter, mask, call, median, min, max |gpu - cpu|
+    comments = []
+    print(f"{'image':9s} {'case':18s} {'call':26s} {'median ms':>10s} {'min ms':>9s} {'Mpix/s':>9s} {'max|gpu-cpu|':>13s}")
+    for name in images:
+        channels, depth = IMAGES[name]
+        label = f"8K-{name}" if (w, h) == (7680, 4320) else f"{w}x{h}-{name}"
+        shape = (h, w) if channels == 1 else (h, w, channels)
+        if depth == "f32":
+            host = (rng.random(shape, dtype=np.float32) * 2 - 1).astype(np.float32)
+        else:
+            host = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        corner = np.ascontiguousarray(host[:1024, :1024])
+        src = cv2.UMat(host)
+        cv2.ocl.finish()
+        up_med, up_min = median_ms(lambda: cv2.UMat(host))
+        down_med, down_min = median_ms(lambda: src.get())
+        mb = host.nbytes / 1e6
+        comments.append(f"# {label} upload cv2.UMat(numpy) median {up_med:.5f} ms ({mb / up_med:.1f} GB/s), "
+                        f"download UMat.get() median {down_med:.5f} ms ({mb / down_med:.1f} GB/s)")
+        print(comments[-1][2:])
 
-    rows = []
-    up_med, up_min = median_ms(lambda: cv2.UMat(host))
-    down_med, down_min = median_ms(lambda: src.get())
-    mb = host.nbytes / 1e6
-    print(f"\n{w}x{h} f32 gray, {args.repeats} repeats, medians (min)")
-    print(f"{'case':22s} {'call':26s} {'median ms':>10s} {'min ms':>9s} {'Mpix/s':>9s} {'max|gpu-cpu|':>13s}")
-    print(f"{'upload':22s} {'cv2.UMat(numpy)':26s} {up_med:10.3f} {up_min:9.3f} {'':>9s} {mb / up_med:9.1f} GB/s")
-    print(f"{'download':22s} {'UMat.get()':26s} {down_med:10.3f} {down_min:9.3f} {'':>9s} {mb / down_med:9.1f} GB/s")
-    rows.append(("upload", "cv2.UMat(numpy)", up_med, up_min, float("nan")))
-    rows.append(("download", "UMat.get()", down_med, down_min, float("nan")))
-    for name, call, fn in cases:
-        med, best = median_ms(lambda: fn(src, dst))
-        got = fn(src, dst).get()
-        expected = fn(host, None)
-        err = float(np.max(np.abs(got - expected)))
-        print(f"{name:22s} {call:26s} {med:10.3f} {best:9.3f} {w * h / med / 1e3:9.0f} {err:13.2e}", flush=True)
-        rows.append((name, call, med, best, err))
+        # filter, mask, call, fn(source) -> result; the same call runs on a numpy corner for the check.
+        cases = []
+        if name == "gray":
+            cases.append(("sobel-x", 3, "filter2D", lambda a: cv2.filter2D(a, cv2.CV_32F, sobel_x, borderType=border)))
+            cases.append(("sobel-magnitude", 3, "2x filter2D + magnitude", sobel_magnitude))
+        for k in sizes:
+            dense = (rng.random((k, k), dtype=np.float32) * 2 - 1).astype(np.float32)
+            cases.append(("gaussian", k, "GaussianBlur",
+                          lambda a, k=k: cv2.GaussianBlur(a, (k, k), 0, borderType=border)))
+            cases.append(("dense", k, "filter2D", lambda a, d=dense: cv2.filter2D(a, -1, d, borderType=border)))
+        for filt, mask, call, fn in cases:
+            med, best = median_ms(lambda: fn(src))
+            got = fn(cv2.UMat(corner)).get()
+            expected = fn(corner)
+            err = float(np.max(np.abs(got.astype(np.float32) - expected.astype(np.float32))))
+            print(f"{label:9s} {filt + f' {mask}x{mask}':18s} {call:26s} {med:10.3f} {best:9.3f} "
+                  f"{w * h / med / 1e3:9.0f} {err:13.2e}", flush=True)
+            rows.append((label, filt, mask, call, med, best, err))
+        del src
 
     if args.out:
         with open(args.out, "w") as f:
-            f.write(f"# device: {dev.name()}; OpenCV {cv2.__version__}; {w}x{h} f32 gray; repeats {args.repeats}\n")
-            f.write("case,call,median_ms,min_ms,max_abs_diff_vs_cpu\n")
+            f.write(f"# device: {dev.name()}; OpenCV {cv2.__version__}; {w}x{h}; repeats {args.repeats}\n")
+            for line in comments:
+                f.write(line + "\n")
+            f.write("image,filter,mask,peer,call,peer_ms,min_ms,max_abs_diff_vs_cpu\n")
             for r in rows:
-                f.write(f"{r[0]},{r[1]},{r[2]:.5f},{r[3]:.5f},{r[4]:.3g}\n")
+                f.write(f"{r[0]},{r[1]},{r[2]},opencl,{r[3]},{r[4]:.5f},{r[5]:.5f},{r[6]:.3g}\n")
 
 
 if __name__ == "__main__":
