@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The full size sweep: Gaussian and dense kernels of every odd size 3..31 (and
+# dense 63 for the fft mode) on the benchmark's four 8K layouts (gray f32,
+# gray u8, BGR u8, RGBA8), every mode of ours with each case's floor, then the
+# peers on the same GPU: NPP (npp-peers), cuDNN and CuPy (peers.py) and
+# OpenCV's OpenCL (opencl_peers.py), paired in one table (table.txt). Carry
+# .deps. STEPS (default "ours npp cudnn opencl") splits it across calls of
+# the device's 10-minute limit; the table pairs whichever peer CSVs are in
+# $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
+# MODES narrow the run.
+cd "$(dirname "$0")/../.."
+source scripts/device/common.sh
+say "== $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
+B=build-sweep
+start=$(date +%s)
+steps=" ${STEPS:-ours npp cudnn opencl} "
+sizes=${SIZES:-3,5,7,9,11,13,15,17,19,21,23,25,27,29,31}
+images=${IMAGES:-gray,gray8,bgr8,rgba8}
+modes=()
+[ -n "${MODES:-}" ] && modes=(--modes "$MODES")
+
+if [[ $steps == *" ours "* || $steps == *" npp "* ]]; then
+  configure_and_build $B filterstudio-bench npp-peers
+  say "built in $(( $(date +%s) - start )) s"
+  rm -f "$OUT/build.log"
+fi
+if [[ $steps == *" ours "* ]]; then
+  $B/tools/bench/filterstudio-bench --no-sweep --images "$images" "${modes[@]}" --masks "$sizes" \
+    --csv /tmp/sweep.csv >"$OUT/bench.txt" 2>&1
+  say "bench 3..31 exit $?"
+  $B/tools/bench/filterstudio-bench --images "$images" --modes fft,auto --only dense:63 --csv /tmp/sweep63.csv \
+    >>"$OUT/bench.txt" 2>&1
+  say "bench dense 63 exit $?"
+  { cat /tmp/sweep.csv; grep -v '^image,' /tmp/sweep63.csv; } >"$OUT/ours.csv"
+  grep -E "^ceilings|^floors" "$OUT/bench.txt" | tee -a "$S"
+fi
+if [[ $steps == *" npp "* ]]; then
+  $B/bench/peers/npp-peers --sizes "$sizes" --out "$OUT/npp.csv" >/tmp/npp.txt 2>&1
+  say "npp-peers exit $?"
+fi
+if [[ $steps == *" cudnn "* ]]; then
+  [ -f "$OUT/ours.csv" ] || { say "cudnn needs ours in the same call"; exit 1; }
+  timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py "$OUT/ours.csv" --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
+  say "peers.py (cuDNN, CuPy) exit $?"; tail -2 /tmp/peers.txt | tee -a "$S"
+fi
+if [[ $steps == *" opencl "* ]]; then
+  python3 bench/peers/opencl_peers.py --images "$images" --sizes "$sizes" --out "$OUT/opencl.csv" >/tmp/opencl.txt 2>&1
+  say "opencl_peers.py exit $?"; head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"
+fi
+if [ -f "$OUT/ours.csv" ]; then
+  peer_csvs=()
+  for f in npp peers opencl; do [ -f "$OUT/$f.csv" ] && peer_csvs+=("$OUT/$f.csv"); done
+  [ ${#peer_csvs[@]} -gt 0 ] && python3 bench/peers/peers.py "$OUT/ours.csv" --compare "${peer_csvs[@]}" \
+    --out "$OUT/table.csv" >"$OUT/table.txt" 2>&1
+fi
+say "took $(( $(date +%s) - start )) s"
