@@ -7,7 +7,8 @@
 # .deps. STEPS (default "ours npp cudnn opencl") splits it across calls of
 # the device's 10-minute limit; the table pairs whichever peer CSVs are in
 # $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
-# MODES narrow the run.
+# MODES narrow the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone
+# (their dense 31 on colour takes seconds a call).
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
 say "== $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
@@ -40,11 +41,13 @@ if [[ $steps == *" npp "* ]]; then
 fi
 if [[ $steps == *" cudnn "* ]]; then
   [ -f "$OUT/ours.csv" ] || { say "cudnn needs ours in the same call"; exit 1; }
-  timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py "$OUT/ours.csv" --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
+  peer_sizes=",${PEER_SIZES:-$sizes},"
+  awk -F, -v keep="$peer_sizes" 'NR == 1 || index(keep, "," $7 ",")' "$OUT/ours.csv" >/tmp/ours-peers.csv
+  timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py /tmp/ours-peers.csv --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
   say "peers.py (cuDNN, CuPy) exit $?"; tail -2 /tmp/peers.txt | tee -a "$S"
 fi
 if [[ $steps == *" opencl "* ]]; then
-  python3 bench/peers/opencl_peers.py --images "$images" --sizes "$sizes" --out "$OUT/opencl.csv" >/tmp/opencl.txt 2>&1
+  timeout "${OPENCL_SECONDS:-300}" python3 bench/peers/opencl_peers.py --images "$images" --sizes "${PEER_SIZES:-$sizes}" --out "$OUT/opencl.csv" >/tmp/opencl.txt 2>&1
   say "opencl_peers.py exit $?"; head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"
 fi
 if [ -f "$OUT/ours.csv" ]; then
