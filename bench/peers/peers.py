@@ -95,7 +95,7 @@ def read_peer_csv(path):
     return times
 
 
-def compare(ours, peer_csvs):
+def compare(ours, peer_csvs, markdown=False):
     peers_of = {}
     for path in peer_csvs:
         for key, times in read_peer_csv(path).items():
@@ -104,17 +104,26 @@ def compare(ours, peer_csvs):
                 slot[peer] = min(slot.get(peer, float("inf")), ms)
     names = sorted({p for times in peers_of.values() for p in times})
     results = []
-    print("ms on the device; floor: our benchmark's (memory, or FP32 FMAs for kernels that are not rank 1)")
-    print(f"{'image':11s} {'filter':16s} {'mask':5s} {'floor':>9s} {'ours':>19s} {'/floor':>6s}"
-          + "".join(f" {n:>9s}" for n in names) + "  ours/fastest peer")
-    for key in sorted(k for k in ours if k in peers_of):
+    if markdown:
+        print("| image | filter | floor | ours (mode) | × floor | " + " | ".join(names) + " | ours ÷ fastest peer |")
+        print("| --- " * (6 + len(names)) + "|")
+    else:
+        print("ms on the device; floor: our benchmark's (memory, or FP32 FMAs for kernels that are not rank 1)")
+        print(f"{'image':11s} {'filter':16s} {'mask':5s} {'floor':>9s} {'ours':>19s} {'/floor':>6s}"
+              + "".join(f" {n:>9s}" for n in names) + "  ours/fastest peer")
+    for key in (k for k in ours if k in peers_of):  # our CSV's order: layout, then mask
         ms, mode = ours[key][:2]
         floor = ours[key][6]
         times = peers_of[key]
         cells = "".join(f" {times[n]:9.4f}" if n in times else f" {'-':>9s}" for n in names)
         fastest = min(times.values())
-        print(f"{key[0]:11s} {key[1]:16s} {key[2]:2d}x{key[2]:<2d} {floor:9.4f} {mode:9s} {ms:9.4f} {ms / floor:6.2f}"
-              f"{cells}  {ms / fastest:6.3f}", flush=True)
+        if markdown:
+            peer_cells = " | ".join(f"{times[n]:.3f}" if n in times else "" for n in names)
+            print(f"| {key[0]} | {key[1]} {key[2]}×{key[2]} | {floor:.3f} | {ms:.3f} ({mode}) | {ms / floor:.2f} | "
+                  f"{peer_cells} | {ms / fastest:.2f} |")
+        else:
+                print(f"{key[0]:11s} {key[1]:16s} {key[2]:2d}x{key[2]:<2d} {floor:9.4f} {mode:9s} {ms:9.4f} {ms / floor:6.2f}"
+                  f"{cells}  {ms / fastest:6.3f}", flush=True)
         for peer in names:
             if peer in times:
                 results.append((*key, mode, ms, peer, times[peer]))
@@ -219,6 +228,7 @@ def main():
     ap.add_argument("--out", default="peers.csv")
     ap.add_argument("--compare", metavar="PEERS_CSV", nargs="+",
                     help="pair these peer CSVs' times with OUR_CSV in one table; measure nothing")
+    ap.add_argument("--markdown", action="store_true", help="with --compare: the table in Markdown")
     args = ap.parse_args()
     ours = {}
     for row in csv.DictReader(line for line in open(args.ours) if not line.startswith("#")):
@@ -227,7 +237,8 @@ def main():
         key = (row["image"], row["filter"], int(row["mask"]))
         ms = float(row["kernel_ms"])
         if key not in ours or ms < ours[key][0]:
-            ours[key] = (ms, row["mode"], int(row["width"]), int(row["height"]), int(row["channels"]), row["depth"],
+            # auto's row names the mode it ran
+            ours[key] = (ms, row.get("ran_mode") or row["mode"], int(row["width"]), int(row["height"]), int(row["channels"]), row["depth"],
                          float(row["floor_ms"]))
 
     with open(args.out, "w") as f:
@@ -237,7 +248,7 @@ def main():
             f.write(f"{r[0]},{r[1]},{r[2]},{r[3]},{r[4]:.5f},{r[5]},{r[6]:.5f},{r[4] / r[6]:.4f}\n")
             f.flush()
         if args.compare:
-            for r in compare(ours, args.compare):
+            for r in compare(ours, args.compare, args.markdown):
                 keep(r)
         else:
             measure(ours, args.quick, keep)

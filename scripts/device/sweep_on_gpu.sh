@@ -7,7 +7,7 @@
 # .deps. STEPS (default "ours npp cudnn opencl") splits it across calls of
 # the device's 10-minute limit; the table pairs whichever peer CSVs are in
 # $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
-# MODES narrow the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone
+# MODES change the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone
 # (their dense 31 on colour takes seconds a call).
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
@@ -17,8 +17,10 @@ start=$(date +%s)
 steps=" ${STEPS:-ours npp cudnn opencl} "
 sizes=${SIZES:-3,5,7,9,11,13,15,17,19,21,23,25,27,29,31}
 images=${IMAGES:-gray,gray8,bgr8,rgba8}
-modes=()
-[ -n "${MODES:-}" ] && modes=(--modes "$MODES")
+# The teaching modes (global, constant, texture, shared-textbook) never win
+# and take seconds a call on colour 31x31 (shared-textbook 3-4 s): the sweep
+# times the modes that compete unless MODES names others.
+modes=(--modes "${MODES:-auto,registers,shared,separable,fft}")
 
 if [[ $steps == *" ours "* || $steps == *" npp "* ]]; then
   configure_and_build $B filterstudio-bench npp-peers
