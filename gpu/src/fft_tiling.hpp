@@ -63,12 +63,13 @@ inline long long fftBatchTiles(long long tiles, int channels, int kernels, int n
 
 // "auto" runs dense (not rank-1) kernels of at least this many taps in the
 // fft mode, unless the direct modes would be bit-exact (integer weights on
-// integer images). Why 361 (19x19): the shared mode's time grows faster
-// than the taps (8K f32 gray, H100: 15x15 0.54 ms, 31x31 4.68 ms, so about
-// taps^1.5: 17x17 ~0.8 ms, 19x19 ~1.1 ms), while the fft mode's barely
-// grows (~2 GB of memory traffic at 8K through three plain passes and two
-// transforms: 0.7-1.0 ms); they cross between 17x17 and 19x19. Set it from
-// the benchmark's fft and shared columns (docs/performance.md).
-inline constexpr int kFftAutoMinTaps = 361;
+// integer images). Why 289 (17x17): the fft mode's time barely depends on
+// the kernel, while the direct modes' compile 15x15 and 31x31 only and run
+// other sizes with a run-time radius. The H100 sweep of 2026-11-27 (8K,
+// bench/results/h100-2026-11-27/sweep/) has 17x17 at fft 0.85 against
+// direct 1.84 ms on f32 gray, 0.83/1.86 gray u8, 2.22/2.97 BGR u8 and
+// 2.94/3.14 RGBA8, and 15x15 the other way (0.85/0.54 f32 gray, 2.95/1.92
+// RGBA8). Set it from the benchmark's fft and shared columns.
+inline constexpr int kFftAutoMinTaps = 289;
 
 }  // namespace fs::gpu

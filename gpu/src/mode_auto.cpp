@@ -41,7 +41,7 @@ const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
         "Picks the fastest correct mode for the filter: registers for kernels up to 7x7, separable for larger "
-        "rank-1 kernels, fft for dense kernels from 19x19 (361 taps) unless integer weights on integer images keep "
+        "rank-1 kernels, fft for dense kernels from 17x17 (289 taps) unless integer weights on integer images keep "
         "the direct modes bit-exact, otherwise shared; with the launch configuration the autotuner found for this "
         "GPU, filter and image size, when there is one.",
         nullptr, nullptr, nullptr, nullptr, nullptr, chooseAutoMode, /*isDefault=*/true};

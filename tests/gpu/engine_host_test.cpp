@@ -180,7 +180,7 @@ TEST(FftTiling, CoversTheAreaWithTheCheapestTiles) {
     EXPECT_EQ(fftBatchTiles(100000, 3, 1, 32, gib), 65535 / 3);  // one launch grid's limit
 }
 
-// auto: dense kernels from kFftAutoMinTaps (361) taps go to the fft mode unless the
+// auto: dense kernels from kFftAutoMinTaps (289) taps go to the fft mode unless the
 // direct modes are bit-exact on them; rank-1 kernels stay separable.
 TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     std::mt19937 rng(7);
@@ -199,7 +199,9 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::U8), large);  // float weights: not exact anyway
     EXPECT_EQ(chosen(test::randomKernel(63, 63, rng), Depth::U16), large);
     EXPECT_EQ(chosen(test::randomKernel(31, 13, rng), Depth::F32), large);  // 403 taps
-    EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::F32), &sharedMode());  // 289 taps: below the crossover
+    EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::F32), large);  // 289 taps: the crossover
+    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::F32), &sharedMode());  // 225: below it
+    EXPECT_EQ(chosen(test::randomKernel(31, 9, rng), Depth::F32), &sharedMode());   // 279: below it
     std::vector<float> integers(31 * 31);
     for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
     integers[0] = 5.0f;  // not rank 1
