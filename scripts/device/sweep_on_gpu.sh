@@ -3,7 +3,8 @@
 # dense 63 for the fft mode) on the benchmark's four 8K layouts (gray f32,
 # gray u8, BGR u8, RGBA8), every mode of ours with each case's floor, then the
 # peers on the same GPU: NPP (npp-peers), cuDNN and CuPy (peers.py) and
-# OpenCV's OpenCL (opencl_peers.py), paired in one table (table.txt). Carry
+# OpenCV's OpenCL (opencl_peers.py), paired in one table (table.txt, and
+# table.md in Markdown for the README). Carry
 # .deps. STEPS (default "ours npp cudnn opencl") splits it across calls of
 # the device's 10-minute limit; the table pairs whichever peer CSVs are in
 # $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
@@ -56,6 +57,8 @@ if [ -f "$OUT/ours.csv" ]; then
   peer_csvs=()
   for f in npp peers opencl; do [ -f "$OUT/$f.csv" ] && peer_csvs+=("$OUT/$f.csv"); done
   [ ${#peer_csvs[@]} -gt 0 ] && python3 bench/peers/peers.py "$OUT/ours.csv" --compare "${peer_csvs[@]}" \
-    --out "$OUT/table.csv" >"$OUT/table.txt" 2>&1
+    --out /tmp/table.csv >"$OUT/table.txt" 2>&1
+  [ ${#peer_csvs[@]} -gt 0 ] && python3 bench/peers/peers.py "$OUT/ours.csv" --compare "${peer_csvs[@]}" \
+    --markdown --out /tmp/table-md.csv >"$OUT/table.md" 2>&1
 fi
 say "took $(( $(date +%s) - start )) s"
