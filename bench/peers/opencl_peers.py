@@ -3,17 +3,18 @@
 
 What a student gets by writing cv2.GaussianBlur, cv2.sepFilter2D or
 cv2.filter2D on a cv2.UMat, no CUDA at all: OpenCV generates the OpenCL
-kernels, the vendor driver compiles them. The benchmark's images (8K by default): gray float32, gray
-8-bit, BGR 8-bit and RGBA 8-bit, results in the input's depth, border
-reflect-101; a Gaussian (sigma 0, as our presets) and a dense random kernel
-in [-1, 1] of every size in --sizes, and for gray float32 also Sobel x and
-the Sobel magnitude (two filter2D and cv2.magnitude). Per case: two warm-up
-runs (the first compiles the OpenCL program), then the median of REPEATS
-runs (5 where one takes over 20 ms), each timed with time.perf_counter() around the call and
-cv2.ocl.finish() (the queue is asynchronous, so the finish is part of the
-time, as a CUDA event pair on the stream would be). Also the upload (numpy
--> UMat) and download (UMat -> numpy) of each image, as the opencl backend
-splits its timing record.
+kernels, the vendor driver compiles them. The benchmark's images (8K by
+default): gray float32, gray 8-bit, BGR 8-bit and RGBA 8-bit, results in the
+input's depth, border reflect-101; a Gaussian (sigma 0, as our presets) and
+a dense random kernel in [-1, 1] of every size in --sizes, and for gray
+float32 also Sobel x and the Sobel magnitude (two filter2D and
+cv2.magnitude). Per case: two warm-up runs (the first compiles the OpenCL
+program), then the median of REPEATS runs (5 where one takes over 20 ms),
+each timed with time.perf_counter() around the call and cv2.ocl.finish()
+(the queue is asynchronous, so the finish is part of the time, as a CUDA
+event pair on the stream would be). Also the upload (numpy -> UMat) and
+download (UMat -> numpy) of each image, as the opencl backend splits its
+timing record.
 
 Each case is checked against the same call on a numpy array (OpenCV's CPU
 code) on a 1024x1024 corner of the image, and the device OpenCV chose is

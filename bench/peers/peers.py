@@ -18,14 +18,14 @@ Both pad with their own border (cuDNN zeros, CuPy reflect), ours reflect-101:
 the same reads, resolved differently at the edges.
 
 usage: peers.py OUR_CSV [--quick] [--out peers.csv]
-       peers.py OUR_CSV --compare PEERS_CSV [PEERS_CSV ...] [--out peers.csv]
+       peers.py OUR_CSV --compare PEERS_CSV [PEERS_CSV ...] [--markdown] [--out peers.csv]
 The second form measures nothing: it pairs the peer times of earlier CSVs with
 OUR_CSV's times in one table, a column per peer, so peers measured while our
 build ran (the GPU idle) sit beside our benchmark of the same call. It reads
 this script's peers.csv (cuDNN, CuPy), npp-peers' CSV (NPP: f32 and u8 gray,
 BGR u8, RGBA8; build it with CMake where the toolkit has NPP, target
-npp-peers) and opencl_peers.py's CSV (OpenCV's OpenCL, 8K f32 gray), and
-pairs every image our CSV has (filterstudio-bench --images gray,gray8,bgr8,rgba8
+npp-peers) and opencl_peers.py's CSV (OpenCV's OpenCL, the same four
+layouts), and pairs every image our CSV has (filterstudio-bench --images gray,gray8,bgr8,rgba8
 for all of NPP's).
 """
 import argparse
@@ -81,13 +81,7 @@ def read_peer_csv(path):
     lines = [line for line in open(path) if not line.startswith("#")]
     rows = list(csv.DictReader(lines))
     for row in rows:
-        if "case" in row:  # opencl_peers.py: "gaussian 15x15", 8K f32 gray
-            name, _, size = row["case"].rpartition(" ")
-            if not name or "x" not in size:
-                continue  # upload, download
-            key, peer, ms = ("8K-gray", name, int(size.split("x")[0])), "opencl", row["median_ms"]
-        else:
-            key, peer, ms = (row["image"], row["filter"], int(row["mask"])), row["peer"], row["peer_ms"]
+        key, peer, ms = (row["image"], row["filter"], int(row["mask"])), row["peer"], row["peer_ms"]
         if not ms:
             continue  # the peer refused this case (its error column says why)
         best = times.setdefault(key, {})
@@ -122,8 +116,8 @@ def compare(ours, peer_csvs, markdown=False):
             print(f"| {key[0]} | {key[1]} {key[2]}×{key[2]} | {floor:.3f} | {ms:.3f} ({mode}) | {ms / floor:.2f} | "
                   f"{peer_cells} | {ms / fastest:.2f} |")
         else:
-                print(f"{key[0]:11s} {key[1]:16s} {key[2]:2d}x{key[2]:<2d} {floor:9.4f} {mode:9s} {ms:9.4f} {ms / floor:6.2f}"
-                  f"{cells}  {ms / fastest:6.3f}", flush=True)
+            print(f"{key[0]:11s} {key[1]:16s} {key[2]:2d}x{key[2]:<2d} {floor:9.4f} {mode:9s} {ms:9.4f} "
+                  f"{ms / floor:6.2f}{cells}  {ms / fastest:6.3f}", flush=True)
         for peer in names:
             if peer in times:
                 results.append((*key, mode, ms, peer, times[peer]))
@@ -189,9 +183,8 @@ def measure(ours, quick, keep):
                 wx = torch.tensor([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], dtype=torch.float32, device="cuda")
                 pairs = lambda y: torch.linalg.vector_norm(y.reshape(1, channels, 2, h, w), dim=2)  # noqa: E731
                 peers["cudnn"] = median_ms(torch_conv([wx, wx.t()], 1, pairs))
-                axes = (1, 0)
                 peers["cupy"] = median_ms(lambda: cupy_result(
-                    cp.hypot(ndi.sobel(x, axis=axes[0], output=out_type), ndi.sobel(x, axis=axes[1], output=out_type))))
+                    cp.hypot(ndi.sobel(x, axis=1, output=out_type), ndi.sobel(x, axis=0, output=out_type))))
             elif filt == "laplacian":
                 wl = torch.tensor([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=torch.float32, device="cuda")
                 peers["cudnn"] = median_ms(torch_conv([wl], 1))
@@ -238,8 +231,8 @@ def main():
         ms = float(row["kernel_ms"])
         if key not in ours or ms < ours[key][0]:
             # auto's row names the mode it ran
-            ours[key] = (ms, row.get("ran_mode") or row["mode"], int(row["width"]), int(row["height"]), int(row["channels"]), row["depth"],
-                         float(row["floor_ms"]))
+            ours[key] = (ms, row.get("ran_mode") or row["mode"], int(row["width"]), int(row["height"]),
+                         int(row["channels"]), row["depth"], float(row["floor_ms"]))
 
     with open(args.out, "w") as f:
         f.write("image,filter,mask,our_mode,our_ms,peer,peer_ms,ours_over_peer\n")

@@ -56,9 +56,12 @@ fi
 if [ -f "$OUT/ours.csv" ]; then
   peer_csvs=()
   for f in npp peers opencl; do [ -f "$OUT/$f.csv" ] && peer_csvs+=("$OUT/$f.csv"); done
-  [ ${#peer_csvs[@]} -gt 0 ] && python3 bench/peers/peers.py "$OUT/ours.csv" --compare "${peer_csvs[@]}" \
-    --out /tmp/table.csv >"$OUT/table.txt" 2>&1
-  [ ${#peer_csvs[@]} -gt 0 ] && python3 bench/peers/peers.py "$OUT/ours.csv" --compare "${peer_csvs[@]}" \
-    --markdown --out /tmp/table-md.csv >"$OUT/table.md" 2>&1
+  if [ ${#peer_csvs[@]} -gt 0 ]; then
+    for format in txt md; do
+      markdown=(); [ $format = md ] && markdown=(--markdown)
+      python3 bench/peers/peers.py "$OUT/ours.csv" --compare "${peer_csvs[@]}" "${markdown[@]}" \
+        --out /tmp/table.csv >"$OUT/table.$format" 2>&1
+    done
+  fi
 fi
 say "took $(( $(date +%s) - start )) s"
