@@ -1,7 +1,7 @@
 // Mode "separable": rank-1 kernels (Gaussian, box, Sobel components) as a row
 // pass then a column pass, kw + kh multiply-adds per pixel instead of kw * kh;
 // the intermediate never reaches device memory. Two paths:
-// - rolling strip (gray, one kernel, 15x15 and 31x31): each block walks down a
+// - rolling strip (gray, one square kernel, 5x5 to 31x31): each block walks down a
 //   128-column strip, row-filters each input row once into a ring of the last
 //   rows' results in shared memory and column-filters from that ring, so every
 //   input row is read once per segment instead of once per tile plus halo; the
@@ -9,6 +9,7 @@
 // - fused tile (everything else): the block loads its tile with halo into
 //   shared memory, filters its rows into a second buffer, then its columns.
 #include <string>
+#include <utility>
 
 #include "device_common.cuh"
 #include "kernel_variants.hpp"
@@ -135,16 +136,19 @@ constexpr int kRingRows = 64;      // row-pass results kept: >= kStepRows + 2R, 
 constexpr int kStripRowsPerThread = kStepRows * kStripW / kStripThreads;  // column-pass outputs per thread
 constexpr int kRowOutputs = 8;     // row-pass outputs per item, a multiple of 4: 8 need fewer window loads per output
 
-template <int R> constexpr int stripPad() { return (R + 3) / 4 * 4; }  // halo rounded to float4
-template <int R> constexpr int stripInW() { return kStripW + 2 * stripPad<R>(); }
-template <int R> constexpr std::size_t stripBytes() {
-    return static_cast<std::size_t>(kStepRows * stripInW<R>() + kRingRows * kStripW) * sizeof(float);
+// Every radius is compiled: the taps' loops unroll into straight FMAs, with
+// no predicate per tap.
+constexpr int kStripMinRadius = 2, kStripMaxRadius = 15;
+constexpr int stripPad(int radius) { return (radius + 3) / 4 * 4; }  // halo rounded to float4
+constexpr int stripInW(int radius) { return kStripW + 2 * stripPad(radius); }
+constexpr std::size_t stripBytes(int radius) {
+    return static_cast<std::size_t>(kStepRows * stripInW(radius) + kRingRows * kStripW) * sizeof(float);
 }
 
 template <class T, int R>
 __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, KernelMath m, int segmentRows) {
     static_assert(2 * R <= kStepRows && kStepRows + 2 * R <= kRingRows, "ring too small for this radius");
-    constexpr int kPad = stripPad<R>(), kInW = stripInW<R>(), kGroups = kInW / 4;
+    constexpr int kPad = stripPad(R), kInW = stripInW(R), kGroups = kInW / 4;
     constexpr int kLoadItems = (kStepRows * kGroups + kStripThreads - 1) / kStripThreads;
     extern __shared__ float4 sharedRaw[];
     float* in = reinterpret_cast<float*>(sharedRaw);  // kStepRows x kInW: pixels x0 - kPad ...
@@ -273,14 +277,14 @@ std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, i
 }
 
 // Compiled radii of the fused-tile path (square kernels); others run-time.
-// Gray single 15x15 and 31x31 kernels run the rolling strip, so the gray
-// fused tile compiles radius 7 and 15 only with every variant (0.395 ms
-// against the strip's 0.189 at 31x31); 3-channel tiles skip radius 2 and 3.
+// Gray single kernels from 5x5 run the rolling strip, so the gray fused tile
+// compiles radius 1 only, the rest with every variant (0.395 ms against the
+// strip's 0.189 at 31x31); 3-channel tiles skip radius 2 and 3.
 constexpr bool grayWideTileBuilt(int radius, int channels) {
     if (kAllVariants) return true;
     // 3-channel 5x5 and 7x7 in this mode only when asked for it (auto runs registers): not timed.
     if (channels == 3) return radius != 2 && radius != 3;
-    return channels > 1 || (radius != 7 && radius != 15);
+    return channels > 1 || radius == 1;
 }
 bool separableCompiled(int radius, int kernels, int channels) {
     return (radius == 1 || radius == 2 || radius == 3 || radius == 7 || radius == 15) &&
@@ -320,10 +324,20 @@ template <int PY> const void* tileVariant(int channels, int radius, int kernels)
     return kernel;
 }
 
-// The rolling strip covers gray single 15x15 and 31x31 kernels; it has one
-// fixed shape (kStripThreads x 1, a column of kStripRowsPerThread per thread).
+// The rolling strip covers gray single square kernels from 5x5 to 31x31; it
+// has one fixed shape (kStripThreads x 1, a column of kStripRowsPerThread per
+// thread).
 bool stripApplies(const PreparedFilter& f) {
-    return f.channels == 1 && f.math.kernelCount == 1 && f.math.kw == f.math.kh && (f.math.kw == 15 || f.math.kw == 31);
+    const int radius = f.math.kw / 2;
+    return f.channels == 1 && f.math.kernelCount == 1 && f.math.kw == f.math.kh && radius >= kStripMinRadius &&
+           radius <= kStripMaxRadius;
+}
+template <class T, int... Offsets> const void* stripKernelFor(int radius, std::integer_sequence<int, Offsets...>) {
+    const void* kernel = nullptr;
+    ((radius == kStripMinRadius + Offsets ? (kernel = reinterpret_cast<const void*>(stripKernel<T, kStripMinRadius + Offsets>))
+                                          : nullptr),
+     ...);
+    return kernel;
 }
 LaunchConfig stripConfig() {
     return LaunchConfig{kStripThreads, 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
@@ -337,13 +351,12 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
     if (stripApplies(f) && (want.isDefault() || want == stripConfig())) {
         dispatchPixel(f.inDepth, 1, [&](auto tag, auto) {
             using T = decltype(tag);
-            out.kernel = rx == 7 ? reinterpret_cast<const void*>(stripKernel<T, 7>)
-                                 : reinterpret_cast<const void*>(stripKernel<T, 15>);
+            out.kernel = stripKernelFor<T>(rx, std::make_integer_sequence<int, kStripMaxRadius - kStripMinRadius + 1>{});
         });
         out.block = dim3(kStripThreads, 1);
         const int segment = stripSegmentRows(width, rows);
         out.grid = dim3(ceilDiv(width, kStripW), ceilDiv(rows, segment));
-        out.sharedBytes = rx == 7 ? stripBytes<7>() : stripBytes<15>();
+        out.sharedBytes = stripBytes(rx);
         out.config = stripConfig();
         out.variant = "separable rolling strip, compiled radius " + std::to_string(rx) + ", " +
                       std::to_string(kStripW) + "-column strips of " + std::to_string(segment) + " rows";
@@ -354,8 +367,8 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
         return K > 1 && !kAllVariants ? "the separable mode compiles magnitudes of radius 1; this one needs the "
                                         "run-time radius"
                : C == 1 && !kAllVariants
-                   ? "the separable mode's gray fused tile compiles radius 1, 2 and 3 (15x15 and 31x31 run the "
-                     "rolling strip); this one needs the run-time radius"
+                   ? "the separable mode's gray fused tile compiles radius 1 (5x5 to 31x31 run the rolling "
+                     "strip); this one needs the run-time radius"
                : C == 3 && !kAllVariants
                    ? "the separable mode compiles radius 1, 7 and 15 for 3-channel images; this one needs the "
                      "run-time radius"
