@@ -145,6 +145,9 @@ const ModeImpl& separableMode();
 const ModeImpl& registersMode();
 const ModeImpl& fftMode();
 const ModeImpl& autoMode();
+// Whether the separable mode runs `f` as its rolling strip (mode_separable.cu):
+// one square rank-1 kernel from 5x5 to 31x31, gray or 8-bit colour.
+bool separableRunsStrip(const PreparedFilter& f);
 
 // ---- The registry (mode_registry.cpp) --------------------------------------
 // Every mode in display order, the choosing one last.

@@ -1,5 +1,7 @@
-// Mode "auto": the registers mode for kernels up to 7x7, the separable mode
-// for larger rank-1 kernels (kw + kh work instead of kw * kh), the fft mode
+// Mode "auto": the separable mode's rolling strip for the rank-1 kernels it
+// runs faster than the registers mode, the registers mode for other kernels
+// up to 7x7, the separable mode for larger rank-1 kernels (kw + kh work
+// instead of kw * kh), the fft mode
 // for dense kernels of kFftAutoMinTaps taps or more (fft_tiling.hpp) where a
 // direct mode would not be bit-exact anyway, otherwise the shared-memory
 // mode: the fastest correct choice in filterstudio-bench's table of every
@@ -27,7 +29,16 @@ bool fftPaysOff(const PreparedFilter& f) {
     return !f.separable && f.math.kw * f.math.kh >= kFftAutoMinTaps && !directIsExact(f) && fftMode().supports(f).ok();
 }
 
+// H100, 8K Gaussians (bench/results/h100-2026-11-28/): the strip wins from
+// 5x5 on gray (f32 0.132 against 0.153 ms, u8 0.121 against 0.128) and from
+// 7x7 on 8-bit colour (BGR 0.306 against 0.401); the registers mode keeps
+// colour 5x5 (BGR 0.288 against 0.295, RGBA 0.311 against 0.337).
+bool stripBeatsRegisters(const PreparedFilter& f) {
+    return separableRunsStrip(f) && (f.channels == 1 || f.math.kw >= 7);
+}
+
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
+    if (stripBeatsRegisters(f)) return separableMode();
     if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
     if (f.separable && separableMode().supports(f).ok()) return separableMode();
     if (fftPaysOff(f)) return fftMode();
@@ -40,7 +51,8 @@ const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
 const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
-        "Picks the fastest correct mode for the filter: registers for kernels up to 7x7, separable for larger "
+        "Picks the fastest correct mode for the filter: separable for rank-1 kernels its rolling strip runs "
+        "(gray from 5x5, 8-bit colour from 7x7), registers for other kernels up to 7x7, separable for larger "
         "rank-1 kernels, fft for dense kernels from 17x17 (289 taps) unless integer weights on integer images keep "
         "the direct modes bit-exact, otherwise shared; with the launch configuration the autotuner found for this "
         "GPU, filter and image size, when there is one.",

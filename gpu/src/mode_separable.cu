@@ -1,11 +1,12 @@
 // Mode "separable": rank-1 kernels (Gaussian, box, Sobel components) as a row
 // pass then a column pass, kw + kh multiply-adds per pixel instead of kw * kh;
 // the intermediate never reaches device memory. Two paths:
-// - rolling strip (gray, one square kernel, 5x5 to 31x31): each block walks down a
-//   128-column strip, row-filters each input row once into a ring of the last
-//   rows' results in shared memory and column-filters from that ring, so every
-//   input row is read once per segment instead of once per tile plus halo; the
-//   next rows' loads are in flight while the current ones are filtered.
+// - rolling strip (one square kernel, 5x5 to 31x31; gray, and 8-bit colour):
+//   each block walks down a strip of 128 gray or 32 colour pixels, row-filters
+//   each input row once into a ring of the last rows' results in shared
+//   memory and column-filters from that ring, so every input row is read once
+//   per segment instead of once per tile plus halo; the next rows' loads are
+//   in flight while the current ones are filtered.
 // - fused tile (everything else): the block loads its tile with halo into
 //   shared memory, filters its rows into a second buffer, then its columns.
 #include <string>
@@ -129,32 +130,46 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
 }
 
 // ---- Rolling strip path ----------------------------------------------------
-constexpr int kStripW = 128;       // output columns per block
-constexpr int kStripThreads = 256;
+// A strip row holds kLanes floats: C channels of stripPixels(C) pixels. In
+// shared memory each channel is a plane of its own, so the row pass of every
+// layout is the gray one (float4 windows of 8 outputs); the column pass maps
+// its threads back to interleaved channels, so its stores stay coalesced.
+constexpr int kStripW = 128;       // gray: output columns per block
 constexpr int kStepRows = 32;      // input rows loaded and row-filtered per step
 constexpr int kRingRows = 64;      // row-pass results kept: >= kStepRows + 2R, a power of two
-constexpr int kStripRowsPerThread = kStepRows * kStripW / kStripThreads;  // column-pass outputs per thread
+constexpr int kStripRowsPerThread = 16;  // column-pass outputs per thread: kStepRows / 2
 constexpr int kRowOutputs = 8;     // row-pass outputs per item, a multiple of 4: 8 need fewer window loads per output
 
 // Every radius is compiled: the taps' loops unroll into straight FMAs, with
 // no predicate per tap.
 constexpr int kStripMinRadius = 2, kStripMaxRadius = 15;
+// Colour strips are 32 pixels wide: 96 or 128 lanes, the ring within 3 blocks' shared memory.
+constexpr int stripPixels(int channels) { return channels == 1 ? kStripW : 32; }
+constexpr int stripLanes(int channels) { return channels * stripPixels(channels); }
+constexpr int stripThreads(int channels) { return 2 * stripLanes(channels); }  // two 16-row halves of a step
+// Ring planes padded so that a warp's 32 interleaved lanes read distinct banks
+// (4 channels; at most 2-way for 3), and a multiple of 4 for float4 stores.
+constexpr int stripPlaneStride(int channels) { return channels == 1 ? kStripW : channels == 3 ? 44 : 40; }
 constexpr int stripPad(int radius) { return (radius + 3) / 4 * 4; }  // halo rounded to float4
-constexpr int stripInW(int radius) { return kStripW + 2 * stripPad(radius); }
-constexpr std::size_t stripBytes(int radius) {
-    return static_cast<std::size_t>(kStepRows * stripInW(radius) + kRingRows * kStripW) * sizeof(float);
+constexpr int stripInW(int radius, int channels) { return stripPixels(channels) + 2 * stripPad(radius); }
+constexpr std::size_t stripBytes(int radius, int channels) {
+    return static_cast<std::size_t>(kStepRows * channels * stripInW(radius, channels) +
+                                    kRingRows * channels * stripPlaneStride(channels)) *
+           sizeof(float);
 }
 
-template <class T, int R>
-__global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, KernelMath m, int segmentRows) {
+template <class T, int C, int R>
+__global__ void __launch_bounds__(stripThreads(C), C == 1 ? 4 : 3) stripKernel(KernelGeom g, KernelMath m, int segmentRows) {
     static_assert(2 * R <= kStepRows && kStepRows + 2 * R <= kRingRows, "ring too small for this radius");
-    constexpr int kPad = stripPad(R), kInW = stripInW(R), kGroups = kInW / 4;
-    constexpr int kLoadItems = (kStepRows * kGroups + kStripThreads - 1) / kStripThreads;
+    constexpr int kPixels = stripPixels(C), kLanes = stripLanes(C), kThreads = stripThreads(C);
+    constexpr int kPlane = stripPlaneStride(C), kRingW = C * kPlane;
+    static_assert(kStepRows * kLanes == kThreads * kStripRowsPerThread, "each thread: one lane, 16 rows");
+    constexpr int kPad = stripPad(R), kInW = stripInW(R, C);
     extern __shared__ float4 sharedRaw[];
-    float* in = reinterpret_cast<float*>(sharedRaw);  // kStepRows x kInW: pixels x0 - kPad ...
-    float* ring = in + kStepRows * kInW;              // kRingRows x kStripW row-pass results
+    float* in = reinterpret_cast<float*>(sharedRaw);  // C planes of kStepRows x kInW: pixels x0 - kPad ...
+    float* ring = in + C * kStepRows * kInW;          // kRingRows x (C planes of kPlane) row-pass results
     const int tid = threadIdx.x;
-    const int x0 = blockIdx.x * kStripW;
+    const int x0 = blockIdx.x * kPixels;
     const int yStart = g.outRow0 + blockIdx.y * segmentRows;
     const int yEnd = min(yStart + segmentRows, g.outRow0 + g.outRows);
     const int yIn0 = yStart - R;              // input row of ring row 0
@@ -165,92 +180,141 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
     auto firstRow = [](int step) { return step == 0 ? 0 : 2 * R + (step - 1) * kStepRows; };
     auto rowCount = [](int step) { return step == 0 ? 2 * R : kStepRows; };
 
-    float pre[kLoadItems][4];
+    // Each item: 4 neighbouring pixels of a row, C vectors of 4 values, fetched
+    // one step ahead. Gray items keep 4 floats, the image's edges and border
+    // rows resolved when fetched; colour ones keep their raw vectors (a register
+    // per vector at 8 bits), and items at the image's left or right edge, border
+    // rows and rows past the strip are filled when stashed, those loads then
+    // not overlapped (H100: raw gray f32 vectors ran 10-15 % slower).
+    using V = typename Vec4<T>::type;
+    constexpr bool kRaw = C > 1;
+    constexpr int kGroups = kInW / 4;
+    constexpr int kLoadItems = (kStepRows * kGroups + kThreads - 1) / kThreads;
+    // The 4 x C values of item b (pixel-major, as in the image), edges and borders resolved.
+    auto resolve = [&](int step, int b, float (&v)[4 * C]) {
+        const int item = tid + b * kThreads, rel0 = firstRow(step);
+        const int r = item / kGroups, x = x0 - kPad + (item - r * kGroups) * 4;
+        const bool inStrip = r < rowCount(step) && rel0 + r < inRows;
+        const int iy = inStrip ? borderIndex(yIn0 + rel0 + r, g.imageHeight, g.border) : -1;
+        const T* row = iy < 0 ? nullptr : reinterpret_cast<const T*>(sourceRow(g, iy));
+        if (row && x >= 0 && x + 4 <= g.width && reinterpret_cast<std::uintptr_t>(row + x * C) % sizeof(V) == 0) {
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const V q = __ldg(reinterpret_cast<const V*>(row + x * C) + c);
+                v[4 * c] = static_cast<float>(q.x), v[4 * c + 1] = static_cast<float>(q.y);
+                v[4 * c + 2] = static_cast<float>(q.z), v[4 * c + 3] = static_cast<float>(q.w);
+            }
+            return;
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int ix = row ? borderIndex(x + k, g.width, g.border) : -1;
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                v[k * C + c] = !inStrip ? 0.0f : ix < 0 ? g.borderValue : static_cast<float>(__ldg(row + ix * C + c));
+        }
+    };
+    enum : unsigned char { kFetched, kAtStash };
+    V raw[kRaw ? kLoadItems : 1][C];
+    unsigned char how[kLoadItems];
+    float early[kRaw ? 1 : kLoadItems][4 * C];
     auto fetch = [&](int step) {
         const int rel0 = firstRow(step), count = rowCount(step);
 #pragma unroll
         for (int b = 0; b < kLoadItems; ++b) {
-            const int item = tid + b * kStripThreads;
-            const int r = item / kGroups, x = x0 - kPad + (item - r * kGroups) * 4;
-#pragma unroll
-            for (int o = 0; o < 4; ++o) pre[b][o] = 0.0f;
-            if (item >= kStepRows * kGroups || r >= count || rel0 + r >= inRows) continue;
-            const int iy = borderIndex(yIn0 + rel0 + r, g.imageHeight, g.border);
-            if (iy < 0) {
-#pragma unroll
-                for (int o = 0; o < 4; ++o) pre[b][o] = g.borderValue;
+            const int item = tid + b * kThreads;
+            if (item >= kStepRows * kGroups) continue;
+            if constexpr (!kRaw) {
+                resolve(step, b, early[b]);
                 continue;
             }
-            const T* row = reinterpret_cast<const T*>(sourceRow(g, iy));
-            if (x >= 0 && x + 4 <= g.width && reinterpret_cast<std::uintptr_t>(row + x) % (4 * sizeof(T)) == 0) {
-                const Px<4> v = loadChannels<T, 4, true>(row + x);  // 4 gray pixels as one vector load
+            const int r = item / kGroups, x = x0 - kPad + (item - r * kGroups) * 4;
+            how[b] = kAtStash;
+            if (r >= count || rel0 + r >= inRows || x < 0 || x + 4 > g.width) continue;
+            const int iy = borderIndex(yIn0 + rel0 + r, g.imageHeight, g.border);
+            if (iy < 0) continue;
+            const V* p = reinterpret_cast<const V*>(reinterpret_cast<const T*>(sourceRow(g, iy)) + x * C);
+            if (reinterpret_cast<std::uintptr_t>(p) % sizeof(V) != 0) continue;
 #pragma unroll
-                for (int o = 0; o < 4; ++o) pre[b][o] = v.c[o];
-            } else {
-#pragma unroll
-                for (int o = 0; o < 4; ++o) {
-                    const int ix = borderIndex(x + o, g.width, g.border);
-                    pre[b][o] = ix < 0 ? g.borderValue : static_cast<float>(__ldg(row + ix));
-                }
-            }
+            for (int c = 0; c < C; ++c) raw[kRaw ? b : 0][c] = __ldg(p + c);
+            how[b] = kFetched;
         }
     };
-    auto stash = [&] {
+    auto stash = [&](int step) {
 #pragma unroll
         for (int b = 0; b < kLoadItems; ++b) {
-            const int item = tid + b * kStripThreads;
-            if (item < kStepRows * kGroups)
-                reinterpret_cast<float4*>(in)[item] = make_float4(pre[b][0], pre[b][1], pre[b][2], pre[b][3]);
+            const int item = tid + b * kThreads;
+            if (item >= kStepRows * kGroups) continue;
+            const int r = item / kGroups, gx = (item - r * kGroups) * 4;
+            float v[4 * C];
+            if constexpr (!kRaw) {
+#pragma unroll
+                for (int i = 0; i < 4 * C; ++i) v[i] = early[b][i];
+            } else if (how[b] == kFetched) {
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    const V& q = raw[kRaw ? b : 0][c];
+                    v[4 * c] = static_cast<float>(q.x), v[4 * c + 1] = static_cast<float>(q.y);
+                    v[4 * c + 2] = static_cast<float>(q.z), v[4 * c + 3] = static_cast<float>(q.w);
+                }
+            } else {
+                resolve(step, b, v);
+            }
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                *reinterpret_cast<float4*>(in + (c * kStepRows + r) * kInW + gx) =
+                    make_float4(v[c], v[C + c], v[2 * C + c], v[3 * C + c]);
         }
     };
-    // kRowOutputs neighbouring outputs per item (loadWindow, filterWindow).
+    // kRowOutputs neighbouring outputs of one plane per item (loadWindow, filterWindow).
     auto rowPass = [&](int step) {
-        constexpr int kItemsPerRow = kStripW / kRowOutputs, kSpan = (kPad + R + kRowOutputs + 3) / 4 * 4;
-        const int rel0 = firstRow(step), items = rowCount(step) * kItemsPerRow;
+        constexpr int kItemsPerRow = kPixels / kRowOutputs, kSpan = (kPad + R + kRowOutputs + 3) / 4 * 4;
+        const int rel0 = firstRow(step), items = rowCount(step) * C * kItemsPerRow;
 #pragma unroll 1
-        for (int item = tid; item < items; item += kStripThreads) {
-            const int r = item / kItemsPerRow, gx = (item - r * kItemsPerRow) * kRowOutputs;
+        for (int item = tid; item < items; item += kThreads) {
+            const int planeRow = item / kItemsPerRow, gx = (item - planeRow * kItemsPerRow) * kRowOutputs;
+            const int r = planeRow / C, c = planeRow - r * C;
             float v[kSpan];
-            loadWindow(in + r * kInW + gx, v);
+            loadWindow(in + (c * kStepRows + r) * kInW + gx, v);
             float acc[kRowOutputs];
             filterWindow<R, kPad - R>(v, c_rowWeights, acc);
-            storeWindow(ring + ((rel0 + r) & (kRingRows - 1)) * kStripW + gx, acc);
+            storeWindow(ring + ((rel0 + r) & (kRingRows - 1)) * kRingW + c * kPlane + gx, acc);
         }
     };
-    // Each thread: one column, kStripRowsPerThread consecutive output rows.
+    // Each thread: one lane, kStripRowsPerThread consecutive output rows.
     // Its window crosses the ring's end at most once and only between chunks
     // of kStripRowsPerThread rows (`first` is a multiple of it): one address
     // per chunk, fixed offsets within it, no wrap arithmetic per load.
     static_assert(kStepRows % kStripRowsPerThread == 0 && kRingRows % kStripRowsPerThread == 0,
                   "a thread's window must wrap only between chunks");
     constexpr int kChunks = (kStripRowsPerThread + 2 * R + kStripRowsPerThread - 1) / kStripRowsPerThread;
+    const int lane = tid % kLanes, pixel = lane / C, channel = lane - pixel * C;
     auto columnPass = [&](int step) {
-        const int col = tid % kStripW;
-        const int first = (step - 1) * kStepRows + (tid / kStripW) * kStripRowsPerThread;  // ring row of its first tap
+        const int first = (step - 1) * kStepRows + (tid / kLanes) * kStripRowsPerThread;  // ring row of its first tap
         const float* chunk[kChunks];
 #pragma unroll
         for (int c = 0; c < kChunks; ++c)
-            chunk[c] = ring + ((first + c * kStripRowsPerThread) & (kRingRows - 1)) * kStripW + col;
+            chunk[c] = ring + ((first + c * kStripRowsPerThread) & (kRingRows - 1)) * kRingW + channel * kPlane + pixel;
         float acc[kStripRowsPerThread];
 #pragma unroll
         for (int j = 0; j < kStripRowsPerThread; ++j) acc[j] = 0.0f;
 #pragma unroll
         for (int i = 0; i < kStripRowsPerThread + 2 * R; ++i) {
-            const float v = chunk[i / kStripRowsPerThread][(i % kStripRowsPerThread) * kStripW];
+            const float v = chunk[i / kStripRowsPerThread][(i % kStripRowsPerThread) * kRingW];
 #pragma unroll
             for (int j = 0; j < kStripRowsPerThread; ++j) {
                 const int ky = i - j;
                 if (ky >= 0 && ky <= 2 * R) acc[j] = fmaf(c_columnWeights[ky], v, acc[j]);
             }
         }
-        const int x = x0 + col;
+        const int x = x0 + pixel;
         const int y = yStart + first;  // centre tap: input row yIn0 + first + R
-        if (x < g.width) storeColumn<T>(g, m, x, y, yEnd - y, acc);
+        if (x < g.width) storeColumn<T>(g, m, x * C + channel, y, yEnd - y, acc);  // element index
     };
 
     fetch(0);
     for (int step = 0; step < steps; ++step) {
-        stash();
+        stash(step);
         __syncthreads();  // `in` holds this step's rows; the last column pass is done with the ring
         if (step + 1 < steps) fetch(step + 1);  // in flight while this step is filtered
         rowPass(step);
@@ -261,8 +325,8 @@ __global__ void __launch_bounds__(kStripThreads, 3) stripKernel(KernelGeom g, Ke
 
 // Long segments re-read less vertical halo ((S + 2R) / S); shorter ones
 // when needed to give every multiprocessor several blocks.
-int stripSegmentRows(int width, int rows) {
-    const int strips = static_cast<int>(ceilDiv(width, kStripW));
+int stripSegmentRows(int width, int rows, int channels) {
+    const int strips = static_cast<int>(ceilDiv(width, stripPixels(channels)));
     const int wanted = 4 * deviceProps().multiProcessorCount;  // about one wave at 4 blocks per SM
     int segment = 256;
     while (segment > kStepRows && strips * static_cast<int>(ceilDiv(rows, segment)) < wanted) segment /= 2;
@@ -324,23 +388,37 @@ template <int PY> const void* tileVariant(int channels, int radius, int kernels)
     return kernel;
 }
 
-// The rolling strip covers gray single square kernels from 5x5 to 31x31; it
-// has one fixed shape (kStripThreads x 1, a column of kStripRowsPerThread per
-// thread).
+// The rolling strip covers single square kernels from 5x5 to 31x31 on gray
+// images of any depth and on 8-bit colour (3 or 4 channels; colour u16 and
+// f32 keep the fused tile, sparing the build 56 kernels). It has one fixed
+// shape per layout (stripThreads x 1, one lane of kStripRowsPerThread rows
+// per thread).
 bool stripApplies(const PreparedFilter& f) {
     const int radius = f.math.kw / 2;
-    return f.channels == 1 && f.math.kernelCount == 1 && f.math.kw == f.math.kh && radius >= kStripMinRadius &&
-           radius <= kStripMaxRadius;
+    return (f.channels == 1 || f.inDepth == Depth::U8) && f.math.kernelCount == 1 && f.math.kw == f.math.kh &&
+           radius >= kStripMinRadius && radius <= kStripMaxRadius;
 }
-template <class T, int... Offsets> const void* stripKernelFor(int radius, std::integer_sequence<int, Offsets...>) {
+template <class T, int C, int... Offsets>
+const void* stripKernelFor(int radius, std::integer_sequence<int, Offsets...>) {
     const void* kernel = nullptr;
-    ((radius == kStripMinRadius + Offsets ? (kernel = reinterpret_cast<const void*>(stripKernel<T, kStripMinRadius + Offsets>))
-                                          : nullptr),
+    ((radius == kStripMinRadius + Offsets
+          ? (kernel = reinterpret_cast<const void*>(stripKernel<T, C, kStripMinRadius + Offsets>))
+          : nullptr),
      ...);
     return kernel;
 }
-LaunchConfig stripConfig() {
-    return LaunchConfig{kStripThreads, 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
+const void* stripKernelFor(Depth depth, int channels, int radius) {
+    const auto radii = std::make_integer_sequence<int, kStripMaxRadius - kStripMinRadius + 1>{};
+    if (channels == 3) return stripKernelFor<std::uint8_t, 3>(radius, radii);
+    if (channels == 4) return stripKernelFor<std::uint8_t, 4>(radius, radii);
+    switch (depth) {
+    case Depth::U8: return stripKernelFor<std::uint8_t, 1>(radius, radii);
+    case Depth::U16: return stripKernelFor<std::uint16_t, 1>(radius, radii);
+    default: return stripKernelFor<float, 1>(radius, radii);
+    }
+}
+LaunchConfig stripConfig(int channels) {
+    return LaunchConfig{stripThreads(channels), 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
 }
 
 Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
@@ -348,18 +426,15 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
         return {RefusalReason::FilterUnsupported, "the kernel is not separable (not rank 1); use shared or auto"};
     const KernelMath& m = f.math;
     const int rx = m.kw / 2, ry = m.kh / 2, C = f.channels, K = m.kernelCount;
-    if (stripApplies(f) && (want.isDefault() || want == stripConfig())) {
-        dispatchPixel(f.inDepth, 1, [&](auto tag, auto) {
-            using T = decltype(tag);
-            out.kernel = stripKernelFor<T>(rx, std::make_integer_sequence<int, kStripMaxRadius - kStripMinRadius + 1>{});
-        });
-        out.block = dim3(kStripThreads, 1);
-        const int segment = stripSegmentRows(width, rows);
-        out.grid = dim3(ceilDiv(width, kStripW), ceilDiv(rows, segment));
-        out.sharedBytes = stripBytes(rx);
-        out.config = stripConfig();
+    if (stripApplies(f) && (want.isDefault() || want == stripConfig(C))) {
+        out.kernel = stripKernelFor(f.inDepth, C, rx);
+        out.block = dim3(stripThreads(C), 1);
+        const int segment = stripSegmentRows(width, rows, C);
+        out.grid = dim3(ceilDiv(width, stripPixels(C)), ceilDiv(rows, segment));
+        out.sharedBytes = stripBytes(rx, C);
+        out.config = stripConfig(C);
         out.variant = "separable rolling strip, compiled radius " + std::to_string(rx) + ", " +
-                      std::to_string(kStripW) + "-column strips of " + std::to_string(segment) + " rows";
+                      std::to_string(stripPixels(C)) + "-pixel strips of " + std::to_string(segment) + " rows";
         return checkPlan(out);
     }
     const bool compilable = rx == ry && separableCompiled(rx, K, C);
@@ -433,12 +508,15 @@ cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
     if (!planSeparable(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
-    if (plan.config == stripConfig() && stripApplies(*a.filter))
-        return launchPlanned(plan, stream, a.geom, a.filter->math, stripSegmentRows(a.geom.width, a.geom.outRows));
+    if (plan.config == stripConfig(a.filter->channels) && stripApplies(*a.filter))
+        return launchPlanned(plan, stream, a.geom, a.filter->math,
+                             stripSegmentRows(a.geom.width, a.geom.outRows, a.filter->channels));
     return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.halo == HaloScheme::PerThread ? 1 : 0);
 }
 
 }  // namespace
+
+bool separableRunsStrip(const PreparedFilter& f) { return f.separable && stripApplies(f); }
 
 const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",

@@ -216,6 +216,28 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     EXPECT_TRUE(listed);
 }
 
+// auto: the separable mode's rolling strip where it beats the registers mode
+// (gray from 5x5, 8-bit colour from 7x7), the registers mode for the rest up to 7x7.
+TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
+    const auto chosen = [](int taps, Depth depth, int channels) {
+        FilterSpec spec;
+        spec.kernels = {gaussianKernel(taps, 0.0)};
+        PreparedFilter f;
+        EXPECT_EQ(prepareFilter(spec, depth, channels, f), "");
+        return &autoMode().choose(f);
+    };
+    EXPECT_EQ(chosen(3, Depth::F32, 1), &registersMode());
+    EXPECT_EQ(chosen(5, Depth::F32, 1), &separableMode());
+    EXPECT_EQ(chosen(5, Depth::U8, 1), &separableMode());
+    EXPECT_EQ(chosen(7, Depth::U16, 1), &separableMode());
+    EXPECT_EQ(chosen(5, Depth::U8, 3), &registersMode());
+    EXPECT_EQ(chosen(5, Depth::U8, 4), &registersMode());
+    EXPECT_EQ(chosen(7, Depth::U8, 3), &separableMode());
+    EXPECT_EQ(chosen(7, Depth::U8, 4), &separableMode());
+    EXPECT_EQ(chosen(7, Depth::F32, 4), &registersMode());  // colour f32: no strip
+    EXPECT_EQ(chosen(9, Depth::F32, 4), &separableMode());  // the fused tile
+}
+
 // The teaching variants: listed beside the modes they explain, with a
 // paragraph for the mode picker; the textbook tile refuses kernels its
 // block cannot surround with a halo, whatever the device.

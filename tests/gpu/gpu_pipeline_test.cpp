@@ -209,13 +209,14 @@ TEST(CudaBackend, PhotographsMatchReference) {
     }
 }
 
-// The separable mode's rolling-strip path (gray, one square kernel, 5x5 to
-// 31x31): sizes around its 128-column strips and 32-row steps, fewer rows
-// than the radius, every border and depth, box weights (exact on integer
-// images), a float output mapping, and the host path in pieces of 10 and 64
-// rows (wrap pieces start at the bottom). 421 wide has strips whose columns
-// and halo lie inside the image (the one-vector-load-per-item steps); 129 and
-// 261 do not. 15x15 and 31x31 run every size; each other radius, compiled
+// The separable mode's rolling-strip path (one square kernel, 5x5 to 31x31,
+// gray of every depth and 8-bit BGR and RGBA): sizes around its strips (128
+// gray or 32 colour pixels) and 32-row steps, fewer rows than the radius,
+// every border, box weights (exact on integer images), a float output
+// mapping, and the host path in pieces of 10 and 64 rows (wrap pieces start
+// at the bottom). 421 wide has gray strips whose columns and halo lie inside
+// the image (the one-vector-load-per-item steps); 129 and 261 do not. Gray
+// 15x15 and 31x31 run every size; each other radius and layout, compiled
 // separately, runs a small and a multi-strip size. Small enough for
 // compute-sanitizer.
 TEST(CudaBackend, SeparableStripsMatchReference) {
@@ -228,11 +229,13 @@ TEST(CudaBackend, SeparableStripsMatchReference) {
     };
     const std::vector<Size> everySize{{1, 1}, {17, 3}, {129, 40}, {261, 97}, {421, 133}};
     const std::vector<Size> twoSizes{{17, 3}, {261, 97}};
+    const std::pair<Depth, int> layouts[] = {{Depth::U8, 1}, {Depth::U16, 1}, {Depth::F32, 1}, {Depth::U8, 3}, {Depth::U8, 4}};
     for (int taps = 5; taps <= 31; taps += 2) {
-        const bool full = taps == 15 || taps == 31;
-        for (const Size& size : full ? everySize : twoSizes) {
-            for (Depth depth : {Depth::U8, Depth::U16, Depth::F32}) {
-                const Image input = randomImage(size.w, size.h, 1, depth, rng);
+        for (const auto& [depth, channels] : layouts) {
+            // The CPU reference of a 31x31 on a colour 421x133 takes most of a second: colour runs two sizes.
+            const bool full = (taps == 15 || taps == 31) && channels == 1;
+            for (const Size& size : full ? everySize : twoSizes) {
+                const Image input = randomImage(size.w, size.h, channels, depth, rng);
                 for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap, BorderMode::Constant}) {
                     FilterSpec gauss = gaussian(taps, border);
                     gauss.border.value = depth == Depth::F32 ? 0.75f : 37.0f;
@@ -247,10 +250,10 @@ TEST(CudaBackend, SeparableStripsMatchReference) {
                     std::vector<FilterSpec> specs{gauss};
                     if (full ? !(depth == Depth::U16 && taps == 31) : depth == Depth::U8) specs.push_back(box);
                     for (const FilterSpec& spec : specs) {
-                        SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + " " + depthName(depth) + " " +
-                                     borderModeName(border) + " " + std::to_string(taps) +
+                        SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + "x" + std::to_string(channels) +
+                                     " " + depthName(depth) + " " + borderModeName(border) + " " + std::to_string(taps) +
                                      (spec.output.floatOutput ? " box" : " gaussian"));
-                        const LaunchReport report = backend->describeLaunch(spec, size.w, size.h, depth, 1, "separable", LaunchConfig{});
+                        const LaunchReport report = backend->describeLaunch(spec, size.w, size.h, depth, channels, "separable", LaunchConfig{});
                         ASSERT_TRUE(report.ok()) << report.error;
                         EXPECT_NE(report.kernel.find("rolling strip, compiled radius " + std::to_string(taps / 2) + ","),
                                   std::string::npos)

@@ -81,7 +81,10 @@ bool integerSpec(const FilterSpec& spec) {
                 const std::size_t i = static_cast<std::size_t>(x) * input.channels + c;
                 const double a = sampleAt(actual.cview(), x, y, c), e = sampleAt(expected.cview(), x, y, c);
                 const double diff = std::fabs(a - e);
-                const double floatError = relative * std::fabs(spec.output.scale) * bound.cview().row<float>(y)[i] + 1e-30;
+                // Plus one ulp of the result: the mapping's own rounding (sum x scale + offset, fused
+                // or not) at the output's magnitude, which an offset can make larger than the sum's.
+                const double floatError =
+                    relative * std::fabs(spec.output.scale) * bound.cview().row<float>(y)[i] + std::fabs(e) * 0x1p-23 + 1e-30;
                 bool ok = false;
                 if (out == Depth::F32) {
                     ok = diff <= floatError;

@@ -73,7 +73,8 @@ std::vector<LaunchConfig> configsFor(const std::string& mode) {
                     const auto& b = blocks[(q + static_cast<int>(h)) % 4];
                     out.push_back({b[0], b[1], 1, q, h, r});
                 }
-        out.push_back({256, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled});  // the rolling strip
+        out.push_back({256, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled});  // the gray and RGBA rolling strip
+        out.push_back({192, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled});  // the BGR rolling strip
     } else {
         for (int p : {1, 2, 3, 4})
             for (int q : {1, 2, 4}) {
