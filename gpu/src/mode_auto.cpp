@@ -29,7 +29,7 @@ bool fftPaysOff(const PreparedFilter& f) {
     return !f.separable && f.math.kw * f.math.kh >= kFftAutoMinTaps && !directIsExact(f) && fftMode().supports(f).ok();
 }
 
-// H100, 8K Gaussians (bench/results/h100-2026-11-28/): the strip wins from
+// H100, 8K Gaussians (bench/results/h100-2026-11-27b/): the strip wins from
 // 5x5 on gray (f32 0.132 against 0.153 ms, u8 0.121 against 0.128) and from
 // 7x7 on 8-bit colour (BGR 0.306 against 0.401); the registers mode keeps
 // colour 5x5 (BGR 0.288 against 0.295, RGBA 0.311 against 0.337).

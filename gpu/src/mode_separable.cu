@@ -521,8 +521,9 @@ bool separableRunsStrip(const PreparedFilter& f) { return f.separable && stripAp
 const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",
                                "Rank-1 kernels as a row pass and a column pass fused in one launch through shared "
-                               "memory: kw + kh multiply-adds per pixel instead of kw * kh (gray 15x15 and 31x31: a "
-                               "rolling window down column strips, each input row read once).",
+                               "memory: kw + kh multiply-adds per pixel instead of kw * kh (square kernels from 5x5 on "
+                               "gray and 8-bit colour: a rolling window down column strips, each input row read "
+                               "once).",
                                supportsSeparable, prepareSeparable, planSeparable, launchSeparable, separableCandidates};
     return mode;
 }
