@@ -30,11 +30,12 @@ bool fftPaysOff(const PreparedFilter& f) {
 }
 
 // H100, 8K Gaussians (bench/results/h100-2026-11-27b/): the strip wins from
-// 5x5 on gray (f32 0.132 against 0.153 ms, u8 0.121 against 0.128) and from
-// 7x7 on 8-bit colour (BGR 0.306 against 0.401); the registers mode keeps
-// colour 5x5 (BGR 0.288 against 0.295, RGBA 0.311 against 0.337).
+// 5x5 on f32 gray (0.126 against 0.153 ms) and from 7x7 on 8-bit images
+// (gray 0.120 against 0.184, BGR 0.307 against 0.401); the registers mode
+// keeps 8-bit 5x5 (gray 0.108 against 0.116, BGR 0.287 against 0.295, RGBA
+// 0.311 against 0.337). u16 gray, not timed, goes with f32.
 bool stripBeatsRegisters(const PreparedFilter& f) {
-    return separableRunsStrip(f) && (f.channels == 1 || f.math.kw >= 7);
+    return separableRunsStrip(f) && (f.math.kw >= 7 || (f.channels == 1 && f.inDepth != Depth::U8));
 }
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
@@ -52,7 +53,7 @@ const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
         "Picks the fastest correct mode for the filter: separable for rank-1 kernels its rolling strip runs "
-        "(gray from 5x5, 8-bit colour from 7x7), registers for other kernels up to 7x7, separable for larger "
+        "(gray f32 and u16 from 5x5, 8-bit images from 7x7), registers for other kernels up to 7x7, separable for larger "
         "rank-1 kernels, fft for dense kernels from 17x17 (289 taps) unless integer weights on integer images keep "
         "the direct modes bit-exact, otherwise shared; with the launch configuration the autotuner found for this "
         "GPU, filter and image size, when there is one.",

@@ -26,7 +26,8 @@ namespace {
 // 4 for the run-time radius (-DFS_CUDA_ALL_VARIANTS=ON: 2, 4, 8 and 16, 16
 // only when C x K <= 2: more accumulators would spill).
 // Gray u8 3x3: adjacent pixels per thread from one 4-byte load (gray8QuadKernel;
-// 16 from 16-byte loads measured slower, docs/performance.md).
+// 16 from 16-byte loads measured slower, docs/performance.md); single 5x5 and
+// 7x7 kernels too, 4 pixels.
 constexpr int kGray8Pixels = 4;
 
 int defaultRegisterColumns(int channels, int kernels, int radius) {
@@ -41,6 +42,7 @@ struct RegistersShape {
     bool rgba8 = false;               // u8 RGBA 3x3: adjacent pixels from wide loads
     bool grayF32 = false;             // f32 gray 3x3: 4 adjacent pixels
     bool gray8 = false;               // u8 gray 3x3: 4 or 16 adjacent pixels
+    bool gray8Wide = false;           // u8 gray single 5x5 or 7x7: 4 adjacent pixels
     int px = 1;                       // columns (or adjacent pixels) per thread
     bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
     bool separableGradient = false;   // lanes, a [1 b 1] x [-1 0 1] magnitude pair
@@ -133,10 +135,18 @@ const RegistersFamily kFamilies[] = {
                                       "measured slower)"};
          return RowChoice{2, {2, 4}, "the gray u8 3x3 kernel of adjacent pixels computes 2 or 4 rows per thread"};
      },
-     [](const RegistersShape& s, int py) { return gray8QuadVariant(s.px, py, s.K); },
+     [](const RegistersShape& s, int py) { return gray8QuadVariant(1, s.px, py, s.K); },
      [](const RegistersShape& s) {
          return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
      }},
+    {// gray u8 single 5x5 and 7x7, 4 adjacent pixels from 4-byte loads
+     [](const RegistersShape& s) { return s.gray8Wide && s.px == 4; },
+     [](const RegistersShape&) {
+         return RowChoice{4, {4}, "the gray u8 5x5 and 7x7 kernel of 4 adjacent pixels computes 4 rows per thread (2 "
+                                  "measured slower)"};
+     },
+     [](const RegistersShape& s, int py) { return gray8QuadVariant(s.radius, s.px, py, s.K); },
+     [](const RegistersShape&) { return std::string(" (4 adjacent u8 pixels, 4-byte loads and stores)"); }},
     {// the general kernel, run-time radius
      [](const RegistersShape& s) { return s.radius < 0; },
      [](const RegistersShape&) { return RowChoice{4, {4}, "the run-time-radius registers kernel computes 4 rows per thread"}; },
@@ -192,6 +202,7 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.rgba8 = f.inDepth == Depth::U8 && s.C == 4 && s.radius == 1;
     s.grayF32 = f.inDepth == Depth::F32 && s.C == 1 && s.radius == 1;
     s.gray8 = f.inDepth == Depth::U8 && s.C == 1 && s.radius == 1;
+    s.gray8Wide = f.inDepth == Depth::U8 && s.C == 1 && s.K == 1 && (s.radius == 2 || s.radius == 3);
     s.lanes = s.rgba8 && f.packedLanes;
     s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
@@ -199,7 +210,9 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
     const int px = s.gray8 ? pickCount(want.perThreadX, kGray8Pixels, {1, 2, 4, 16})
                            : pickCount(want.perThreadX,
-                                       s.rgba8 ? rgba8Columns : s.grayF32 ? 4 : defaultRegisterColumns(s.C, s.K, s.radius),
+                                       s.rgba8 || s.grayF32 || s.gray8Wide
+                                           ? (s.rgba8 ? rgba8Columns : 4)
+                                           : defaultRegisterColumns(s.C, s.K, s.radius),
                                        {1, 2, 4});
     if (px < 0)
         return s.gray8 ? "the registers mode computes 1, 2, 4 or 16 columns per thread for gray u8 3x3"

@@ -20,8 +20,9 @@ const void* rgba8PairVariant(int rows, int kernels);
 const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
 // Gray u8 3x3, `pixels` (4, or 16 with every variant) adjacent pixels per
-// thread (registers_u8.cu); nullptr when not built.
-const void* gray8QuadVariant(int pixels, int rows, int kernels);
+// thread, and single 5x5 and 7x7 kernels, 4 pixels (registers_u8.cu);
+// nullptr when not built.
+const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
 // adjacent pixels per thread (registers_lanes_u8.cu); nullptr when not built.
 const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
@@ -138,23 +139,29 @@ __device__ __forceinline__ Px<4> unpackRgba8(unsigned w) {
     return p;
 }
 
-// 3x3 kernels computing N adjacent pixels x PY rows per thread: adds input
-// row i (p: the N pixels and one neighbour each side) to every sum it feeds.
-template <int N, int PY, int K, int C>
-__device__ __forceinline__ void accumulate3x3Row(Px<C> (&acc)[K][N][PY], const Px<C> (&p)[N + 2], int i) {
+// Square kernels of radius R computing N adjacent pixels x PY rows per
+// thread: adds input row i (p: the N pixels and R neighbours each side) to
+// every sum it feeds.
+template <int R, int N, int PY, int K, int C>
+__device__ __forceinline__ void accumulateRow(Px<C> (&acc)[K][N][PY], const Px<C> (&p)[N + 2 * R], int i) {
+    constexpr int kw = 2 * R + 1;
 #pragma unroll
     for (int j = 0; j < PY; ++j) {
         const int ky = i - j;
-        if (ky < 0 || ky >= 3) continue;
+        if (ky < 0 || ky >= kw) continue;
 #pragma unroll
-        for (int kx = 0; kx < 3; ++kx)
+        for (int kx = 0; kx < kw; ++kx)
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                const float w = c_weights[k * 9 + ky * 3 + kx];
+                const float w = c_weights[k * kw * kw + ky * kw + kx];
 #pragma unroll
                 for (int o = 0; o < N; ++o) madd(acc[k][o][j], w, p[o + kx]);
             }
     }
+}
+template <int N, int PY, int K, int C>
+__device__ __forceinline__ void accumulate3x3Row(Px<C> (&acc)[K][N][PY], const Px<C> (&p)[N + 2], int i) {
+    accumulateRow<1, N, PY, K, C>(acc, p, i);
 }
 
 // RGBA8 3x3: each thread computes two neighbouring pixels from one 8-byte load
@@ -363,16 +370,20 @@ __device__ __forceinline__ float byteToFloat(unsigned char b) {
     return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
 }
 
-// Gray u8 3x3: N adjacent pixels per thread (N = 4: one 4-byte load per
-// input row; 16: one 16-byte load) plus the neighbour byte each side (L1
-// hits: the next threads' loads), and one N-byte store per output row for a
-// u8 output. The one-column kernel reads a byte per tap and stores a byte per
-// pixel; here a warp moves 128 or 512 bytes per load instruction. Edge
-// threads, unaligned rows and short last rows take the one-column path.
-template <int N, int PY, int K>
+// Gray u8 square kernels of radius R (3x3, 5x5, 7x7): N adjacent pixels per
+// thread (N = 4: one 4-byte load per input row; 16: one 16-byte load) plus
+// the R neighbours each side (3x3: a byte each side; 5x5 and 7x7: the
+// neighbouring 4-byte words; L1 hits: the next threads' loads), and one
+// N-byte store per output row for a u8 output. The one-column kernel reads a
+// byte per tap and stores a byte per pixel; here a warp moves 128 or 512
+// bytes per load instruction. Edge threads, unaligned rows and short last
+// rows take the one-column path.
+template <int N, int R, int PY, int K>
 __global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath m, int) {
     static_assert(N == 4 || N == 16, "4 or 16 pixels per thread");
+    static_assert(R >= 1 && R <= 4, "neighbours from at most one word each side");
     using T = std::uint8_t;
+    constexpr int kSide = R == 1 ? 1 : 4;  // bytes read each side
     const int x = N * (blockIdx.x * blockDim.x + threadIdx.x);
     const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
     const int outEnd = g.outRow0 + g.outRows;
@@ -381,11 +392,11 @@ __global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath 
     const std::uintptr_t alignBits =
         g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src) |
         (byteStore ? g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst) : std::uintptr_t{0});
-    const bool interior = (alignBits & (N - 1)) == 0 && x >= 1 && x + N < g.width && yFirst >= 1 &&
-                          yFirst + PY + 1 <= g.imageHeight && yFirst + PY <= outEnd;
+    const bool interior = (alignBits & (N - 1)) == 0 && x >= kSide && x + N + kSide <= g.width && yFirst >= R &&
+                          yFirst + PY + R <= g.imageHeight && yFirst + PY <= outEnd;
     if (!interior) {
 #pragma unroll 1
-        for (int o = 0; o < N && x + o < g.width; ++o) registersColumn<T, 1, 1, 1, PY, K>(g, m, x + o, yFirst);
+        for (int o = 0; o < N && x + o < g.width; ++o) registersColumn<T, 1, R, R, PY, K>(g, m, x + o, yFirst);
         return;
     }
     Px<1> acc[K][N][PY];
@@ -396,9 +407,9 @@ __global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath 
 #pragma unroll
             for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<1>(0.0f);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
-    const unsigned char* base = sourceRow(g, yFirst - 1) + x;
+    const unsigned char* base = sourceRow(g, yFirst - R) + x;
 #pragma unroll
-    for (int i = 0; i < PY + 2; ++i) {
+    for (int i = 0; i < PY + 2 * R; ++i) {
         const unsigned char* row = base + i * g.srcPitch;
         unsigned w[N / 4];
         if constexpr (N == 4) {
@@ -407,16 +418,23 @@ __global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath 
             const uint4 v = __ldg(reinterpret_cast<const uint4*>(row));
             w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
         }
-        Px<1> p[N + 2];
-        p[0].c[0] = byteToFloat(__ldg(row - 1));
-        p[N + 1].c[0] = byteToFloat(__ldg(row + N));
+        Px<1> p[N + 2 * R];
+        if constexpr (R == 1) {
+            p[0].c[0] = byteToFloat(__ldg(row - 1));
+            p[N + 1].c[0] = byteToFloat(__ldg(row + N));
+        } else {
+            const Px<4> left = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row - 4)));
+            const Px<4> right = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row + N)));
+#pragma unroll
+            for (int e = 0; e < R; ++e) p[e].c[0] = left.c[4 - R + e], p[N + R + e].c[0] = right.c[e];
+        }
 #pragma unroll
         for (int q = 0; q < N / 4; ++q) {
             const Px<4> bytes = unpackRgba8(w[q]);  // four gray pixels, not one RGBA pixel
 #pragma unroll
-            for (int i = 0; i < 4; ++i) p[1 + 4 * q + i].c[0] = bytes.c[i];
+            for (int i = 0; i < 4; ++i) p[R + 4 * q + i].c[0] = bytes.c[i];
         }
-        accumulate3x3Row<N, PY, K>(acc, p, i);
+        accumulateRow<R, N, PY, K>(acc, p, i);
     }
     if (!byteStore) {
 #pragma unroll
