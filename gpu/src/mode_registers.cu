@@ -208,12 +208,9 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
     // and measured slower; docs/performance.md).
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
+    const int columns = s.rgba8 ? rgba8Columns : s.grayF32 || s.gray8Wide ? 4 : defaultRegisterColumns(s.C, s.K, s.radius);
     const int px = s.gray8 ? pickCount(want.perThreadX, kGray8Pixels, {1, 2, 4, 16})
-                           : pickCount(want.perThreadX,
-                                       s.rgba8 || s.grayF32 || s.gray8Wide
-                                           ? (s.rgba8 ? rgba8Columns : 4)
-                                           : defaultRegisterColumns(s.C, s.K, s.radius),
-                                       {1, 2, 4});
+                           : pickCount(want.perThreadX, columns, {1, 2, 4});
     if (px < 0)
         return s.gray8 ? "the registers mode computes 1, 2, 4 or 16 columns per thread for gray u8 3x3"
                        : "the registers mode computes 1, 2 or 4 columns per thread";

@@ -185,12 +185,17 @@ __global__ void __launch_bounds__(stripThreads(C), C == 1 ? 4 : 3) stripKernel(K
     // rows resolved when fetched; colour ones keep their raw vectors (a register
     // per vector at 8 bits), and items at the image's left or right edge, border
     // rows and rows past the strip are filled when stashed, those loads then
-    // not overlapped (H100: raw gray f32 vectors ran 10-15 % slower).
+    // not overlapped (H100: raw gray f32 vectors ran 4-9 % slower).
     using V = typename Vec4<T>::type;
     constexpr bool kRaw = C > 1;
     constexpr int kGroups = kInW / 4;
     constexpr int kLoadItems = (kStepRows * kGroups + kThreads - 1) / kThreads;
-    // The 4 x C values of item b (pixel-major, as in the image), edges and borders resolved.
+    // One raw vector as 4 floats.
+    auto unpack = [](const V& q, float* v) {
+        v[0] = static_cast<float>(q.x), v[1] = static_cast<float>(q.y);
+        v[2] = static_cast<float>(q.z), v[3] = static_cast<float>(q.w);
+    };
+    // The 4 x C values of item b, edges and borders resolved.
     auto resolve = [&](int step, int b, float (&v)[4 * C]) {
         const int item = tid + b * kThreads, rel0 = firstRow(step);
         const int r = item / kGroups, x = x0 - kPad + (item - r * kGroups) * 4;
@@ -199,11 +204,7 @@ __global__ void __launch_bounds__(stripThreads(C), C == 1 ? 4 : 3) stripKernel(K
         const T* row = iy < 0 ? nullptr : reinterpret_cast<const T*>(sourceRow(g, iy));
         if (row && x >= 0 && x + 4 <= g.width && reinterpret_cast<std::uintptr_t>(row + x * C) % sizeof(V) == 0) {
 #pragma unroll
-            for (int c = 0; c < C; ++c) {
-                const V q = __ldg(reinterpret_cast<const V*>(row + x * C) + c);
-                v[4 * c] = static_cast<float>(q.x), v[4 * c + 1] = static_cast<float>(q.y);
-                v[4 * c + 2] = static_cast<float>(q.z), v[4 * c + 3] = static_cast<float>(q.w);
-            }
+            for (int c = 0; c < C; ++c) unpack(__ldg(reinterpret_cast<const V*>(row + x * C) + c), v + 4 * c);
             return;
         }
 #pragma unroll
@@ -226,18 +227,18 @@ __global__ void __launch_bounds__(stripThreads(C), C == 1 ? 4 : 3) stripKernel(K
             if (item >= kStepRows * kGroups) continue;
             if constexpr (!kRaw) {
                 resolve(step, b, early[b]);
-                continue;
-            }
-            const int r = item / kGroups, x = x0 - kPad + (item - r * kGroups) * 4;
-            how[b] = kAtStash;
-            if (r >= count || rel0 + r >= inRows || x < 0 || x + 4 > g.width) continue;
-            const int iy = borderIndex(yIn0 + rel0 + r, g.imageHeight, g.border);
-            if (iy < 0) continue;
-            const V* p = reinterpret_cast<const V*>(reinterpret_cast<const T*>(sourceRow(g, iy)) + x * C);
-            if (reinterpret_cast<std::uintptr_t>(p) % sizeof(V) != 0) continue;
+            } else {
+                const int r = item / kGroups, x = x0 - kPad + (item - r * kGroups) * 4;
+                how[b] = kAtStash;
+                if (r >= count || rel0 + r >= inRows || x < 0 || x + 4 > g.width) continue;
+                const int iy = borderIndex(yIn0 + rel0 + r, g.imageHeight, g.border);
+                if (iy < 0) continue;
+                const V* p = reinterpret_cast<const V*>(reinterpret_cast<const T*>(sourceRow(g, iy)) + x * C);
+                if (reinterpret_cast<std::uintptr_t>(p) % sizeof(V) != 0) continue;
 #pragma unroll
-            for (int c = 0; c < C; ++c) raw[kRaw ? b : 0][c] = __ldg(p + c);
-            how[b] = kFetched;
+                for (int c = 0; c < C; ++c) raw[b][c] = __ldg(p + c);
+                how[b] = kFetched;
+            }
         }
     };
     auto stash = [&](int step) {
@@ -252,11 +253,7 @@ __global__ void __launch_bounds__(stripThreads(C), C == 1 ? 4 : 3) stripKernel(K
                 for (int i = 0; i < 4 * C; ++i) v[i] = early[b][i];
             } else if (how[b] == kFetched) {
 #pragma unroll
-                for (int c = 0; c < C; ++c) {
-                    const V& q = raw[kRaw ? b : 0][c];
-                    v[4 * c] = static_cast<float>(q.x), v[4 * c + 1] = static_cast<float>(q.y);
-                    v[4 * c + 2] = static_cast<float>(q.z), v[4 * c + 3] = static_cast<float>(q.w);
-                }
+                for (int c = 0; c < C; ++c) unpack(raw[b][c], v + 4 * c);
             } else {
                 resolve(step, b, v);
             }

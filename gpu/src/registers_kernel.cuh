@@ -159,10 +159,6 @@ __device__ __forceinline__ void accumulateRow(Px<C> (&acc)[K][N][PY], const Px<C
             }
     }
 }
-template <int N, int PY, int K, int C>
-__device__ __forceinline__ void accumulate3x3Row(Px<C> (&acc)[K][N][PY], const Px<C> (&p)[N + 2], int i) {
-    accumulateRow<1, N, PY, K, C>(acc, p, i);
-}
 
 // RGBA8 3x3: each thread computes two neighbouring pixels from one 8-byte load
 // of the pair and two 4-byte loads of its neighbours per row, half the load
@@ -196,7 +192,7 @@ __global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath 
             const uint2 pair = __ldg(reinterpret_cast<const uint2*>(row + 4));
             const unsigned right = __ldg(reinterpret_cast<const unsigned*>(row + 12));
             const Px<4> p[4] = {unpackRgba8(left), unpackRgba8(pair.x), unpackRgba8(pair.y), unpackRgba8(right)};
-            accumulate3x3Row<2, PY, K>(acc, p, i);
+            accumulateRow<1, 2, PY, K>(acc, p, i);
         }
 #pragma unroll
         for (int j = 0; j < PY; ++j) {
@@ -317,7 +313,7 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
         loadQuadRow(base + i * g.srcPitch, w);
         const Px<C> p[6] = {unpackWord<C>(w[0]), unpackWord<C>(w[1]), unpackWord<C>(w[2]),
                             unpackWord<C>(w[3]), unpackWord<C>(w[4]), unpackWord<C>(w[5])};
-        accumulate3x3Row<4, PY, K>(acc, p, i);
+        accumulateRow<1, 4, PY, K>(acc, p, i);
     }
     const bool dstAligned = ((g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst)) & 15u) == 0;
     // 16-byte stores where the output pixel is 4 bytes: f32 gray, or RGBA8 written as u8.
