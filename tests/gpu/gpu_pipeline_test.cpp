@@ -2,6 +2,7 @@
 // images, strips under a forced memory budget, real photographs, timings and
 // error messages.
 #include <cstring>
+#include <tuple>
 #include <utility>
 
 #include "../../gpu/src/pipeline.hpp"  // runPipeline: the one way to a pinned host output
@@ -210,17 +211,21 @@ TEST(CudaBackend, PhotographsMatchReference) {
 }
 
 // The separable mode's rolling-strip path (one square kernel, 5x5 to 31x31,
-// gray of every depth and 8-bit BGR and RGBA): sizes around its strips (128
-// gray or 32 colour pixels) and 32-row steps, fewer rows than the radius,
-// every border, box weights (exact on integer images), a float output
-// mapping, and the host path in pieces of 10 and 64 rows (wrap pieces start
-// at the bottom). 421 wide has gray strips whose columns and halo lie inside
-// the image (the one-vector-load-per-item steps); 129 and 261 do not. Gray
-// 15x15 and 31x31 run every size; each other radius and layout, compiled
-// separately, runs a small and a multi-strip size. Small enough for
-// compute-sanitizer.
-TEST(CudaBackend, SeparableStripsMatchReference) {
+// gray of every depth and 8-bit BGR and RGBA), one test per layout and
+// size, so that a sanitizer can run any of them alone: sizes around its
+// strips (128 gray or 32 colour pixels) and 32-row steps, fewer rows than the
+// radius, every border, box weights (exact on integer images), a float
+// output mapping, and the host path in pieces of 10 and 64 rows (wrap pieces
+// start at the bottom). 421 wide has gray strips whose columns and halo lie
+// inside the image (the one-vector-load-per-item steps); 129 and 261 do not.
+// Gray 15x15 and 31x31 run every size; each other radius and layout,
+// compiled separately, runs a small and a multi-strip size.
+using StripParam = std::tuple<Depth, int, int>;  // depth, channels, taps
+class SeparableStrip : public ::testing::TestWithParam<StripParam> {};
+
+TEST_P(SeparableStrip, MatchesReference) {
     FS_SKIP_WITHOUT_CUDA();
+    const auto& [depth, channels, taps] = GetParam();
     PipelineKnobs restore;
     auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
@@ -229,52 +234,60 @@ TEST(CudaBackend, SeparableStripsMatchReference) {
     };
     const std::vector<Size> everySize{{1, 1}, {17, 3}, {129, 40}, {261, 97}, {421, 133}};
     const std::vector<Size> twoSizes{{17, 3}, {261, 97}};
-    const std::pair<Depth, int> layouts[] = {{Depth::U8, 1}, {Depth::U16, 1}, {Depth::F32, 1}, {Depth::U8, 3}, {Depth::U8, 4}};
-    for (int taps = 5; taps <= 31; taps += 2) {
-        for (const auto& [depth, channels] : layouts) {
-            // The CPU reference of a 31x31 on a colour 421x133 takes most of a second: colour runs two sizes.
-            const bool full = (taps == 15 || taps == 31) && channels == 1;
-            for (const Size& size : full ? everySize : twoSizes) {
-                const Image input = randomImage(size.w, size.h, channels, depth, rng);
-                for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap, BorderMode::Constant}) {
-                    FilterSpec gauss = gaussian(taps, border);
-                    gauss.border.value = depth == Depth::F32 ? 0.75f : 37.0f;
-                    FilterSpec box = gauss;
-                    box.kernels = {Kernel(taps, taps, std::vector<float>(static_cast<std::size_t>(taps) * taps, 1.0f))};
-                    box.output.scale = 1.0f / static_cast<float>(taps * taps);
-                    box.output.offset = 2.0f;
-                    box.output.floatOutput = true;
-                    // A 31x31 box over u16 sums past 2^24: the reference's 961-term float sum then errs
-                    // beyond the tolerance (gpu_test_support.hpp), while the separable sums stay exact
-                    // (H100: got 38175 = v + 2, reference 38174.5). 15x15 (225 terms) stays exact.
-                    std::vector<FilterSpec> specs{gauss};
-                    if (full ? !(depth == Depth::U16 && taps == 31) : depth == Depth::U8) specs.push_back(box);
-                    for (const FilterSpec& spec : specs) {
-                        SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + "x" + std::to_string(channels) +
-                                     " " + depthName(depth) + " " + borderModeName(border) + " " + std::to_string(taps) +
-                                     (spec.output.floatOutput ? " box" : " gaussian"));
-                        const LaunchReport report = backend->describeLaunch(spec, size.w, size.h, depth, channels, "separable", LaunchConfig{});
-                        ASSERT_TRUE(report.ok()) << report.error;
-                        EXPECT_NE(report.kernel.find("rolling strip, compiled radius " + std::to_string(taps / 2) + ","),
-                                  std::string::npos)
-                            << report.kernel;
-                        const Image expected = cpu::referenceFilter(spec, input.cview());
-                        Image actual;
-                        ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual));
-                        EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
-                        for (int pieceRows : full ? std::vector<int>{10, 64} : std::vector<int>{10}) {
-                            gpu::setPipelineRows(pieceRows);
-                            const RunResult r = backend->run(spec, input.cview(), "separable");
-                            gpu::setPipelineRows(0);
-                            ASSERT_TRUE(r.ok()) << r.error;
-                            EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected)) << pieceRows << "-row pieces";
-                        }
-                    }
+    // The CPU reference of a 31x31 on a colour 421x133 takes most of a second: colour runs two sizes.
+    const bool full = (taps == 15 || taps == 31) && channels == 1;
+    for (const Size& size : full ? everySize : twoSizes) {
+        const Image input = randomImage(size.w, size.h, channels, depth, rng);
+        for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap, BorderMode::Constant}) {
+            FilterSpec gauss = gaussian(taps, border);
+            gauss.border.value = depth == Depth::F32 ? 0.75f : 37.0f;
+            FilterSpec box = gauss;
+            box.kernels = {Kernel(taps, taps, std::vector<float>(static_cast<std::size_t>(taps) * taps, 1.0f))};
+            box.output.scale = 1.0f / static_cast<float>(taps * taps);
+            box.output.offset = 2.0f;
+            box.output.floatOutput = true;
+            // A 31x31 box over u16 sums past 2^24: the reference's 961-term float sum then errs
+            // beyond the tolerance (gpu_test_support.hpp), while the separable sums stay exact
+            // (H100: got 38175 = v + 2, reference 38174.5). 15x15 (225 terms) stays exact.
+            std::vector<FilterSpec> specs{gauss};
+            if (full ? !(depth == Depth::U16 && taps == 31) : depth == Depth::U8) specs.push_back(box);
+            for (const FilterSpec& spec : specs) {
+                SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + " " + borderModeName(border) +
+                             (spec.output.floatOutput ? " box" : " gaussian"));
+                const LaunchReport report = backend->describeLaunch(spec, size.w, size.h, depth, channels, "separable", LaunchConfig{});
+                ASSERT_TRUE(report.ok()) << report.error;
+                EXPECT_NE(report.kernel.find("rolling strip, compiled radius " + std::to_string(taps / 2) + ","),
+                          std::string::npos)
+                    << report.kernel;
+                const Image expected = cpu::referenceFilter(spec, input.cview());
+                Image actual;
+                ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual));
+                EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
+                for (int pieceRows : full ? std::vector<int>{10, 64} : std::vector<int>{10}) {
+                    gpu::setPipelineRows(pieceRows);
+                    const RunResult r = backend->run(spec, input.cview(), "separable");
+                    gpu::setPipelineRows(0);
+                    ASSERT_TRUE(r.ok()) << r.error;
+                    EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected)) << pieceRows << "-row pieces";
                 }
             }
         }
     }
 }
+
+std::string stripParamName(const ::testing::TestParamInfo<StripParam>& info) {
+    const auto& [depth, channels, taps] = info.param;
+    return std::string(depthName(depth)) + "_c" + std::to_string(channels) + "_" + std::to_string(taps) + "x" +
+           std::to_string(taps);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gray, SeparableStrip,
+                         ::testing::Combine(::testing::Values(Depth::U8, Depth::U16, Depth::F32), ::testing::Values(1),
+                                            ::testing::Range(5, 33, 2)),
+                         stripParamName);
+INSTANTIATE_TEST_SUITE_P(Colour8, SeparableStrip,
+                         ::testing::Combine(::testing::Values(Depth::U8), ::testing::Values(3, 4), ::testing::Range(5, 33, 2)),
+                         stripParamName);
 
 // The registers mode's RGBA8 3x3 paths (floats for the |mapped| integer
 // kernel, integer lanes for the Gaussian and Sobel magnitude): one and two kernels, odd and even widths (odd ones start rows off
