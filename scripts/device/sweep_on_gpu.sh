@@ -9,7 +9,10 @@
 # the device's 10-minute limit; the table pairs whichever peer CSVs are in
 # $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
 # MODES change the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone
-# (their dense 31 on colour takes seconds a call).
+# (their dense 31 on colour takes seconds a call), OPENCL_SIZES OpenCL alone.
+# PEERS_CASES=CSV times cuDNN, CuPy and OpenCL while the build keeps the GPU
+# idle, on the cases of an earlier ours.csv (its cases, not its times), so
+# that one call holds the whole sweep: ours, NPP and those peers.
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
 say "== $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
@@ -23,10 +26,35 @@ images=${IMAGES:-gray,gray8,bgr8,rgba8}
 # times the modes that compete unless MODES names others.
 modes=(--modes "${MODES:-auto,registers,shared,separable,fft}")
 
+peer_sizes=",${PEER_SIZES:-$sizes},"
+opencl_sizes=${OPENCL_SIZES:-${PEER_SIZES:-$sizes}}
+run_cudnn_cupy() {  # cases CSV
+  awk -F, -v keep="$peer_sizes" 'NR == 1 || index(keep, "," $7 ",")' "$1" >/tmp/ours-peers.csv
+  timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py /tmp/ours-peers.csv --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
+  echo "peers.py (cuDNN, CuPy) exit $?" >>/tmp/peers.txt
+}
+run_opencl() {
+  timeout "${OPENCL_SECONDS:-300}" python3 bench/peers/opencl_peers.py --images "$images" --sizes "$opencl_sizes" \
+    --out "$OUT/opencl.csv" >/tmp/opencl.txt 2>&1
+  echo "opencl_peers.py exit $?" >>/tmp/opencl.txt
+}
+report_peers() {
+  tail -1 /tmp/peers.txt | tee -a "$S"; tail -3 /tmp/peers.txt | head -2 >>"$S"
+  head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"
+}
+peers_pid=
+if [ -n "${PEERS_CASES:-}" ]; then
+  ( run_cudnn_cupy "$PEERS_CASES"; run_opencl ) &
+  peers_pid=$!
+fi
 if [[ $steps == *" ours "* || $steps == *" npp "* ]]; then
   configure_and_build $B filterstudio-bench npp-peers
   say "built in $(( $(date +%s) - start )) s"
   rm -f "$OUT/build.log"
+fi
+if [ -n "$peers_pid" ]; then
+  wait "$peers_pid"  # our timings must not share the GPU
+  say "peers during the build done at $(( $(date +%s) - start )) s"; report_peers
 fi
 if [[ $steps == *" ours "* ]]; then
   $B/tools/bench/filterstudio-bench --no-sweep --images "$images" "${modes[@]}" --masks "$sizes" \
@@ -42,16 +70,12 @@ if [[ $steps == *" npp "* ]]; then
   $B/bench/peers/npp-peers --sizes "$sizes" --out "$OUT/npp.csv" >/tmp/npp.txt 2>&1
   say "npp-peers exit $?"
 fi
-if [[ $steps == *" cudnn "* ]]; then
+if [[ $steps == *" cudnn "* && -z "$peers_pid" ]]; then
   [ -f "$OUT/ours.csv" ] || { say "cudnn needs ours in the same call"; exit 1; }
-  peer_sizes=",${PEER_SIZES:-$sizes},"
-  awk -F, -v keep="$peer_sizes" 'NR == 1 || index(keep, "," $7 ",")' "$OUT/ours.csv" >/tmp/ours-peers.csv
-  timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py /tmp/ours-peers.csv --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
-  say "peers.py (cuDNN, CuPy) exit $?"; tail -2 /tmp/peers.txt | tee -a "$S"
+  run_cudnn_cupy "$OUT/ours.csv"; tail -1 /tmp/peers.txt | tee -a "$S"; tail -3 /tmp/peers.txt | head -2 >>"$S"
 fi
-if [[ $steps == *" opencl "* ]]; then
-  timeout "${OPENCL_SECONDS:-300}" python3 bench/peers/opencl_peers.py --images "$images" --sizes "${PEER_SIZES:-$sizes}" --out "$OUT/opencl.csv" >/tmp/opencl.txt 2>&1
-  say "opencl_peers.py exit $?"; head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"
+if [[ $steps == *" opencl "* && -z "$peers_pid" ]]; then
+  run_opencl; head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"
 fi
 if [ -f "$OUT/ours.csv" ]; then
   peer_csvs=()
