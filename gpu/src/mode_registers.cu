@@ -7,7 +7,8 @@
 // has its own kernels: gray f32 4 adjacent pixels per thread from 16-byte
 // loads; RGBA8 2 adjacent pixels from 8-byte loads, or 4 from 16-byte loads,
 // in floats or, for dyadic weights whose sums fit 16-bit lanes (Gaussian, Laplacian,
-// sharpen, Sobel magnitude), in exact integer lanes.
+// sharpen, Sobel magnitude), in exact integer lanes; BGR8 single kernels with
+// such weights in the same lanes, 16 adjacent bytes per thread.
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -45,6 +46,7 @@ struct RegistersShape {
     bool gray8Wide = false;           // u8 gray single 5x5 or 7x7: 4 adjacent pixels
     int px = 1;                       // columns (or adjacent pixels) per thread
     bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
+    bool bgr8Lanes = false;           // BGR u8 single 3x3 in exact integer lanes, 16 bytes per thread
     bool separableGradient = false;   // lanes, a [1 b 1] x [-1 0 1] magnitude pair
 };
 
@@ -127,6 +129,15 @@ const RegistersFamily kFamilies[] = {
      },
      [](const RegistersShape& s, int py) { return grayF32QuadVariant(py, s.K); },
      [](const RegistersShape&) { return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores)"); }},
+    {// BGR u8 single 3x3 in exact integer lanes, 16 adjacent bytes
+     [](const RegistersShape& s) { return s.bgr8Lanes && s.px == 16; },
+     [](const RegistersShape&) {
+         return RowChoice{2, {2}, "the BGR8 3x3 integer-lane kernel of 16 adjacent bytes computes 2 rows per thread"};
+     },
+     [](const RegistersShape& s, int py) { return bgr8LaneVariant(py, s.f->laneForm.clamps); },
+     [](const RegistersShape&) {
+         return std::string(" (16 adjacent bytes in exact 16-bit integer lanes, 16-byte loads and stores)");
+     }},
     {// gray u8 3x3, adjacent pixels from 4-byte loads (16 from 16-byte loads: built with every variant)
      [](const RegistersShape& s) { return s.gray8 && (s.px == 4 || (kAllVariants && s.px == 16)); },
      [](const RegistersShape&) {
@@ -204,16 +215,21 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.gray8 = f.inDepth == Depth::U8 && s.C == 1 && s.radius == 1;
     s.gray8Wide = f.inDepth == Depth::U8 && s.C == 1 && s.K == 1 && (s.radius == 2 || s.radius == 3);
     s.lanes = s.rgba8 && f.packedLanes;
+    s.bgr8Lanes = f.inDepth == Depth::U8 && s.C == 3 && s.radius == 1 && s.K == 1 && f.packedLanes;
     s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
     // and measured slower; docs/performance.md).
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
     const int columns = s.rgba8 ? rgba8Columns : s.grayF32 || s.gray8Wide ? 4 : defaultRegisterColumns(s.C, s.K, s.radius);
-    const int px = s.gray8 ? pickCount(want.perThreadX, kGray8Pixels, {1, 2, 4, 16})
-                           : pickCount(want.perThreadX, columns, {1, 2, 4});
+    // BGR8 lanes: 16 bytes per thread (5 1/3 pixels).
+    const int px = s.gray8 || s.bgr8Lanes
+                       ? pickCount(want.perThreadX, s.bgr8Lanes ? 16 : kGray8Pixels, {1, 2, 4, 16})
+                       : pickCount(want.perThreadX, columns, {1, 2, 4});
     if (px < 0)
-        return s.gray8 ? "the registers mode computes 1, 2, 4 or 16 columns per thread for gray u8 3x3"
-                       : "the registers mode computes 1, 2 or 4 columns per thread";
+        return s.gray8 || s.bgr8Lanes
+                   ? "the registers mode computes 1, 2, 4 or 16 columns (BGR8 lanes: bytes) per thread for gray u8 "
+                     "3x3 and BGR8 3x3 integer lanes"
+                   : "the registers mode computes 1, 2 or 4 columns per thread";
     s.px = px;
 
     const RegistersFamily& family = *std::find_if(std::begin(kFamilies), std::end(kFamilies),
@@ -226,7 +242,8 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
                std::to_string(s.C * s.K) + "): built for gray single filters only";
     out.kernel = family.kernel ? family.kernel(s, py) : stridedKernel(s, py);
     out.block = pickBlock(want, s.radius >= 2 ? dim3(32, 4) : dim3(32, 8));
-    out.grid = gridFor(width, rows, out.block, px, py);
+    // The BGR8 lanes' threads take 16 bytes of the row.
+    out.grid = s.bgr8Lanes && px == 16 ? gridFor(width * s.C, rows, out.block, px, py) : gridFor(width, rows, out.block, px, py);
     out.sharedBytes = 0;
     out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
                               HaloScheme::Default, s.radius > 0 ? RadiusPath::Compiled : RadiusPath::Runtime};

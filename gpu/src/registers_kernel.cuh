@@ -26,6 +26,9 @@ const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
 // adjacent pixels per thread (registers_lanes_u8.cu); nullptr when not built.
 const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
+// BGR u8 3x3, one kernel, in the same lanes: 16 adjacent bytes per thread,
+// 2 rows (registers_lanes_u8.cu); nullptr when not built.
+const void* bgr8LaneVariant(int rows, bool clamps);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {

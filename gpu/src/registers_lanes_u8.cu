@@ -24,6 +24,19 @@ __device__ __forceinline__ bool laneQuadStart(const KernelGeom& g, const KernelM
         x, yFirst, neighbours);
 }
 
+// One kernel's even and odd lane sums as an output word: divided by 2^shift
+// and rounded, clamped where results can leave [0, 255] (kClamp), packed.
+template <bool kClamp> struct LaneFinish {
+    lanes::Rounding rounding = lanes::rounding(c_laneShift);
+    lanes::Clamp clamp = lanes::clamp(lanes::LaneForm{c_laneShift, c_laneBias, kClamp});
+
+    __device__ unsigned word(unsigned even, unsigned odd) const {
+        unsigned e = lanes::roundLanes(even, rounding), d = lanes::roundLanes(odd, rounding);
+        if constexpr (kClamp) e = lanes::clampLanes(e, clamp), d = lanes::clampLanes(d, clamp);
+        return lanes::pack(e, d);
+    }
+};
+
 // 4 packed RGBA8 pixels at (x, y) as one 16-byte store.
 __device__ __forceinline__ void storeLaneQuad(const KernelGeom& g, int x, int y, const unsigned (&word)[4]) {
     unsigned char* out = g.dst + static_cast<std::size_t>(y - g.outRow0) * g.dstPitch + x * 4;
@@ -81,18 +94,14 @@ __global__ void __launch_bounds__(256) rgba8LaneKernel(KernelGeom g, KernelMath 
                 }
         }
     }
-    const int shift = c_laneShift;
-    const lanes::Rounding rounding = lanes::rounding(shift);
-    const lanes::Clamp clamp = lanes::clamp(lanes::LaneForm{shift, c_laneBias, kClamp});
+    const LaneFinish<kClamp> finish;
 #pragma unroll
     for (int j = 0; j < PY; ++j) {
         unsigned word[4];
 #pragma unroll
         for (int o = 0; o < 4; ++o) {
             if constexpr (K == 1) {
-                unsigned e = lanes::roundLanes(even[0][o][j], rounding), d = lanes::roundLanes(odd[0][o][j], rounding);
-                if constexpr (kClamp) e = lanes::clampLanes(e, clamp), d = lanes::clampLanes(d, clamp);
-                word[o] = lanes::pack(e, d);
+                word[o] = finish.word(even[0][o][j], odd[0][o][j]);
             } else {
                 word[o] = lanes::magnitudeWord(even[0][o][j], even[K - 1][o][j], odd[0][o][j], odd[K - 1][o][j]);
             }
@@ -155,7 +164,86 @@ __global__ void __launch_bounds__(256) rgba8GradientLaneKernel(KernelGeom g, Ker
     }
 }
 
+// BGR u8 3x3, one kernel, in the same exact lanes: the row is a stream of
+// bytes whose horizontal neighbours lie 3 bytes away (the same channel of the
+// next pixel), so each byte is filtered like an RGBA8 channel. A thread takes
+// 16 adjacent bytes (5 1/3 pixels: one 16-byte load per input row, and the
+// 4-byte words each side); each tap's neighbours are the words shifted by 3
+// bytes (one byte permute each), split into even and odd bytes as
+// rgba8LaneKernel splits channels. Threads at the row's ends, at the top and
+// bottom rows, or on unaligned rows take the float column path for every
+// pixel their bytes touch (pixels straddling two threads are written by both,
+// with the same values). Gray u8 in these lanes (neighbours 1 byte away) ran
+// slower than its 4-pixel float kernel (H100: Gaussian 0.0725 against 0.0598
+// ms at 8K), so it keeps that.
+template <int PY, bool kClamp>
+__global__ void __launch_bounds__(256) bgr8LaneKernel(KernelGeom g, KernelMath m, int) {
+    constexpr int CS = 3;  // bytes from a sample to its neighbour
+    const int rowBytes = g.width * CS;
+    const int xb = 16 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+    const int outEnd = g.outRow0 + g.outRows;
+    if (xb >= rowBytes || yFirst >= outEnd) return;
+    const std::uintptr_t alignBits =
+        g.srcPitch | g.dstPitch | reinterpret_cast<std::uintptr_t>(g.src) | reinterpret_cast<std::uintptr_t>(g.dst);
+    const bool interior = (alignBits & 15u) == 0 && xb >= 16 && xb + 20 <= rowBytes && yFirst >= 1 &&
+                          yFirst + PY + 1 <= g.imageHeight && yFirst + PY <= outEnd;
+    if (!interior) {
+#pragma unroll 1
+        for (int px = xb / CS; px <= (xb + 15) / CS && px < g.width; ++px)
+            registersColumn<std::uint8_t, CS, 1, 1, PY, 1>(g, m, px, yFirst);
+        return;
+    }
+    // Byte selectors of (left word, right word): the stream 3 bytes back, and 3 bytes ahead.
+    constexpr unsigned kBack = 0x4321u, kAhead = 0x6543u;
+    const unsigned start = c_laneBias * 0x00010001u;
+    unsigned even[4][PY], odd[4][PY];
+#pragma unroll
+    for (int o = 0; o < 4; ++o)
+#pragma unroll
+        for (int j = 0; j < PY; ++j) even[o][j] = odd[o][j] = start;
+    // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
+    const unsigned char* base = sourceRow(g, yFirst - 1) + xb;
+#pragma unroll
+    for (int i = 0; i < PY + 2; ++i) {
+        unsigned w[6];
+        loadQuadRow(base + i * g.srcPitch, w);
+#pragma unroll
+        for (int o = 0; o < 4; ++o) {
+            const unsigned taps[3] = {__byte_perm(w[o], w[o + 1], kBack), w[o + 1], __byte_perm(w[o + 1], w[o + 2], kAhead)};
+            unsigned pe[3], po[3];
+#pragma unroll
+            for (int kx = 0; kx < 3; ++kx) pe[kx] = lanes::evenChannels(taps[kx]), po[kx] = lanes::oddChannels(taps[kx]);
+#pragma unroll
+            for (int j = 0; j < PY; ++j) {
+                const int ky = i - j;
+                if (ky < 0 || ky >= 3) continue;
+#pragma unroll
+                for (int kx = 0; kx < 3; ++kx) {
+                    const unsigned wt = static_cast<unsigned>(c_laneWeights[ky * 3 + kx]);
+                    even[o][j] += wt * pe[kx], odd[o][j] += wt * po[kx];
+                }
+            }
+        }
+    }
+    const LaneFinish<kClamp> finish;
+#pragma unroll
+    for (int j = 0; j < PY; ++j) {
+        unsigned word[4];
+#pragma unroll
+        for (int o = 0; o < 4; ++o) word[o] = finish.word(even[o][j], odd[o][j]);
+        unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + xb;
+        *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+    }
+}
+
 }  // namespace
+
+const void* bgr8LaneVariant(int rows, bool clamps) {
+    if (rows != 2) return nullptr;
+    return clamps ? reinterpret_cast<const void*>(bgr8LaneKernel<2, true>)
+                  : reinterpret_cast<const void*>(bgr8LaneKernel<2, false>);
+}
 
 // One kernel: 2 or 4 rows, clamped or not; a magnitude: 2 rows (4 would hold
 // 64 sums), gradient zeros skipped or not; a separable gradient pair: 2 or 4

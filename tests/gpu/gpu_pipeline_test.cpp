@@ -369,6 +369,55 @@ TEST(CudaBackend, Rgba8PhotographThroughIntegerLanesIsExact) {
     }
 }
 
+// The registers mode's BGR u8 3x3 integer lanes (16 adjacent bytes per
+// thread, neighbours 3 bytes away): Gaussian (dyadic weights, no clamp),
+// Laplacian (biased and clamped) and sharpen, widths whose rows end inside,
+// at and past a 16-byte group (a row of 6 pixels is one group with both
+// edges), every border, whole and in 10-row pieces; then a photograph.
+// Bit-identical to the reference.
+TEST(CudaBackend, Bgr8ThreeByThreeLanesMatchReference) {
+    FS_SKIP_WITHOUT_CUDA();
+    PipelineKnobs restore;
+    auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const auto specsFor = [](BorderMode border) {
+        FilterSpec gauss = gaussian(3, border), laplacian = gauss, sharpen = gauss;
+        gauss.border.value = 91.0f;
+        laplacian.kernels = {laplacian4Kernel()};
+        sharpen.kernels = {Kernel(3, 3, {0.0f, -1.0f, 0.0f, -1.0f, 5.0f, -1.0f, 0.0f, -1.0f, 0.0f})};
+        return std::vector<FilterSpec>{gauss, laplacian, sharpen};
+    };
+    const auto check = [&](const Image& input, const std::string& what) {
+        for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap, BorderMode::Constant}) {
+            for (const FilterSpec& spec : specsFor(border)) {
+                SCOPED_TRACE(what + " " + borderModeName(border) + " " + std::to_string(spec.kernels[0].weights[4]));
+                const LaunchReport report = backend->describeLaunch(spec, input.width(), input.height(), Depth::U8,
+                                                                    input.channels(), "registers", {});
+                EXPECT_NE(report.kernel.find("16 adjacent bytes in exact"), std::string::npos) << report.kernel;
+                const Image expected = cpu::referenceFilter(spec, input.cview());
+                for (const char* mode : {"registers", "auto"}) {
+                    Image actual;
+                    ASSERT_TRUE(runPoisoned(spec, input.cview(), mode, actual));
+                    EXPECT_TRUE(imagesMatch(actual, expected, exact())) << mode;
+                }
+                gpu::setPipelineRows(10);
+                const RunResult r = backend->run(spec, input.cview(), "registers");
+                gpu::setPipelineRows(0);
+                ASSERT_TRUE(r.ok()) << r.error;
+                EXPECT_TRUE(imagesMatch(r.output, expected, exact())) << "10-row pieces";
+            }
+        }
+    };
+    const struct {
+        int w, h;
+    } sizes[] = {{1, 1}, {6, 5}, {37, 9}, {130, 41}, {261, 23}};
+    for (const auto& size : sizes)
+        check(randomImage(size.w, size.h, 3, Depth::U8, rng), std::to_string(size.w) + "x" + std::to_string(size.h));
+    const Image rgb = loadPnm(std::string(FS_GPU_TEST_DATA_DIR) + "/coffee.ppm");
+    ASSERT_EQ(rgb.channels(), 3);
+    check(rgb, "coffee.ppm");
+}
+
 // Host memory from cudaHostAlloc with rows wider than the pixels, so the
 // pipeline copies straight from and into it (no staging) at a stride != row.
 struct PinnedImage {
