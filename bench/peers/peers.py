@@ -123,7 +123,17 @@ def compare(ours, peer_csvs, markdown=False):
                 results.append((*key, mode, ms, peer, times[peer]))
     if not results:
         raise SystemExit(f"{', '.join(peer_csvs)}: no case in common with our CSV")
+    print(("\n" if markdown else "") + tally(ours, peers_of))
     return results
+
+
+def tally(ours, peers_of, target=1.5):
+    """How many cases ours leads every peer in, and how many are within `target` x their floor."""
+    keys = [k for k in ours if k in peers_of]
+    ahead = sum(1 for k in keys if ours[k][0] <= min(peers_of[k].values()))
+    within = sum(1 for k in keys if ours[k][0] <= target * ours[k][6])
+    return (f"ours is ahead of every peer in {ahead} of {len(keys)} cases; "
+            f"within {target}x the floor in {within} of {len(keys)}")
 
 
 def measure(ours, quick, keep):
