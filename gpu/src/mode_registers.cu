@@ -242,8 +242,8 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
                std::to_string(s.C * s.K) + "): built for gray single filters only";
     out.kernel = family.kernel ? family.kernel(s, py) : stridedKernel(s, py);
     out.block = pickBlock(want, s.radius >= 2 ? dim3(32, 4) : dim3(32, 8));
-    // The BGR8 lanes' threads take 16 bytes of the row.
-    out.grid = s.bgr8Lanes && px == 16 ? gridFor(width * s.C, rows, out.block, px, py) : gridFor(width, rows, out.block, px, py);
+    // The BGR8 lanes' threads take 16 bytes of the row, not 16 pixels.
+    out.grid = gridFor(s.bgr8Lanes && px == 16 ? width * s.C : width, rows, out.block, px, py);
     out.sharedBytes = 0;
     out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
                               HaloScheme::Default, s.radius > 0 ? RadiusPath::Compiled : RadiusPath::Runtime};

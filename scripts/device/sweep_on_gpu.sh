@@ -10,9 +10,9 @@
 # $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
 # MODES change the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone
 # (their dense 31 on colour takes seconds a call), OPENCL_SIZES OpenCL alone.
-# PEERS_CASES=CSV times cuDNN, CuPy and OpenCL while the build keeps the GPU
-# idle, on the cases of an earlier ours.csv (its cases, not its times), so
-# that one call holds the whole sweep: ours, NPP and those peers.
+# PEERS_CASES=CSV runs the cudnn and opencl steps while the build keeps the
+# GPU idle, on the cases of an earlier ours.csv (its cases, not its times),
+# so that one call holds the whole sweep: ours, NPP and those peers.
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
 say "== $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
@@ -28,23 +28,27 @@ modes=(--modes "${MODES:-auto,registers,shared,separable,fft}")
 
 peer_sizes=",${PEER_SIZES:-$sizes},"
 opencl_sizes=${OPENCL_SIZES:-${PEER_SIZES:-$sizes}}
-run_cudnn_cupy() {  # cases CSV
-  awk -F, -v keep="$peer_sizes" 'NR == 1 || index(keep, "," $7 ",")' "$1" >/tmp/ours-peers.csv
-  timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py /tmp/ours-peers.csv --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
-  echo "peers.py (cuDNN, CuPy) exit $?" >>/tmp/peers.txt
-}
-run_opencl() {
-  timeout "${OPENCL_SECONDS:-300}" python3 bench/peers/opencl_peers.py --images "$images" --sizes "$opencl_sizes" \
-    --out "$OUT/opencl.csv" >/tmp/opencl.txt 2>&1
-  echo "opencl_peers.py exit $?" >>/tmp/opencl.txt
+# The cuDNN/CuPy and OpenCL steps STEPS asks for, on the cases of a CSV of ours.
+run_peers() {
+  rm -f /tmp/peers.txt /tmp/opencl.txt
+  if [[ $steps == *" cudnn "* ]]; then
+    awk -F, -v keep="$peer_sizes" 'NR == 1 || index(keep, "," $7 ",")' "$1" >/tmp/ours-peers.csv
+    timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py /tmp/ours-peers.csv --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
+    echo "peers.py (cuDNN, CuPy) exit $?" >>/tmp/peers.txt
+  fi
+  if [[ $steps == *" opencl "* ]]; then
+    timeout "${OPENCL_SECONDS:-300}" python3 bench/peers/opencl_peers.py --images "$images" --sizes "$opencl_sizes" \
+      --out "$OUT/opencl.csv" >/tmp/opencl.txt 2>&1
+    echo "opencl_peers.py exit $?" >>/tmp/opencl.txt
+  fi
 }
 report_peers() {
-  tail -1 /tmp/peers.txt | tee -a "$S"; tail -3 /tmp/peers.txt | head -2 >>"$S"
-  head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"
+  if [ -f /tmp/peers.txt ]; then tail -1 /tmp/peers.txt | tee -a "$S"; tail -3 /tmp/peers.txt | head -2 >>"$S"; fi
+  if [ -f /tmp/opencl.txt ]; then head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"; fi
 }
 peers_pid=
 if [ -n "${PEERS_CASES:-}" ]; then
-  ( run_cudnn_cupy "$PEERS_CASES"; run_opencl ) &
+  run_peers "$PEERS_CASES" &
   peers_pid=$!
 fi
 if [[ $steps == *" ours "* || $steps == *" npp "* ]]; then
@@ -70,12 +74,9 @@ if [[ $steps == *" npp "* ]]; then
   $B/bench/peers/npp-peers --sizes "$sizes" --out "$OUT/npp.csv" >/tmp/npp.txt 2>&1
   say "npp-peers exit $?"
 fi
-if [[ $steps == *" cudnn "* && -z "$peers_pid" ]]; then
-  [ -f "$OUT/ours.csv" ] || { say "cudnn needs ours in the same call"; exit 1; }
-  run_cudnn_cupy "$OUT/ours.csv"; tail -1 /tmp/peers.txt | tee -a "$S"; tail -3 /tmp/peers.txt | head -2 >>"$S"
-fi
-if [[ $steps == *" opencl "* && -z "$peers_pid" ]]; then
-  run_opencl; head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"
+if [[ -z "$peers_pid" && ( $steps == *" cudnn "* || $steps == *" opencl "* ) ]]; then
+  [[ $steps != *" cudnn "* || -f "$OUT/ours.csv" ]] || { say "cudnn needs ours in the same call"; exit 1; }
+  run_peers "$OUT/ours.csv"; report_peers
 fi
 if [ -f "$OUT/ours.csv" ]; then
   peer_csvs=()
