@@ -63,13 +63,17 @@ inline long long fftBatchTiles(long long tiles, int channels, int kernels, int n
 
 // "auto" runs dense (not rank-1) kernels of at least this many taps in the
 // fft mode, unless the direct modes would be bit-exact (integer weights on
-// integer images). Why 289 (17x17): the fft mode's time barely depends on
-// the kernel, while the direct modes' compile 15x15 and 31x31 only and run
-// other sizes with a run-time radius. The H100 sweep of 2026-11-27 (8K,
-// bench/results/h100-2026-11-27/sweep/) has 17x17 at fft 0.85 against
-// direct 1.84 ms on f32 gray, 0.83/1.86 gray u8, 2.22/2.97 BGR u8 and
-// 2.94/3.14 RGBA8, and 15x15 the other way (0.85/0.54 f32 gray, 2.95/1.92
-// RGBA8). Set it from the benchmark's fft and shared columns.
+// integer images) or the shared mode has a compiled kernel for the size that
+// beats it: square, up to kFftAutoGrayDirectMax on one gray kernel (4
+// adjacent columns a thread) and kFftAutoColourDirectMax on one colour
+// kernel. The fft mode's time barely depends on the kernel; direct ones grow
+// with the taps and run sizes without a compiled kernel through a run-time
+// radius, several times slower. H100, 8K (bench/results/h100-2026-11-28b/):
+// fft 0.85 ms on f32 gray at every size against direct 0.61 (17x17), 0.79
+// (21x21) and 3.16 (23x23, run-time radius); BGR u8 fft 2.22 against 2.12
+// (17x17) and 3.57 (19x19), RGBA8 2.95 against 2.33 and 3.81.
 inline constexpr int kFftAutoMinTaps = 289;
+inline constexpr int kFftAutoGrayDirectMax = 21;
+inline constexpr int kFftAutoColourDirectMax = 17;
 
 }  // namespace fs::gpu

@@ -39,9 +39,11 @@ constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
 }
 
 // The shared mode's compiled radii (square kernels) per rows per thread: at
-// the default 4 rows the sizes the benchmark times (3, 5, 7, 15, 31), at 8
-// rows radius 1, each only where it is the default; magnitudes:
-// magnitudeRadiusBuilt. Other radii take the run-time radius.
+// the default 4 rows 3x3, 5x5, 7x7, 15x15 and 31x31, and on colour 9x9 to
+// 17x17, where `auto` runs the shared mode (one gray kernel of those sizes
+// runs sharedQuadRadiusBuilt's kernels); at 8 rows radius 1; each only where
+// it is the default; magnitudes: magnitudeRadiusBuilt. Other radii take the
+// run-time radius.
 constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels, int channels) {
     if (radius < 1 || radius > 15 || (kernels > 1 && !magnitudeRadiusBuilt(radius))) return false;
     if (kAllVariants) return rowsPerThread == 4 || radius <= 3;
@@ -50,10 +52,13 @@ constexpr bool sharedRadiusBuilt(int rowsPerThread, int radius, int kernels, int
     // 5x5 and 7x7 as the benchmark times them: gray and RGBA (3 channels only in explicit shared-mode runs).
     const bool timed5x5 = channels != 3;
     if (rowsPerThread == 4)
-        return (radius == 1 && !eightRows3x3) || ((radius == 2 || radius == 3) && timed5x5) || radius == 7 ||
-               radius == 15;
+        return (radius == 1 && !eightRows3x3) || ((radius == 2 || radius == 3) && timed5x5) ||
+               (radius >= 4 && radius <= 8 && channels > 1) || radius == 15;
     return rowsPerThread == 8 && radius == 1 && eightRows3x3;
 }
+// The shared mode's gray variant (4 adjacent columns a thread) for one
+// square kernel on a 1-channel image.
+constexpr bool sharedQuadRadiusBuilt(int radius) { return radius >= 2 && radius <= 10; }  // 5x5 to 21x21
 // The run-time radius kernel at this many rows: at 4 (8 rows run only compiled 3x3 kernels).
 constexpr bool sharedRuntimeBuilt(int rowsPerThread) { return kAllVariants || rowsPerThread == 4; }
 // Whether any kernel (compiled or run-time radius) is built for this many rows per thread.

@@ -1,9 +1,9 @@
 // Mode "auto": the separable mode's rolling strip for the rank-1 kernels it
 // runs faster than the registers mode, the registers mode for other kernels
 // up to 7x7, the separable mode for larger rank-1 kernels (kw + kh work
-// instead of kw * kh), the fft mode
-// for dense kernels of kFftAutoMinTaps taps or more (fft_tiling.hpp) where a
-// direct mode would not be bit-exact anyway, otherwise the shared-memory
+// instead of kw * kh), the fft mode for dense kernels of kFftAutoMinTaps taps
+// or more (fft_tiling.hpp) where no compiled shared-mode kernel is faster and
+// a direct mode would not be bit-exact anyway, otherwise the shared-memory
 // mode: the fastest correct choice in filterstudio-bench's table of every
 // mode (bench/results/). Runs with a default launch take the autotuner's
 // configuration for the chosen mode when there is one.
@@ -25,8 +25,25 @@ bool directIsExact(const PreparedFilter& f) {
            std::all_of(f.weights.begin(), f.weights.end(), integral);
 }
 
+// The shared mode's compiled kernels beat the fft mode up to these sizes (fft_tiling.hpp).
+bool compiledDirectBeatsFft(const PreparedFilter& f) {
+    const KernelMath& m = f.math;
+    if (m.kw != m.kh || m.kernelCount != 1) return false;
+    return m.kw <= (f.channels == 1 ? kFftAutoGrayDirectMax : kFftAutoColourDirectMax);
+}
+
 bool fftPaysOff(const PreparedFilter& f) {
-    return !f.separable && f.math.kw * f.math.kh >= kFftAutoMinTaps && !directIsExact(f) && fftMode().supports(f).ok();
+    return !f.separable && f.math.kw * f.math.kh >= kFftAutoMinTaps && !directIsExact(f) &&
+           !compiledDirectBeatsFft(f) && fftMode().supports(f).ok();
+}
+
+// One dense 7x7 kernel on a float (or u16) gray image: the shared mode's 4
+// adjacent columns beat the registers mode (H100 8K f32: 0.199 against 0.226
+// ms; gray u8 the other way, 0.228 against 0.184).
+bool sharedBeatsRegisters(const PreparedFilter& f) {
+    const KernelMath& m = f.math;
+    return !f.separable && f.channels == 1 && f.inDepth != Depth::U8 && m.kernelCount == 1 && m.kw == 7 &&
+           m.kh == 7;
 }
 
 // H100, 8K Gaussians (bench/results/h100-2026-11-27b/): the strip wins from
@@ -40,6 +57,7 @@ bool stripBeatsRegisters(const PreparedFilter& f) {
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
     if (stripBeatsRegisters(f)) return separableMode();
+    if (sharedBeatsRegisters(f) && sharedMode().supports(f).ok()) return sharedMode();
     if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
     if (f.separable && separableMode().supports(f).ok()) return separableMode();
     if (fftPaysOff(f)) return fftMode();
@@ -53,10 +71,12 @@ const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
         "Picks the fastest correct mode for the filter: separable for rank-1 kernels its rolling strip runs "
-        "(gray f32 and u16 from 5x5, 8-bit images from 7x7), registers for other kernels up to 7x7, separable for larger "
-        "rank-1 kernels, fft for dense kernels from 17x17 (289 taps) unless integer weights on integer images keep "
-        "the direct modes bit-exact, otherwise shared; with the launch configuration the autotuner found for this "
-        "GPU, filter and image size, when there is one.",
+        "(gray f32 and u16 from 5x5, 8-bit images from 7x7), registers for other kernels up to 7x7 (shared for "
+        "one dense 7x7 on a gray f32 or u16 image), separable for larger rank-1 kernels, fft for dense kernels of "
+        "289 taps (17x17) or more unless the shared mode has a faster compiled kernel (square, to 21x21 on gray "
+        "images, 17x17 on colour) or integer weights on integer images keep the direct modes bit-exact, otherwise "
+        "shared; with the launch configuration the autotuner found for this GPU, filter and image size, when there "
+        "is one.",
         nullptr, nullptr, nullptr, nullptr, nullptr, chooseAutoMode, /*isDefault=*/true};
     return mode;
 }

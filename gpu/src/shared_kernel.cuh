@@ -88,6 +88,21 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m, 
     }
 }
 
+// The gray variant (shared_quad.cu): 4 adjacent columns x 4 rows a thread
+// (8 rows measured 4-30 % slower on the H100 at 7x7 to 21x21).
+constexpr int kSharedQuadRows = 4;
+// A thread reads 2R + 4 window values a row as float4s; each window row is
+// padded so the last thread's reads stay inside it.
+constexpr int sharedQuadWindow(int radius) { return (2 * radius + 4 + 3) / 4 * 4; }
+constexpr int sharedQuadStride(int tileW, int radius) { return tileW + sharedQuadWindow(radius) - 4; }
+inline std::size_t sharedQuadTileBytes(int tileW, int tileH, int rx, int ry, int, int) {
+    const std::size_t weights = static_cast<std::size_t>(2 * ry + 1) * ((2 * rx + 1 + 3) / 4 * 4);
+    return (static_cast<std::size_t>(sharedQuadStride(tileW, rx)) * (tileH + 2 * ry) + weights) * sizeof(float);
+}
+// nullptr for a radius not built (sharedQuadRadiusBuilt).
+const void* sharedQuadKernelFor(int radius);
+cudaError_t uploadSharedQuadWeights(const PreparedFilter& f, cudaStream_t stream);
+
 // The variant for (channels, radius, kernels) with PY rows per thread;
 // radius -1 is the run-time path; nullptr for a radius not built
 // (sharedRadiusBuilt). Defined in shared_rows<PY>.cu.

@@ -181,27 +181,33 @@ TEST(FftTiling, CoversTheAreaWithTheCheapestTiles) {
 }
 
 // auto: dense kernels from kFftAutoMinTaps (289) taps go to the fft mode unless the
-// direct modes are bit-exact on them; rank-1 kernels stay separable.
+// direct modes are bit-exact on them or the shared mode compiles a faster
+// kernel for the size (to 21x21 on gray, 17x17 on colour); rank-1 kernels stay separable.
 TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     std::mt19937 rng(7);
-    const auto chosen = [](const Kernel& k, Depth depth) {
+    const auto chosen = [](const Kernel& k, Depth depth, int channels = 1) {
         FilterSpec spec;
         spec.kernels = {k};
         PreparedFilter f;
-        EXPECT_EQ(prepareFilter(spec, depth, 1, f), "");
+        EXPECT_EQ(prepareFilter(spec, depth, channels, f), "");
         return &autoMode().choose(f);
     };
     PreparedFilter probe;
     ASSERT_EQ(prepareFilter(presetSpec("box:3"), Depth::F32, 1, probe), "");
     // Without cuFFT on this machine the mode refuses, and auto keeps to shared.
     const ModeImpl* large = fftMode().supports(probe).ok() ? &fftMode() : &sharedMode();
-    EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::F32), large);
-    EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::U8), large);  // float weights: not exact anyway
+    EXPECT_EQ(chosen(test::randomKernel(23, 23, rng), Depth::F32), large);  // no compiled gray kernel
+    EXPECT_EQ(chosen(test::randomKernel(23, 23, rng), Depth::U8), large);   // float weights: not exact anyway
     EXPECT_EQ(chosen(test::randomKernel(63, 63, rng), Depth::U16), large);
-    EXPECT_EQ(chosen(test::randomKernel(31, 13, rng), Depth::F32), large);  // 403 taps
-    EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::F32), large);  // 289 taps: the crossover
-    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::F32), &sharedMode());  // 225: below it
+    EXPECT_EQ(chosen(test::randomKernel(31, 13, rng), Depth::F32), large);  // 403 taps, not square
+    EXPECT_EQ(chosen(test::randomKernel(19, 17, rng), Depth::F32), large);  // 323 taps, not square
+    EXPECT_EQ(chosen(test::randomKernel(21, 21, rng), Depth::F32), &sharedMode());  // 4 adjacent columns, compiled
+    EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::U8, 4), &sharedMode());  // colour, compiled
+    EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::U8, 3), large);           // colour, run-time radius
+    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::F32), &sharedMode());  // 225: below 289 taps
     EXPECT_EQ(chosen(test::randomKernel(31, 9, rng), Depth::F32), &sharedMode());   // 279: below it
+    EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::F32), &sharedMode());    // 4 adjacent columns win
+    EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::U8), &registersMode());  // 4 adjacent bytes win
     std::vector<float> integers(31 * 31);
     for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
     integers[0] = 5.0f;  // not rank 1
