@@ -168,22 +168,27 @@ __device__ __forceinline__ void loadTile(float* s, int stride, const KernelGeom&
     const int lane = tid & 31, warp = tid >> 5, warps = (blockDim.x * blockDim.y) >> 5;
     const int segments = (w + 31) >> 5;
     const int items = h * segments;
+    // Item i is row i / segments, segment i % segments. A warp's items step by
+    // `warps`: its row and segment advance by a quotient and a remainder found
+    // once, instead of an integer division per item.
+    const int rowStep = warps / segments, segmentStep = warps - rowStep * segments;
+    int ty = warp / segments, segment = warp - ty * segments;
     for (int base = warp; base < items; base += warps * kBatch) {
         Px<C> v[kBatch];
         int at[kBatch];
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
-            const int item = base + b * warps;
-            const int ty = item / segments;
-            const int tx = (item - ty * segments) * 32 + lane;
+            const int tx = segment * 32 + lane;
             at[b] = -1;
-            if (item < items && tx < w) {
+            if (base + b * warps < items && tx < w) {
                 const int iy = borderIndex(y0 + ty, g.imageHeight, g.border);
                 const int ix = borderIndex(x0 + tx, g.width, g.border);
                 v[b] = (ix | iy) < 0 ? splat<C>(g.borderValue)
                                      : loadChannels<T, C, true>(reinterpret_cast<const T*>(sourceRow(g, iy)) + ix * C);
                 at[b] = ty * stride + tx * C;
             }
+            segment += segmentStep, ty += rowStep;
+            if (segment >= segments) segment -= segments, ++ty;
         }
 #pragma unroll
         for (int b = 0; b < kBatch; ++b)
