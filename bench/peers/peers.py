@@ -102,7 +102,7 @@ def compare(ours, peer_csvs, markdown=False):
         print("| image | filter | floor | ours (mode) | × floor | " + " | ".join(names) + " | ours ÷ fastest peer |")
         print("| --- " * (6 + len(names)) + "|")
     else:
-        print("ms on the device; floor: our benchmark's (memory, or FP32 FMAs for kernels that are not rank 1)")
+        print("ms on the device; floor: our benchmark's (the larger of memory and FP32 FMAs, kw + kh a pixel for rank-1 kernels)")
         print(f"{'image':11s} {'filter':16s} {'mask':5s} {'floor':>9s} {'ours':>19s} {'/floor':>6s}"
               + "".join(f" {n:>9s}" for n in names) + "  ours/fastest peer")
     for key in (k for k in ours if k in peers_of):  # our CSV's order: layout, then mask
