@@ -12,7 +12,9 @@
 # (their dense 31 on colour takes seconds a call), OPENCL_SIZES OpenCL alone.
 # PEERS_CASES=CSV runs the cudnn and opencl steps while the build keeps the
 # GPU idle, on the cases of an earlier ours.csv (its cases, not its times),
-# so that one call holds the whole sweep: ours, NPP and those peers.
+# so that one call holds the whole sweep: ours, NPP and those peers. CTEST=1
+# builds every target and runs the GPU tests last (carry .gl too for the
+# interop test).
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
 say "== $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
@@ -51,7 +53,12 @@ if [ -n "${PEERS_CASES:-}" ]; then
   run_peers "$PEERS_CASES" &
   peers_pid=$!
 fi
-if [[ $steps == *" ours "* || $steps == *" npp "* ]]; then
+if [ "${CTEST:-0}" = 1 ]; then
+  [ -d .gl ] && install_gl_loaders
+  configure_and_build $B  # every target: the tests too
+  say "built in $(( $(date +%s) - start )) s"
+  rm -f "$OUT/build.log"
+elif [[ $steps == *" ours "* || $steps == *" npp "* ]]; then
   configure_and_build $B filterstudio-bench npp-peers
   say "built in $(( $(date +%s) - start )) s"
   rm -f "$OUT/build.log"
@@ -89,4 +96,5 @@ if [ -f "$OUT/ours.csv" ]; then
     done
   fi
 fi
+[ "${CTEST:-0}" = 1 ] && gpu_ctest $B
 say "took $(( $(date +%s) - start )) s"
