@@ -38,8 +38,8 @@ bool fftPaysOff(const PreparedFilter& f) {
 }
 
 // One dense 7x7 kernel on a float (or u16) gray image: the shared mode's 4
-// adjacent columns beat the registers mode (H100 8K f32: 0.199 against 0.226
-// ms; gray u8 the other way, 0.228 against 0.184).
+// adjacent columns beat the registers mode (H100 8K f32: 0.185 against 0.226
+// ms; gray u8 the other way, 0.216 against 0.184).
 bool sharedBeatsRegisters(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     return !f.separable && f.channels == 1 && f.inDepth != Depth::U8 && m.kernelCount == 1 && m.kw == 7 &&
