@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "fft_tiling.hpp"
+#include "kernel_variants.hpp"
 #include "launch.hpp"
 
 namespace fs::gpu {
@@ -25,7 +26,12 @@ bool directIsExact(const PreparedFilter& f) {
            std::all_of(f.weights.begin(), f.weights.end(), integral);
 }
 
-// The shared mode's compiled kernels beat the fft mode up to these sizes (fft_tiling.hpp).
+// The shared mode's compiled kernels beat the fft mode up to these sizes
+// (fft_tiling.hpp); below them a run-time radius would not.
+static_assert(sharedQuadRadiusBuilt(kFftAutoGrayDirectMax / 2) &&
+                  sharedRadiusBuilt(4, kFftAutoColourDirectMax / 2, 1, 3) &&
+                  sharedRadiusBuilt(4, kFftAutoColourDirectMax / 2, 1, 4),
+              "auto keeps these sizes out of the fft mode: the shared mode must compile them");
 bool compiledDirectBeatsFft(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     if (m.kw != m.kh || m.kernelCount != 1) return false;
