@@ -53,13 +53,13 @@ if [ -n "${PEERS_CASES:-}" ]; then
   run_peers "$PEERS_CASES" &
   peers_pid=$!
 fi
-if [ "${CTEST:-0}" = 1 ]; then
-  [ -d .gl ] && install_gl_loaders
-  configure_and_build $B  # every target: the tests too
-  say "built in $(( $(date +%s) - start )) s"
-  rm -f "$OUT/build.log"
-elif [[ $steps == *" ours "* || $steps == *" npp "* ]]; then
-  configure_and_build $B filterstudio-bench npp-peers
+if [[ ${CTEST:-0} = 1 || $steps == *" ours "* || $steps == *" npp "* ]]; then
+  targets=(filterstudio-bench npp-peers)
+  if [ "${CTEST:-0}" = 1 ]; then
+    [ -d .gl ] && install_gl_loaders
+    targets=()  # every target: the tests too
+  fi
+  configure_and_build $B "${targets[@]}"
   say "built in $(( $(date +%s) - start )) s"
   rm -f "$OUT/build.log"
 fi
