@@ -43,12 +43,14 @@ bool fftPaysOff(const PreparedFilter& f) {
            !compiledDirectBeatsFft(f) && fftMode().supports(f).ok();
 }
 
-// One dense 7x7 kernel on a float (or u16) gray image: the shared mode's 4
-// adjacent columns beat the registers mode (H100 8K f32: 0.185 against 0.226
-// ms; gray u8 the other way, 0.216 against 0.184).
+// One dense 7x7 kernel on a u16 gray image: the shared mode's 4 adjacent
+// columns beat the registers mode's one column (H100 8K f32, before f32 got
+// its own 4 adjacent pixels: 0.185 against 0.226 ms). f32 and u8 gray keep
+// the registers mode's adjacent pixels (H200 8K f32: 0.168 against the shared
+// mode's 0.185; u8 0.184 against 0.216 on the H100).
 bool sharedBeatsRegisters(const PreparedFilter& f) {
     const KernelMath& m = f.math;
-    return !f.separable && f.channels == 1 && f.inDepth != Depth::U8 && m.kernelCount == 1 && m.kw == 7 &&
+    return !f.separable && f.channels == 1 && f.inDepth == Depth::U16 && m.kernelCount == 1 && m.kw == 7 &&
            m.kh == 7;
 }
 
@@ -78,7 +80,7 @@ const ModeImpl& autoMode() {
         "auto",
         "Picks the fastest correct mode for the filter: separable for rank-1 kernels its rolling strip runs "
         "(gray f32 and u16 from 5x5, 8-bit images from 7x7), registers for other kernels up to 7x7 (shared for "
-        "one dense 7x7 on a gray f32 or u16 image), separable for larger rank-1 kernels, fft for dense kernels of "
+        "one dense 7x7 on a gray u16 image), separable for larger rank-1 kernels, fft for dense kernels of "
         "289 taps (17x17) or more unless the shared mode has a faster compiled kernel (square, to 21x21 on gray "
         "images, 17x17 on colour) or integer weights on integer images keep the direct modes bit-exact, otherwise "
         "shared; with the launch configuration the autotuner found for this GPU, filter and image size, when there "

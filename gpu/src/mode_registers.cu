@@ -26,9 +26,9 @@ namespace {
 // docs/performance.md). Only those rows are built for a compiled radius,
 // 4 for the run-time radius (-DFS_CUDA_ALL_VARIANTS=ON: 2, 4, 8 and 16, 16
 // only when C x K <= 2: more accumulators would spill).
-// Gray u8 3x3: adjacent pixels per thread from one 4-byte load (gray8QuadKernel;
-// 16 from 16-byte loads measured slower, docs/performance.md); single 5x5 and
-// 7x7 kernels too, 4 pixels.
+// Gray u8 3x3: adjacent pixels per thread from one 4-byte load (grayQuadKernel;
+// 8 and 16 from wider loads measured slower, docs/performance.md); single 5x5
+// and 7x7 kernels too, 4 pixels, and on gray f32 4 pixels from 16-byte loads.
 constexpr int kGray8Pixels = 4;
 
 int defaultRegisterColumns(int channels, int kernels, int radius) {
@@ -42,8 +42,9 @@ struct RegistersShape {
     int radius = -1;                  // -1: the run-time radius kernel
     bool rgba8 = false;               // u8 RGBA 3x3: adjacent pixels from wide loads
     bool grayF32 = false;             // f32 gray 3x3: 4 adjacent pixels
-    bool gray8 = false;               // u8 gray 3x3: 4 or 16 adjacent pixels
-    bool gray8Wide = false;           // u8 gray single 5x5 or 7x7: 4 adjacent pixels
+    bool gray8 = false;               // u8 gray 3x3: 4, 8 or 16 adjacent pixels
+    bool gray8Wide = false;           // u8 gray single 5x5 or 7x7: 4 or 8 adjacent pixels
+    bool grayF32Wide = false;         // f32 gray single 5x5 or 7x7: 4 adjacent pixels
     int px = 1;                       // columns (or adjacent pixels) per thread
     bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
     bool bgr8Lanes = false;           // BGR u8 single 3x3 in exact integer lanes, 16 bytes per thread
@@ -138,8 +139,8 @@ const RegistersFamily kFamilies[] = {
      [](const RegistersShape&) {
          return std::string(" (16 adjacent bytes in exact 16-bit integer lanes, 16-byte loads and stores)");
      }},
-    {// gray u8 3x3, adjacent pixels from 4-byte loads (16 from 16-byte loads: built with every variant)
-     [](const RegistersShape& s) { return s.gray8 && (s.px == 4 || (kAllVariants && s.px == 16)); },
+    {// gray u8 3x3, adjacent pixels from 4-byte loads (8 and 16 from wider loads: built with every variant)
+     [](const RegistersShape& s) { return s.gray8 && (s.px == 4 || (kAllVariants && (s.px == 8 || s.px == 16))); },
      [](const RegistersShape&) {
          if (!kAllVariants)
              return RowChoice{2, {2}, "the gray u8 3x3 kernel of 4 adjacent pixels computes 2 rows per thread (4 "
@@ -150,14 +151,33 @@ const RegistersFamily kFamilies[] = {
      [](const RegistersShape& s) {
          return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
      }},
-    {// gray u8 single 5x5 and 7x7, 4 adjacent pixels from 4-byte loads
-     [](const RegistersShape& s) { return s.gray8Wide && s.px == 4; },
+    {// gray u8 single 5x5 and 7x7, 4 adjacent pixels from 4-byte loads (8: built with every variant)
+     [](const RegistersShape& s) { return s.gray8Wide && (s.px == 4 || (kAllVariants && s.px == 8)); },
      [](const RegistersShape&) {
-         return RowChoice{4, {4}, "the gray u8 5x5 and 7x7 kernel of 4 adjacent pixels computes 4 rows per thread (2 "
-                                  "measured slower)"};
+         if (!kAllVariants)
+             return RowChoice{4, {4}, "the gray u8 5x5 and 7x7 kernel of 4 adjacent pixels computes 4 rows per "
+                                      "thread (2 measured slower)"};
+         return RowChoice{4, {2, 4}, "the gray u8 5x5 and 7x7 kernel of adjacent pixels computes 2 or 4 rows per "
+                                     "thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(s.radius, s.px, py, s.K); },
-     [](const RegistersShape&) { return std::string(" (4 adjacent u8 pixels, 4-byte loads and stores)"); }},
+     [](const RegistersShape& s) {
+         return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
+     }},
+    {// gray f32 single 5x5 and 7x7, 4 adjacent pixels from 16-byte loads
+     [](const RegistersShape& s) { return s.grayF32Wide && s.px == 4; },
+     [](const RegistersShape& s) {
+         const int rows = grayF32WideRows(s.radius);
+         const std::string size = std::to_string(2 * s.radius + 1);
+         if (!kAllVariants)
+             return RowChoice{rows, {rows}, "the gray f32 " + size + "x" + size +
+                                                " kernel of 4 adjacent pixels computes " + std::to_string(rows) +
+                                                " rows per thread (" + std::to_string(6 - rows) + " measured slower)"};
+         return RowChoice{rows, {2, 4}, "the gray f32 5x5 and 7x7 kernel of 4 adjacent pixels computes 2 or 4 rows "
+                                        "per thread"};
+     },
+     [](const RegistersShape& s, int py) { return grayF32WideVariant(s.radius, py); },
+     [](const RegistersShape&) { return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores)"); }},
     {// the general kernel, run-time radius
      [](const RegistersShape& s) { return s.radius < 0; },
      [](const RegistersShape&) { return RowChoice{4, {4}, "the run-time-radius registers kernel computes 4 rows per thread"}; },
@@ -214,22 +234,27 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.grayF32 = f.inDepth == Depth::F32 && s.C == 1 && s.radius == 1;
     s.gray8 = f.inDepth == Depth::U8 && s.C == 1 && s.radius == 1;
     s.gray8Wide = f.inDepth == Depth::U8 && s.C == 1 && s.K == 1 && (s.radius == 2 || s.radius == 3);
+    s.grayF32Wide = f.inDepth == Depth::F32 && s.C == 1 && s.K == 1 && (s.radius == 2 || s.radius == 3);
     s.lanes = s.rgba8 && f.packedLanes;
     s.bgr8Lanes = f.inDepth == Depth::U8 && s.C == 3 && s.radius == 1 && s.K == 1 && f.packedLanes;
     s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
     // and measured slower; docs/performance.md).
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
-    const int columns = s.rgba8 ? rgba8Columns : s.grayF32 || s.gray8Wide ? 4 : defaultRegisterColumns(s.C, s.K, s.radius);
+    const int columns = s.rgba8 ? rgba8Columns
+                        : s.grayF32 || s.gray8Wide || s.grayF32Wide ? 4
+                                                                    : defaultRegisterColumns(s.C, s.K, s.radius);
     // BGR8 lanes: 16 bytes per thread (5 1/3 pixels).
     const int px = s.gray8 || s.bgr8Lanes
-                       ? pickCount(want.perThreadX, s.bgr8Lanes ? 16 : kGray8Pixels, {1, 2, 4, 16})
-                       : pickCount(want.perThreadX, columns, {1, 2, 4});
+                       ? pickCount(want.perThreadX, s.bgr8Lanes ? 16 : kGray8Pixels, {1, 2, 4, 8, 16})
+                   : s.gray8Wide ? pickCount(want.perThreadX, columns, {1, 2, 4, 8})
+                                 : pickCount(want.perThreadX, columns, {1, 2, 4});
     if (px < 0)
         return s.gray8 || s.bgr8Lanes
-                   ? "the registers mode computes 1, 2, 4 or 16 columns (BGR8 lanes: bytes) per thread for gray u8 "
+                   ? "the registers mode computes 1, 2, 4, 8 or 16 columns (BGR8 lanes: bytes) per thread for gray u8 "
                      "3x3 and BGR8 3x3 integer lanes"
-                   : "the registers mode computes 1, 2 or 4 columns per thread";
+               : s.gray8Wide ? "the registers mode computes 1, 2, 4 or 8 columns per thread for gray u8 5x5 and 7x7"
+                             : "the registers mode computes 1, 2 or 4 columns per thread";
     s.px = px;
 
     const RegistersFamily& family = *std::find_if(std::begin(kFamilies), std::end(kFamilies),

@@ -23,6 +23,9 @@ const void* rgba8QuadVariant(int rows, int kernels);
 // thread, and single 5x5 and 7x7 kernels, 4 pixels (registers_u8.cu);
 // nullptr when not built.
 const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels);
+// Gray f32 single 5x5 and 7x7 kernels, 4 adjacent pixels per thread
+// (registers_f32.cu); nullptr when not built.
+const void* grayF32WideVariant(int radius, int rows);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
 // adjacent pixels per thread (registers_lanes_u8.cu); nullptr when not built.
 const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
@@ -369,30 +372,32 @@ __device__ __forceinline__ float byteToFloat(unsigned char b) {
     return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
 }
 
-// Gray u8 square kernels of radius R (3x3, 5x5, 7x7): N adjacent pixels per
-// thread (N = 4: one 4-byte load per input row; 16: one 16-byte load) plus
-// the R neighbours each side (3x3: a byte each side; 5x5 and 7x7: the
-// neighbouring 4-byte words; L1 hits: the next threads' loads), and one
-// N-byte store per output row for a u8 output. The one-column kernel reads a
-// byte per tap and stores a byte per pixel; here a warp moves 128 or 512
-// bytes per load instruction. Edge threads, unaligned rows and short last
-// rows take the one-column path.
-template <int N, int R, int PY, int K>
-__global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath m, int) {
-    static_assert(N == 4 || N == 16, "4 or 16 pixels per thread");
+// Gray square kernels of radius R, N adjacent pixels per thread from one
+// N-pixel load per input row plus the R neighbours each side (a pixel each
+// side at 3x3, else the neighbouring 4-pixel words: L1 hits, the next
+// threads' loads), and one N-pixel store per output row where the output
+// has the input's depth. u8: 3x3, 5x5 and 7x7, N = 4, 8 or 16 (a warp moves
+// 128 to 512 bytes per load instruction; the one-column kernel reads a byte
+// per tap). f32: 5x5 and 7x7, N = 4 (3x3 runs quadKernel). Edge threads,
+// unaligned rows and short last rows take the one-column path.
+template <class T, int N, int R, int PY, int K>
+__global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m, int) {
+    constexpr bool kBytes = std::is_same_v<T, std::uint8_t>;
+    static_assert(kBytes ? (N == 4 || N == 8 || N == 16) : (std::is_same_v<T, float> && N == 4 && R >= 2),
+                  "u8: 4, 8 or 16 pixels per thread; f32: 4, from 5x5");
     static_assert(R >= 1 && R <= 4, "neighbours from at most one word each side");
-    using T = std::uint8_t;
-    constexpr int kSide = R == 1 ? 1 : 4;  // bytes read each side
+    constexpr int kSide = R == 1 ? 1 : 4;  // pixels read each side
     const int x = N * (blockIdx.x * blockDim.x + threadIdx.x);
     const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
     const int outEnd = g.outRow0 + g.outRows;
     if (x >= g.width || yFirst >= outEnd) return;
-    const bool byteStore = !m.outFloat;
+    // u8 images may be written as floats: those are stored a pixel at a time.
+    const bool vectorStore = !kBytes || !m.outFloat;
     const std::uintptr_t alignBits =
         g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src) |
-        (byteStore ? g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst) : std::uintptr_t{0});
-    const bool interior = (alignBits & (N - 1)) == 0 && x >= kSide && x + N + kSide <= g.width && yFirst >= R &&
-                          yFirst + PY + R <= g.imageHeight && yFirst + PY <= outEnd;
+        (vectorStore ? g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst) : std::uintptr_t{0});
+    const bool interior = (alignBits & (N * sizeof(T) - 1)) == 0 && x >= kSide && x + N + kSide <= g.width &&
+                          yFirst >= R && yFirst + PY + R <= g.imageHeight && yFirst + PY <= outEnd;
     if (!interior) {
 #pragma unroll 1
         for (int o = 0; o < N && x + o < g.width; ++o) registersColumn<T, 1, R, R, PY, K>(g, m, x + o, yFirst);
@@ -406,68 +411,90 @@ __global__ void __launch_bounds__(256) gray8QuadKernel(KernelGeom g, KernelMath 
 #pragma unroll
             for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<1>(0.0f);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
-    const unsigned char* base = sourceRow(g, yFirst - R) + x;
+    const unsigned char* base = sourceRow(g, yFirst - R) + x * sizeof(T);
 #pragma unroll
     for (int i = 0; i < PY + 2 * R; ++i) {
         const unsigned char* row = base + i * g.srcPitch;
-        unsigned w[N / 4];
-        if constexpr (N == 4) {
-            w[0] = __ldg(reinterpret_cast<const unsigned*>(row));
-        } else {
-            const uint4 v = __ldg(reinterpret_cast<const uint4*>(row));
-            w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-        }
         Px<1> p[N + 2 * R];
-        if constexpr (R == 1) {
-            p[0].c[0] = byteToFloat(__ldg(row - 1));
-            p[N + 1].c[0] = byteToFloat(__ldg(row + N));
+        if constexpr (kBytes) {
+            unsigned w[N / 4];
+            if constexpr (N == 4) {
+                w[0] = __ldg(reinterpret_cast<const unsigned*>(row));
+            } else if constexpr (N == 8) {
+                const uint2 v = __ldg(reinterpret_cast<const uint2*>(row));
+                w[0] = v.x, w[1] = v.y;
+            } else {
+                const uint4 v = __ldg(reinterpret_cast<const uint4*>(row));
+                w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+            }
+            if constexpr (R == 1) {
+                p[0].c[0] = byteToFloat(__ldg(row - 1));
+                p[N + 1].c[0] = byteToFloat(__ldg(row + N));
+            } else {
+                const Px<4> left = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row - 4)));
+                const Px<4> right = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row + N)));
+#pragma unroll
+                for (int e = 0; e < R; ++e) p[e].c[0] = left.c[4 - R + e], p[N + R + e].c[0] = right.c[e];
+            }
+#pragma unroll
+            for (int q = 0; q < N / 4; ++q) {
+                const Px<4> bytes = unpackRgba8(w[q]);  // four gray pixels, not one RGBA pixel
+#pragma unroll
+                for (int i = 0; i < 4; ++i) p[R + 4 * q + i].c[0] = bytes.c[i];
+            }
         } else {
-            const Px<4> left = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row - 4)));
-            const Px<4> right = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row + N)));
+            const float4* v = reinterpret_cast<const float4*>(row);
+            const float4 left = __ldg(v - 1), mid = __ldg(v), right = __ldg(v + 1);
+            const float l[4] = {left.x, left.y, left.z, left.w}, r[4] = {right.x, right.y, right.z, right.w};
 #pragma unroll
-            for (int e = 0; e < R; ++e) p[e].c[0] = left.c[4 - R + e], p[N + R + e].c[0] = right.c[e];
-        }
-#pragma unroll
-        for (int q = 0; q < N / 4; ++q) {
-            const Px<4> bytes = unpackRgba8(w[q]);  // four gray pixels, not one RGBA pixel
-#pragma unroll
-            for (int i = 0; i < 4; ++i) p[R + 4 * q + i].c[0] = bytes.c[i];
+            for (int e = 0; e < R; ++e) p[e].c[0] = l[4 - R + e], p[N + R + e].c[0] = r[e];
+            p[R].c[0] = mid.x, p[R + 1].c[0] = mid.y, p[R + 2].c[0] = mid.z, p[R + 3].c[0] = mid.w;
         }
         accumulateRow<R, N, PY, K>(acc, p, i);
     }
-    if (!byteStore) {
+    if (!vectorStore) {
 #pragma unroll
         for (int j = 0; j < PY; ++j)
 #pragma unroll
             for (int o = 0; o < N; ++o) storePixel<T, 1>(g, m, x + o, yFirst + j, acc[0][o][j], acc[K - 1][o][j]);
         return;
     }
-    // storePixel's arithmetic, packed four bytes to a word.
+    // storePixel's arithmetic, N pixels to one store (u8: four bytes to a
+    // word). The identity mapping is skipped, as in quadKernel: it only turns
+    // -0 into +0, which u8 rounds to the same value (f32 keeps it).
+    auto storeRows = [&](auto skipMapping) {
 #pragma unroll
-    for (int j = 0; j < PY; ++j) {
-        unsigned word[N / 4];
+        for (int j = 0; j < PY; ++j) {
+            float v[N];
 #pragma unroll
-        for (int q = 0; q < N / 4; ++q) {
-            unsigned b[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const int o = 4 * q + i;
+            for (int o = 0; o < N; ++o) {
                 const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[0], acc[K - 1][o][j].c[0]) : acc[0][o][j].c[0];
-                b[i] = PixelTraits<T>::store(mappingUnfused(r, m.scale, m.offset, m.absolute));
+                v[o] = decltype(skipMapping)::value ? r : mappingUnfused(r, m.scale, m.offset, m.absolute);
             }
-            word[q] = packLowBytes(b[0], b[1], b[2], b[3]);
+            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * sizeof(T);
+            if constexpr (kBytes) {
+                unsigned word[N / 4];
+#pragma unroll
+                for (int q = 0; q < N / 4; ++q)
+                    word[q] = packLowBytes(saturateRound(v[4 * q], 255.0f), saturateRound(v[4 * q + 1], 255.0f),
+                                           saturateRound(v[4 * q + 2], 255.0f), saturateRound(v[4 * q + 3], 255.0f));
+                if constexpr (N == 4) *reinterpret_cast<unsigned*>(out) = word[0];
+                else if constexpr (N == 8) *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[1]);
+                else *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+            } else {
+                *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
+            }
         }
-        unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x;
-        if constexpr (N == 4) *reinterpret_cast<unsigned*>(out) = word[0];
-        else *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
-    }
+    };
+    if (kBytes && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) storeRows(std::true_type{});
+    else storeRows(std::false_type{});
 }
 
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.
 template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
     auto pick = [&](auto r) -> const void* {
         constexpr int R = decltype(r)::value;
-        // 3x3 gray f32, gray u8 and RGBA8 run as adjacent pixels (quadKernel, gray8QuadKernel,
+        // 3x3 gray f32, gray u8 and RGBA8 run as adjacent pixels (quadKernel, grayQuadKernel,
         // rgba8PairKernel, the lanes).
         constexpr bool adjacentPixels = R == 1 && ((std::is_same_v<T, float> && C == 1) ||
                                                    (std::is_same_v<T, std::uint8_t> && (C == 1 || C == 4)));

@@ -35,26 +35,38 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 #endif
 }
 
-// Gray u8 3x3, 4 adjacent pixels per thread, 2 rows (4 rows and 16 pixels
-// measured slower; built with every variant). Single 5x5 and 7x7 kernels: 4
-// pixels, 4 rows (2 rows measured 5-9 % slower on the H100).
-const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels) {
-    if (radius == 2 || radius == 3) {
-        if (kernels != 1 || pixels != 4 || rows != 4) return nullptr;
-        return radius == 2 ? reinterpret_cast<const void*>(gray8QuadKernel<4, 2, 4, 1>)
-                           : reinterpret_cast<const void*>(gray8QuadKernel<4, 3, 4, 1>);
-    }
-    auto pick = [&](auto k) -> const void* {
-        constexpr int K = decltype(k)::value;
-        if (pixels == 4 && rows == 2) return reinterpret_cast<const void*>(gray8QuadKernel<4, 1, 2, K>);
-        if constexpr (kAllVariants) {
-            if (pixels == 4 && rows == 4) return reinterpret_cast<const void*>(gray8QuadKernel<4, 1, 4, K>);
-            if (pixels == 16 && rows == 2) return reinterpret_cast<const void*>(gray8QuadKernel<16, 1, 2, K>);
-            if (pixels == 16 && rows == 4) return reinterpret_cast<const void*>(gray8QuadKernel<16, 1, 4, K>);
-        }
-        return nullptr;
+namespace {
+// Gray u8 (pixels x rows) for radius R and K kernels: the defaults only
+// (3x3: 4 x 2; single 5x5 and 7x7: 4 x 4; docs/performance.md has the
+// others, all slower), or with every variant 4, 8 and (3x3) 16 pixels x 2
+// or 4 rows.
+template <int R, int K> const void* gray8Quad(int pixels, int rows) {
+    const void* kernel = nullptr;
+    auto offer = [&](auto n, auto py) {
+        constexpr int N = decltype(n)::value, PY = decltype(py)::value;
+        constexpr bool isDefault = N == 4 && PY == (R == 1 ? 2 : 4);
+        if constexpr (isDefault || (kAllVariants && (N < 16 || R == 1)))
+            if (pixels == N && rows == PY)
+                kernel = reinterpret_cast<const void*>(grayQuadKernel<std::uint8_t, N, R, PY, K>);
     };
-    return kernels > 1 ? pick(std::integral_constant<int, 2>{}) : pick(std::integral_constant<int, 1>{});
+    using two = std::integral_constant<int, 2>;
+    using four = std::integral_constant<int, 4>;
+    using eight = std::integral_constant<int, 8>;
+    using sixteen = std::integral_constant<int, 16>;
+    offer(four{}, two{}), offer(four{}, four{}), offer(eight{}, two{}), offer(eight{}, four{});
+    offer(sixteen{}, two{}), offer(sixteen{}, four{});
+    return kernel;
+}
+}  // namespace
+
+// Gray u8 3x3 (one kernel or a magnitude pair) and single 5x5 and 7x7 kernels.
+const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels) {
+    switch (radius) {
+    case 1: return kernels > 1 ? gray8Quad<1, 2>(pixels, rows) : gray8Quad<1, 1>(pixels, rows);
+    case 2: return kernels == 1 ? gray8Quad<2, 1>(pixels, rows) : nullptr;
+    case 3: return kernels == 1 ? gray8Quad<3, 1>(pixels, rows) : nullptr;
+    default: return nullptr;
+    }
 }
 
 }  // namespace fs::gpu

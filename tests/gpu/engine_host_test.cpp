@@ -206,8 +206,9 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::U8, 3), large);           // colour, run-time radius
     EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::F32), &sharedMode());  // 225: below 289 taps
     EXPECT_EQ(chosen(test::randomKernel(31, 9, rng), Depth::F32), &sharedMode());   // 279: below it
-    EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::F32), &sharedMode());    // 4 adjacent columns win
-    EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::U8), &registersMode());  // 4 adjacent bytes win
+    EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::U16), &sharedMode());    // 4 adjacent columns win
+    EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::F32), &registersMode());  // 4 adjacent floats win
+    EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::U8), &registersMode());   // 4 adjacent bytes win
     std::vector<float> integers(31 * 31);
     for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
     integers[0] = 5.0f;  // not rank 1

@@ -60,7 +60,7 @@ std::vector<LaunchConfig> configsFor(const std::string& mode) {
                         out.push_back({b[0], b[1], p, q, h, r});
                     }
     } else if (mode == "registers") {
-        for (int p : {1, 2, 4, 16})  // 16: gray u8 3x3's adjacent pixels
+        for (int p : {1, 2, 4, 8, 16})  // 8 and 16: gray u8 adjacent pixels
             for (int q : {2, 4, 8, 16})
                 for (RadiusPath r : {RadiusPath::Default, RadiusPath::Runtime}) {
                     const auto& b = blocks[(p + q) % 4];
