@@ -54,13 +54,14 @@ bool sharedBeatsRegisters(const PreparedFilter& f) {
            m.kh == 7;
 }
 
-// H100, 8K Gaussians (bench/results/h100-2026-11-27b/): the strip wins from
-// 5x5 on f32 gray (0.126 against 0.153 ms) and from 7x7 on 8-bit images
-// (gray 0.120 against 0.184, BGR 0.307 against 0.401); the registers mode
-// keeps 8-bit 5x5 (gray 0.108 against 0.116, BGR 0.287 against 0.295, RGBA
-// 0.311 against 0.337). u16 gray, not timed, goes with f32.
+// H100, 8K Gaussians (bench/results/h100-2026-11-27b/, h100-2026-11-28c/):
+// the strip wins from 7x7 (f32 gray 0.128 against 0.172 ms, u8 gray 0.120
+// against 0.184, BGR 0.307 against 0.401); the registers mode keeps 5x5
+// (f32 gray 0.122 against 0.126, u8 gray 0.108 against 0.116, BGR 0.287
+// against 0.295, RGBA 0.311 against 0.337). u16 gray 5x5, not timed, goes to
+// the strip: its registers kernel is one column a thread.
 bool stripBeatsRegisters(const PreparedFilter& f) {
-    return separableRunsStrip(f) && (f.math.kw >= 7 || (f.channels == 1 && f.inDepth != Depth::U8));
+    return separableRunsStrip(f) && (f.math.kw >= 7 || (f.channels == 1 && f.inDepth == Depth::U16));
 }
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
@@ -79,7 +80,7 @@ const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
         "Picks the fastest correct mode for the filter: separable for rank-1 kernels its rolling strip runs "
-        "(gray f32 and u16 from 5x5, 8-bit images from 7x7), registers for other kernels up to 7x7 (shared for "
+        "(gray u16 from 5x5, the other images from 7x7), registers for other kernels up to 7x7 (shared for "
         "one dense 7x7 on a gray u16 image), separable for larger rank-1 kernels, fft for dense kernels of "
         "289 taps (17x17) or more unless the shared mode has a faster compiled kernel (square, to 21x21 on gray "
         "images, 17x17 on colour) or integer weights on integer images keep the direct modes bit-exact, otherwise "

@@ -224,7 +224,7 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
 }
 
 // auto: the separable mode's rolling strip where it beats the registers mode
-// (gray f32 and u16 from 5x5, 8-bit images from 7x7), the registers mode for the rest up to 7x7.
+// (gray u16 from 5x5, the other images from 7x7), the registers mode for the rest up to 7x7.
 TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     const auto chosen = [](int taps, Depth depth, int channels) {
         FilterSpec spec;
@@ -234,7 +234,8 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
         return &autoMode().choose(f);
     };
     EXPECT_EQ(chosen(3, Depth::F32, 1), &registersMode());
-    EXPECT_EQ(chosen(5, Depth::F32, 1), &separableMode());
+    EXPECT_EQ(chosen(5, Depth::F32, 1), &registersMode());  // 4 adjacent pixels
+    EXPECT_EQ(chosen(7, Depth::F32, 1), &separableMode());
     EXPECT_EQ(chosen(5, Depth::U16, 1), &separableMode());
     EXPECT_EQ(chosen(5, Depth::U8, 1), &registersMode());  // 4 adjacent pixels
     EXPECT_EQ(chosen(7, Depth::U8, 1), &separableMode());
