@@ -8,8 +8,10 @@
 # .deps. STEPS (default "ours npp cudnn opencl") splits it across calls of
 # the device's 10-minute limit; the table pairs whichever peer CSVs are in
 # $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
-# MODES change the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone
-# (their dense 31 on colour takes seconds a call), OPENCL_SIZES OpenCL alone.
+# MODES change the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone,
+# OPENCL_SIZES OpenCL alone (at every size the three take about 390 s on the
+# H100: with PEERS_CASES they fit one call beside the build, ours and NPP,
+# but not beside CTEST=1's tests).
 # PEERS_CASES=CSV runs the cudnn and opencl steps while the build keeps the
 # GPU idle, on the cases of an earlier ours.csv (its cases, not its times),
 # so that one call holds the whole sweep: ours, NPP and those peers. CTEST=1
