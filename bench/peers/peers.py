@@ -128,12 +128,18 @@ def compare(ours, peer_csvs, markdown=False):
 
 
 def tally(ours, peers_of, target=1.5):
-    """How many cases ours leads every peer in, and how many are within `target` x their floor."""
+    """How many cases ours leads every peer in, how many are within `target` x their floor, and how many
+    carry every peer that timed their filter on their image at some size (peers lack some filters)."""
     keys = [k for k in ours if k in peers_of]
     ahead = sum(1 for k in keys if ours[k][0] <= min(peers_of[k].values()))
     within = sum(1 for k in keys if ours[k][0] <= target * ours[k][6])
+    has = {}
+    for (image, filt, _), times in peers_of.items():
+        has.setdefault((image, filt), set()).update(times)
+    complete = sum(1 for k in keys if has[k[:2]] <= peers_of[k].keys())
     return (f"ours is ahead of every peer in {ahead} of {len(keys)} cases; "
-            f"within {target}x the floor in {within} of {len(keys)}")
+            f"within {target}x the floor in {within} of {len(keys)}; "
+            f"every peer of the filter in {complete} of {len(keys)}")
 
 
 def measure(ours, quick, keep):
