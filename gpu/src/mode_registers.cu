@@ -190,8 +190,8 @@ const RegistersFamily kFamilies[] = {
              return RowChoice{rows, {},
                               s.grayF32 ? "gray f32 3x3 runs 4 adjacent pixels per thread in this build (1 or 2 "
                                           "columns measured slower)"
-                              : s.gray8 ? "gray u8 3x3 runs 4 adjacent pixels per thread in this build (1, 2 or 16 "
-                                          "columns measured slower)"
+                              : s.gray8 ? "gray u8 3x3 runs 4 adjacent pixels per thread in this build (1, 2, 8 or "
+                                          "16 columns measured slower)"
                                         : "RGBA8 3x3 runs 4 adjacent pixels per thread in this build (2 for a "
                                           "magnitude in floats; the other counts measured slower)"};
          if (!kAllVariants)
