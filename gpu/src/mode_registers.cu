@@ -75,6 +75,11 @@ struct RegistersFamily {
     std::string (*describe)(const RegistersShape& s);
 };
 
+// The gray u8 adjacent-pixel families, as the Launch panel names them.
+std::string describeAdjacentU8(const RegistersShape& s) {
+    return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
+}
+
 // 2 rows for the integer lanes: 4 and 8 rows measured slower for Gaussian 3x3
 // and the separable Sobel magnitude (more live sums, up to 198 registers;
 // docs/performance.md).
@@ -148,9 +153,7 @@ const RegistersFamily kFamilies[] = {
          return RowChoice{2, {2, 4}, "the gray u8 3x3 kernel of adjacent pixels computes 2 or 4 rows per thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(1, s.px, py, s.K); },
-     [](const RegistersShape& s) {
-         return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
-     }},
+     describeAdjacentU8},
     {// gray u8 single 5x5 and 7x7, 4 adjacent pixels from 4-byte loads (8: built with every variant)
      [](const RegistersShape& s) { return s.gray8Wide && (s.px == 4 || (kAllVariants && s.px == 8)); },
      [](const RegistersShape&) {
@@ -161,9 +164,7 @@ const RegistersFamily kFamilies[] = {
                                      "thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(s.radius, s.px, py, s.K); },
-     [](const RegistersShape& s) {
-         return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
-     }},
+     describeAdjacentU8},
     {// gray f32 single 5x5 and 7x7, 4 adjacent pixels from 16-byte loads
      [](const RegistersShape& s) { return s.grayF32Wide && s.px == 4; },
      [](const RegistersShape& s) {
@@ -172,7 +173,7 @@ const RegistersFamily kFamilies[] = {
          if (!kAllVariants)
              return RowChoice{rows, {rows}, "the gray f32 " + size + "x" + size +
                                                 " kernel of 4 adjacent pixels computes " + std::to_string(rows) +
-                                                " rows per thread (" + std::to_string(6 - rows) + " measured slower)"};
+                                                " rows per thread (" + (rows == 2 ? "4" : "2") + " measured slower)"};
          return RowChoice{rows, {2, 4}, "the gray f32 5x5 and 7x7 kernel of 4 adjacent pixels computes 2 or 4 rows "
                                         "per thread"};
      },
