@@ -24,9 +24,11 @@ public:
     std::vector<ModeInfo> modes() const override {
         const std::string reason = unavailableReason();
         std::vector<ModeInfo> out;
-        for (const ModeImpl* m : registeredModes())
-            out.push_back({m->id, m->description, reason.empty(), reason, /*isReference=*/false, m->isDefault,
+        for (const ModeImpl* m : registeredModes()) {
+            const std::string why = !reason.empty() || !m->deviceProblem ? reason : m->deviceProblem();
+            out.push_back({m->id, m->description, why.empty(), why, /*isReference=*/false, m->isDefault,
                            m->approximate});
+        }
         return out;
     }
     std::string unavailableReason() const override { return Engine::instance().unavailableReason(); }

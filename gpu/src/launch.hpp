@@ -129,8 +129,11 @@ struct ModeImpl {
     const ModeImpl& (*choose)(const PreparedFilter& f) = nullptr;
     bool isDefault = false;  // the backend's default (ModeInfo::isDefault)
     // Within a documented tolerance of the reference rather than its
-    // per-tap arithmetic (ModeInfo::approximate): fft.
+    // per-tap arithmetic (ModeInfo::approximate): fft, tensor.
     bool approximate = false;
+    // Why this device cannot run the mode at all (empty: it can, or no
+    // device to ask); the backend lists the mode as unavailable with it.
+    std::string (*deviceProblem)() = nullptr;
 
     bool choosesPerFilter() const { return choose != nullptr; }
 };
@@ -144,6 +147,7 @@ const ModeImpl& textureMode();
 const ModeImpl& separableMode();
 const ModeImpl& registersMode();
 const ModeImpl& fftMode();
+const ModeImpl& tensorMode();
 const ModeImpl& autoMode();
 // Whether the separable mode runs `f` as its rolling strip (mode_separable.cu):
 // one square rank-1 kernel from 5x5 to 31x31, gray or 8-bit colour.

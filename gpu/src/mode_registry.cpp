@@ -7,8 +7,8 @@ namespace fs::gpu {
 const std::vector<const ModeImpl*>& registeredModes() {
     // The teaching variants sit beside the tuned modes they explain.
     static const std::vector<const ModeImpl*> modes{
-        &globalMode(), &global1dMode(),  &constantMode(),  &sharedTextbookMode(), &sharedMode(), &textureMode(),
-        &separableMode(), &registersMode(), &fftMode(), &autoMode()};
+        &globalMode(),    &global1dMode(),  &constantMode(), &sharedTextbookMode(), &sharedMode(), &textureMode(),
+        &separableMode(), &registersMode(), &fftMode(),      &tensorMode(),         &autoMode()};
     return modes;
 }
 

@@ -87,6 +87,15 @@ inline Tolerance toleranceFor(Depth outDepth, double fullScale = 1.0) {
     return {1.0 + 1e-6 * fullScale, 0.0};
 }
 
+// Modes marked approximate (ModeInfo::approximate) err by up to about 1e-3
+// of the response (the tensor mode's TF32 products; the fft's transforms by
+// far less): that much of full scale, on top of toleranceFor's allowance.
+// Each mode's own tests hold it to its documented bound.
+inline Tolerance approximateToleranceFor(Depth outDepth, double fullScale = 1.0) {
+    const Tolerance direct = toleranceFor(outDepth, fullScale);
+    return {direct.absolute + 1e-3 * fullScale, direct.relative};
+}
+
 inline Tolerance exact() { return {0.0, 0.0}; }
 
 // Every sample within `tol`; otherwise how many are not, the first and the largest difference.

@@ -223,6 +223,27 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     EXPECT_TRUE(listed);
 }
 
+// The tensor mode is listed as approximate, and auto never runs it: its TF32
+// products err by up to 2^-10 of the response, which 8-bit outputs can show
+// on 16-bit and float images.
+TEST(ModeRegistry, TheTensorModeIsApproximateAndOnlyRunWhenAsked) {
+    EXPECT_TRUE(tensorMode().approximate);
+    bool listed = false;
+    for (const ModeInfo& m : makeCudaBackend()->modes())
+        if (m.id == tensorMode().id) listed = m.approximate;
+    EXPECT_TRUE(listed);
+    std::mt19937 rng(11);
+    for (Depth depth : {Depth::U8, Depth::U16, Depth::F32})
+        for (int channels : {1, 3, 4})
+            for (int side : {3, 9, 15, 23, 31, 63}) {
+                FilterSpec spec;
+                spec.kernels = {test::randomKernel(side, side, rng)};
+                PreparedFilter f;
+                ASSERT_EQ(prepareFilter(spec, depth, channels, f), "");
+                EXPECT_NE(&autoMode().choose(f), &tensorMode()) << side << "x" << side << " " << channels;
+            }
+}
+
 // auto: the separable mode's rolling strip where it beats the registers mode
 // (gray u16 from 5x5, the other images from 7x7), the registers mode for the rest up to 7x7.
 TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {

@@ -14,6 +14,7 @@
 #include "fs/gpu/engine.hpp"
 #include "fs/presets.hpp"
 #include "gpu_test_support.hpp"
+#include "launch.hpp"
 
 namespace fs::test {
 namespace {
@@ -31,74 +32,14 @@ namespace {
 // images stay exact while the bound is below 0.5.
 constexpr double kFftRelativeError = 1e-5;
 
-double largestInput(ConstImageView input, const Border& border) {
-    double largest = border.mode == BorderMode::Constant ? std::fabs(border.value) : 0.0;
-    for (int y = 0; y < input.height; ++y)
-        for (int x = 0; x < input.width; ++x)
-            for (int c = 0; c < input.channels; ++c) largest = std::max(largest, std::fabs(sampleAt(input, x, y, c)));
-    return largest;
-}
-
 // The policy above; `worst` keeps the largest |error| / bound seen (for tightening it).
 ::testing::AssertionResult withinFftTolerance(const FilterSpec& spec, ConstImageView input, const Image& actual,
                                               double* worst = nullptr) {
-    const Image expected = cpu::referenceFilter(spec, input);
-    const Depth out = expected.depth();
-    Image unrounded;
-    if (out != Depth::F32) {
-        FilterSpec raw = spec;
-        raw.output.floatOutput = true;
-        unrounded = cpu::referenceFilter(raw, input);
-    }
-    const Image local = absResponse(spec, input);
-    std::size_t terms = 1;
-    double weightSum = 0.0;
-    for (int k = 0; k < (spec.combine == Combine::Magnitude ? 2 : 1); ++k) {
-        terms = std::max(terms, spec.kernels[k].weights.size());
-        for (float w : spec.kernels[k].weights) weightSum += std::fabs(w);
-    }
-    const double referenceRelative = std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
-    const double global = kFftRelativeError * weightSum * largestInput(input, spec.border);
-    const double scale = std::fabs(spec.output.scale);
-    long long bad = 0;
-    std::ostringstream first;
-    for (int y = 0; y < input.height; ++y)
-        for (int x = 0; x < input.width; ++x)
-            for (int c = 0; c < input.channels; ++c) {
-                const std::size_t i = static_cast<std::size_t>(x) * input.channels + c;
-                const double a = sampleAt(actual.cview(), x, y, c), e = sampleAt(expected.cview(), x, y, c);
-                const double bound = (global + referenceRelative * local.cview().row<float>(y)[i]) * scale + 1e-30;
-                const double diff = std::fabs(a - e);
-                bool ok = false;
-                if (out == Depth::F32) {
-                    ok = diff <= bound;
-                    if (worst) *worst = std::max(*worst, diff / bound);
-                } else if (diff == 0.0) {
-                    ok = true;
-                } else if (diff == 1.0) {
-                    const double v = unrounded.cview().row<float>(y)[i];
-                    ok = std::fabs(v - std::floor(v) - 0.5) <= bound;
-                }
-                if (!ok) {
-                    if (bad == 0)
-                        first << "first at (" << x << "," << y << ") channel " << c << ": got " << a << ", expected "
-                              << e << ", bound " << bound;
-                    ++bad;
-                }
-            }
-    if (bad > 0)
-        return ::testing::AssertionFailure() << bad << " of " << static_cast<long long>(input.width) * input.height *
-                                                                    input.channels
-                                             << " samples off; " << first.str();
-    return ::testing::AssertionSuccess();
+    return withinApproximateBound(spec, input, actual, {kFftRelativeError, 0.0}, worst);
 }
 
 const std::string& fftId() {
-    static const std::string id = [] {
-        for (const ModeInfo& m : gpu::makeCudaBackend()->modes())
-            if (m.approximate) return m.id;
-        return std::string();
-    }();
+    static const std::string id = gpu::fftMode().id;
     return id;
 }
 
@@ -106,7 +47,6 @@ const std::string& fftId() {
 #define FS_SKIP_WITHOUT_FFT()                                                                              \
     do {                                                                                                   \
         FS_SKIP_WITHOUT_CUDA();                                                                            \
-        ASSERT_FALSE(fftId().empty()) << "no approximate (fft) mode registered";                          \
         Image probe(1, 1, 1, Depth::F32);                                                                  \
         FilterSpec box;                                                                                    \
         box.kernels = {Kernel(3, 3, std::vector<float>(9, 1.0f))};                                         \

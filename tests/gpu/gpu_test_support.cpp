@@ -104,4 +104,74 @@ bool integerSpec(const FilterSpec& spec) {
     return ::testing::AssertionSuccess();
 }
 
+namespace {
+
+double largestInput(ConstImageView input, const Border& border) {
+    double largest = border.mode == BorderMode::Constant ? std::fabs(border.value) : 0.0;
+    for (int y = 0; y < input.height; ++y)
+        for (int x = 0; x < input.width; ++x)
+            for (int c = 0; c < input.channels; ++c) largest = std::max(largest, std::fabs(sampleAt(input, x, y, c)));
+    return largest;
+}
+
+}  // namespace
+
+::testing::AssertionResult withinApproximateBound(const FilterSpec& spec, ConstImageView input, const Image& actual,
+                                                  ApproximateBound allowed, double* worst) {
+    const Image expected = cpu::referenceFilter(spec, input);
+    const Depth out = expected.depth();
+    Image unrounded;
+    if (out != Depth::F32) {
+        FilterSpec raw = spec;
+        raw.output.floatOutput = true;
+        unrounded = cpu::referenceFilter(raw, input);
+    }
+    const Image local = absResponse(spec, input);
+    std::size_t terms = 1;
+    double weightSum = 0.0;
+    for (int k = 0; k < (spec.combine == Combine::Magnitude ? 2 : 1); ++k) {
+        terms = std::max(terms, spec.kernels[k].weights.size());
+        for (float w : spec.kernels[k].weights) weightSum += std::fabs(w);
+    }
+    const double referenceRelative = std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
+    const double global = allowed.ofLargestResponse * weightSum * largestInput(input, spec.border);
+    const double scale = std::fabs(spec.output.scale);
+    long long bad = 0;
+    std::ostringstream first;
+    for (int y = 0; y < input.height; ++y)
+        for (int x = 0; x < input.width; ++x)
+            for (int c = 0; c < input.channels; ++c) {
+                const std::size_t i = static_cast<std::size_t>(x) * input.channels + c;
+                const double a = sampleAt(actual.cview(), x, y, c), e = sampleAt(expected.cview(), x, y, c);
+                const double bound =
+                    (global + (allowed.ofWindow + referenceRelative) * local.cview().row<float>(y)[i]) * scale + 1e-30;
+                const double diff = std::fabs(a - e);
+                bool ok = false;
+                if (out == Depth::F32) {
+                    ok = diff <= bound;
+                    if (worst) *worst = std::max(*worst, diff / bound);
+                } else if (diff == 0.0) {
+                    ok = true;
+                } else {
+                    // Within the bound of the reference's unrounded value (saturated to the
+                    // output's range), then rounded: off by one only near a .5 tie while the
+                    // bound is below 0.5, by more only where the bound allows.
+                    const double top = out == Depth::U8 ? 255.0 : 65535.0;
+                    const double v = std::clamp(static_cast<double>(unrounded.cview().row<float>(y)[i]), 0.0, top);
+                    ok = std::fabs(a - v) <= 0.5 + bound;
+                }
+                if (!ok) {
+                    if (bad == 0)
+                        first << "first at (" << x << "," << y << ") channel " << c << ": got " << a << ", expected "
+                              << e << ", bound " << bound;
+                    ++bad;
+                }
+            }
+    if (bad > 0)
+        return ::testing::AssertionFailure() << bad << " of " << static_cast<long long>(input.width) * input.height *
+                                                                    input.channels
+                                             << " samples off; " << first.str();
+    return ::testing::AssertionSuccess();
+}
+
 }  // namespace fs::test

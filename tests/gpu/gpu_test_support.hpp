@@ -56,6 +56,20 @@ bool integerSpec(const FilterSpec& spec);
 ::testing::AssertionResult matchesReference(const FilterSpec& spec, ConstImageView input, const Image& actual,
                                             const Image& expected);
 
+// An approximate mode's allowance beyond the policy above, as fractions of
+// the largest response any input could give (sum_k sum|w_k| x max|x|, the
+// fft's transforms) and of the sample's own sum |w| |x| (the tensor mode's
+// rounded products). Integer outputs: equal, or within 0.5 + the bound of the
+// reference's unrounded value (saturated): off by one only near a .5 tie
+// while the bound is below 0.5.
+struct ApproximateBound {
+    double ofLargestResponse = 0.0;
+    double ofWindow = 0.0;
+};
+// `worst` keeps the largest |error| / bound of float outputs seen.
+::testing::AssertionResult withinApproximateBound(const FilterSpec& spec, ConstImageView input, const Image& actual,
+                                                  ApproximateBound allowed, double* worst = nullptr);
+
 // Random integer weights in -3..3 with a centre of 4 (never all zero): the
 // direct modes are bit-exact with them on integer images.
 inline Kernel randomIntegerKernel(int w, int h, std::mt19937& rng) {

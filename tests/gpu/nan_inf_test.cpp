@@ -48,7 +48,10 @@ TEST(CudaNanInf, FloatImagesMatchTheReferenceClassBySample) {
                         const float got = r.output.cview().row<float>(y)[i], want = expected.cview().row<float>(y)[i];
                         ASSERT_EQ(ieeeClass(got), ieeeClass(want)) << "at row " << y << " sample " << i << ": " << got
                                                                    << " vs reference " << want;
-                        if (ieeeClass(want) == 0) ASSERT_NEAR(got, want, 1e-5f * (std::fabs(want) + 4.0f));
+                        // Finite values: an approximate mode within its bound (the tensor mode's
+                        // TF32 products: 1e-3 of the response), the others within float rounding.
+                        const float relative = m.approximate ? 2e-3f : 1e-5f;
+                        if (ieeeClass(want) == 0) ASSERT_NEAR(got, want, relative * (std::fabs(want) + 4.0f));
                         else ++nonFinite;
                     }
                 // Planted: three lone values (9 outputs each), an Inf/-Inf pair side by side
