@@ -911,8 +911,11 @@ void MainWindow::runNow() {
         return;
     }
     endSweep();  // a new change outdates a running sweep
-    if (choice->backendId == cudaBackendId() && runThroughInterop(currentSpec())) return;
-    submit(choice->key(), view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
+    // An approximate mode (fft, tensor) runs beside the compare mode, so its measured error shows next to its
+    // time; that needs host pixels of both, so it takes the host path rather than the interop preview.
+    const bool measureError = choice->mode.approximate;
+    if (choice->backendId == cudaBackendId() && !measureError && runThroughInterop(currentSpec())) return;
+    submit(choice->key(), measureError || view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
 }
 
 quint64 MainWindow::submit(const QString& key, bool withCompare, int repeats, int warmups) {

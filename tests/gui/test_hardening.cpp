@@ -6,6 +6,8 @@
 #include <QCheckBox>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
+#include <QStatusBar>
 #include <QCryptographicHash>
 #include <QFile>
 #include <QSignalSpy>
@@ -44,6 +46,30 @@ public:
     }
 };
 
+// An approximate GPU mode (as fft and tensor are): the reference's result with one sample off by 2.
+class ApproximateCuda : public fs::Backend {
+public:
+    std::string id() const override { return "cuda"; }
+    std::string displayName() const override { return "CUDA (approximate test double)"; }
+    std::vector<fs::ModeInfo> modes() const override {
+        fs::ModeInfo mode{"tf32", "the reference, one sample off by 2", true, {}};
+        mode.approximate = true;
+        return {mode};
+    }
+    std::string unavailableReason() const override { return {}; }
+    fs::RunResult run(const fs::FilterSpec& spec, fs::ConstImageView input, const std::string&) override {
+        fs::RunResult r;
+        r.output = fs::cpu::referenceFilter(spec, input);
+        std::uint8_t& first = r.output.view().row<std::uint8_t>(0)[0];
+        first = static_cast<std::uint8_t>(first > 127 ? first - 2 : first + 2);
+        r.timing.backend = id();
+        r.timing.mode = "tf32";
+        r.timing.kernelMs = 1.0;
+        r.timing.totalMs = 1.0;
+        return r;
+    }
+};
+
 QByteArray digest(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
@@ -73,11 +99,12 @@ class HardeningTest : public QObject {
     bool answer_ = false;
     QTemporaryDir dir_;
 
-    std::unique_ptr<MainWindow> makeWindow(bool withFailingCuda) {
-        auto window = std::make_unique<MainWindow>([withFailingCuda] {
+    std::unique_ptr<MainWindow> makeWindow(bool withFailingCuda, bool withApproximateCuda = false) {
+        auto window = std::make_unique<MainWindow>([withFailingCuda, withApproximateCuda] {
             std::vector<std::unique_ptr<fs::Backend>> v;
             v.push_back(fs::cpu::makeCpuBackend());
             if (withFailingCuda) v.push_back(std::make_unique<FailingCuda>());
+            if (withApproximateCuda) v.push_back(std::make_unique<ApproximateCuda>());
             return v;
         });
         window->setErrorReporter([this](const QString& t, const QString& m) { errors_ << t + ": " + m; });
@@ -328,6 +355,28 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 2, 5000);
         QCOMPARE(asked_.size(), 1);
         QVERIFY(!window->lastOutcome());
+    }
+
+    // An approximate mode is always run beside the compare mode (the CPU reference by default), and its
+    // measured error stands next to its time; an exact mode in the normal view runs alone.
+    void approximateModeShowsItsMeasuredErrorBesideItsTime() {
+        auto window = makeWindow(false, true);
+        QVERIFY(openAndWait(*window, kFruits));
+        QVERIFY(!window->lastOutcome()->compare);
+        QVERIFY(window->selectMode(QStringLiteral("cuda/tf32")));
+        window->runNow();
+        QTRY_VERIFY_WITH_TIMEOUT(window->lastOutcome() && window->lastOutcome()->request.mode == QStringLiteral("tf32"),
+                                 5000);
+        const auto outcome = window->lastOutcome();
+        QVERIFY(outcome->compare && outcome->compare->ok());
+        QCOMPARE(outcome->request.compareMode, QStringLiteral("reference"));
+        QCOMPARE(outcome->difference.maxAbs, 2.0);
+        QCOMPARE(outcome->difference.differingValues, 1LL);
+        QString shown;
+        for (const QLabel* label : window->statusBar()->findChildren<QLabel*>()) shown += label->text() + '\n';
+        QVERIFY2(shown.contains(QStringLiteral("cuda/tf32: ")) && shown.contains(QStringLiteral("max abs error 2,")),
+                 qPrintable(shown));
+        QVERIFY(errors_.isEmpty());
     }
 };
 
