@@ -17,7 +17,11 @@ Each peer is called as its users would on that image:
 Both pad with their own border (cuDNN zeros, CuPy reflect), ours reflect-101:
 the same reads, resolved differently at the edges.
 
-usage: peers.py OUR_CSV [--quick] [--out peers.csv]
+With --tf32, cuDNN runs with TF32 on and is named cudnn-tf32, the peer of
+our tensor mode (filterstudio-bench --modes tensor); CuPy has no TF32 path
+and is left out.
+
+usage: peers.py OUR_CSV [--quick] [--tf32] [--out peers.csv]
        peers.py OUR_CSV --compare PEERS_CSV [PEERS_CSV ...] [--markdown] [--out peers.csv]
 The second form measures nothing: it pairs the peer times of earlier CSVs with
 OUR_CSV's times in one table, a column per peer, so peers measured while our
@@ -142,13 +146,17 @@ def tally(ours, peers_of, target=1.5):
             f"every peer of the filter in {complete} of {len(keys)}")
 
 
-def measure(ours, quick, keep):
+def measure(ours, quick, keep, tf32=False):
     import cupy as cp
     import cupyx.scipy.ndimage as ndi
     import torch
     import torch.nn.functional as F
 
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = tf32
+    cudnn = "cudnn-tf32" if tf32 else "cudnn"
+
+    def cupy_ms(call):  # CuPy has no TF32 path: not timed beside cudnn-tf32
+        return None if tf32 else median_ms(call)
     torch.backends.cudnn.benchmark = True  # let cuDNN pick its fastest algorithm
     # The images our CSV has, in its order.
     images = []
@@ -198,28 +206,28 @@ def measure(ours, quick, keep):
             if filt == "sobel-magnitude" and mask == 3:
                 wx = torch.tensor([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], dtype=torch.float32, device="cuda")
                 pairs = lambda y: torch.linalg.vector_norm(y.reshape(1, channels, 2, h, w), dim=2)  # noqa: E731
-                peers["cudnn"] = median_ms(torch_conv([wx, wx.t()], 1, pairs))
-                peers["cupy"] = median_ms(lambda: cupy_result(
+                peers[cudnn] = median_ms(torch_conv([wx, wx.t()], 1, pairs))
+                peers["cupy"] = cupy_ms(lambda: cupy_result(
                     cp.hypot(ndi.sobel(x, axis=1, output=out_type), ndi.sobel(x, axis=0, output=out_type))))
             elif filt == "laplacian":
                 wl = torch.tensor([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=torch.float32, device="cuda")
-                peers["cudnn"] = median_ms(torch_conv([wl], 1))
+                peers[cudnn] = median_ms(torch_conv([wl], 1))
                 lap = cp.asarray([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=cp.float32)
-                peers["cupy"] = median_ms(lambda: cupy_result(ndi.convolve(x, cupy_window(lap), output=out_type)))
+                peers["cupy"] = cupy_ms(lambda: cupy_result(ndi.convolve(x, cupy_window(lap), output=out_type)))
             elif filt == "gaussian":
                 s = gaussian_sigma(mask)
                 g = torch.exp(-(torch.arange(mask, device="cuda", dtype=torch.float32) - pad) ** 2 / (2 * s * s))
                 g = g / g.sum()
-                peers["cudnn"] = median_ms(torch_conv([torch.outer(g, g)], pad))
+                peers[cudnn] = median_ms(torch_conv([torch.outer(g, g)], pad))
                 sigma = s if channels == 1 else (s, s, 0)
-                peers["cupy"] = median_ms(lambda: ndi.gaussian_filter(x, sigma, truncate=pad / s))
+                peers["cupy"] = cupy_ms(lambda: ndi.gaussian_filter(x, sigma, truncate=pad / s))
             elif filt == "dense":
                 k = rng.random((mask, mask), dtype=cp.float32) * 2 - 1
-                peers["cudnn"] = median_ms(torch_conv([torch.as_tensor(k, device="cuda")], pad))
+                peers[cudnn] = median_ms(torch_conv([torch.as_tensor(k, device="cuda")], pad))
                 if mask <= 15 or not quick:
-                    peers["cupy"] = median_ms(lambda: ndi.convolve(x, cupy_window(k)))
+                    peers["cupy"] = cupy_ms(lambda: ndi.convolve(x, cupy_window(k)))
             ms, mode = ours[(image, filt, mask)][:2]
-            for peer, pm in peers.items():
+            for peer, pm in ((p, v) for p, v in peers.items() if v is not None):
                 results.append((image, filt, mask, mode, ms, peer, pm))
                 print_pair(results[-1])
                 keep(results[-1])
@@ -234,6 +242,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ours")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--tf32", action="store_true", help="cuDNN with TF32 on (cudnn-tf32), no CuPy")
     ap.add_argument("--out", default="peers.csv")
     ap.add_argument("--compare", metavar="PEERS_CSV", nargs="+",
                     help="pair these peer CSVs' times with OUR_CSV in one table; measure nothing")
@@ -260,7 +269,7 @@ def main():
             for r in compare(ours, args.compare, args.markdown):
                 keep(r)
         else:
-            measure(ours, args.quick, keep)
+            measure(ours, args.quick, keep, args.tf32)
 
 
 if __name__ == "__main__":
