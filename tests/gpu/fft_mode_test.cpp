@@ -32,10 +32,11 @@ namespace {
 // images stay exact while the bound is below 0.5.
 constexpr double kFftRelativeError = 1e-5;
 
-// The policy above; `worst` keeps the largest |error| / bound seen (for tightening it).
-::testing::AssertionResult withinFftTolerance(const FilterSpec& spec, ConstImageView input, const Image& actual,
-                                              double* worst = nullptr) {
-    return withinApproximateBound(spec, input, actual, {kFftRelativeError, 0.0}, worst);
+// The policy above, whatever the depth.
+ApproximateBound fftBound(Depth) { return {kFftRelativeError, 0.0}; }
+
+::testing::AssertionResult withinFftTolerance(const FilterSpec& spec, ConstImageView input, const Image& actual) {
+    return withinApproximateBound(spec, input, actual, fftBound(input.depth));
 }
 
 const std::string& fftId() {
@@ -54,106 +55,22 @@ const std::string& fftId() {
         if (!r.ok() && r.error.find("cuFFT") != std::string::npos) GTEST_SKIP() << r.error;                \
     } while (0)
 
-// A dense kernel whose responses stay in an integer image's range: random
-// positive weights adding to one, with a random sign pattern on half of them.
-Kernel normalisedKernel(int w, int h, std::mt19937& rng) {
-    std::uniform_real_distribution<float> d(0.0f, 1.0f);
-    std::vector<float> v(static_cast<std::size_t>(w) * h);
-    double sum = 0.0;
-    for (float& x : v) sum += (x = d(rng));
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(v[i] / sum) * (i % 4 == 3 ? -0.5f : 1.0f);
-    return Kernel(w, h, std::move(v));
-}
-
-struct Case {
-    std::string name;
-    FilterSpec spec;
-};
-
-std::vector<Case> casesFor(int width, Depth depth, Border border, std::mt19937& rng) {
-    const bool integerImage = depth != Depth::F32;
-    std::vector<Case> out;
-    auto add = [&](const std::string& name, std::vector<Kernel> kernels, auto&& tweak) {
-        FilterSpec s;
-        s.kernels = std::move(kernels);
-        s.border = border;
-        tweak(s);
-        out.push_back({name, s});
-    };
-    const auto none = [](FilterSpec&) {};
-    add("dense3", {randomKernel(3, 3, rng)}, none);
-    add("int5x3", {randomIntegerKernel(5, 3, rng)}, [&](FilterSpec& s) { s.output.absolute = integerImage; });
-    add("dense63", {normalisedKernel(63, 63, rng)}, none);
-    if (width < 100) return out;
-    add("dense15 mapped", {randomKernel(15, 15, rng)}, [&](FilterSpec& s) {
-        s.output.scale = 0.05f;
-        s.output.offset = integerImage ? 100.0f : 0.125f;
-        s.output.floatOutput = integerImage;
-    });
-    add("normalised31", {normalisedKernel(31, 31, rng)}, none);
-    add("7x21", {normalisedKernel(7, 21, rng)}, none);
-    add("magnitude 9x9 + 5x11", {randomKernel(9, 9, rng), randomKernel(5, 11, rng)},
-        [](FilterSpec& s) { s.combine = Combine::Magnitude; });
-    return out;
-}
-
-using Param = std::tuple<int, Depth, int>;  // border index, depth, channels
-
-class FftMatrix : public ::testing::TestWithParam<Param> {};
+class FftMatrix : public ::testing::TestWithParam<BorderDepthChannels> {};
 
 TEST_P(FftMatrix, MatchesTheReferenceWithinItsTolerance) {
     FS_SKIP_WITHOUT_FFT();
-    const auto& [borderIndex, depth, channels] = GetParam();
-    std::mt19937 rng = testRng();
-    const Border border = matrixBorder(borderIndex, depth);
-    // 1x1 and 17x3: one tile; 131x67: several tiles each way for every kernel
-    // (32, 64 and 128 tiles); 301x97: 3x3 and 5x3 in 32 x 32 tiles.
-    const struct {
-        int w, h;
-    } sizes[] = {{1, 1}, {17, 3}, {131, 67}, {301, 97}};
-    double worst = 0.0;
-    for (const auto& size : sizes) {
-        const Image input = randomImage(size.w, size.h, channels, depth, rng);
-        for (const Case& c : casesFor(size.w, depth, border, rng)) {
-            SCOPED_TRACE(c.name + " on " + std::to_string(size.w) + "x" + std::to_string(size.h));
-            Image actual;
-            ASSERT_TRUE(runPoisoned(c.spec, input.cview(), fftId(), actual));
-            EXPECT_TRUE(withinFftTolerance(c.spec, input.cview(), actual, &worst));
-        }
-    }
-    std::printf("  worst f32 error / bound: %.3g\n", worst);
-}
-
-std::string paramName(const ::testing::TestParamInfo<Param>& info) {
-    const auto& [borderIndex, depth, channels] = info.param;
-    static const char* borders[] = {"replicate", "reflect101", "wrap", "constant", "constant0"};
-    return std::string(borders[borderIndex]) + "_" + depthName(depth) + "_c" + std::to_string(channels);
+    checkApproximateMatrix(fftId(), GetParam(), fftBound);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, FftMatrix,
                          ::testing::Combine(::testing::Range(0, 5), ::testing::Values(Depth::U8, Depth::U16, Depth::F32),
                                             ::testing::Values(1, 3, 4)),
-                         paramName);
+                         borderDepthChannelsName);
 
 // Every odd side 3..63: the tile size changes with it (32 up to 128 here).
 TEST(FftMode, EveryKernelSideFrom3To63) {
     FS_SKIP_WITHOUT_FFT();
-    std::mt19937 rng = testRng();
-    const Image gray = randomImage(97, 61, 1, Depth::F32, rng);
-    const Image bgr = randomImage(83, 45, 3, Depth::U8, rng);
-    double worst = 0.0;
-    for (int side = 3; side <= kMaxKernelSize; side += 2) {
-        SCOPED_TRACE("side " + std::to_string(side));
-        FilterSpec s;
-        s.kernels = {normalisedKernel(side, side, rng)};
-        s.border.mode = side % 4 == 1 ? BorderMode::Reflect101 : BorderMode::Replicate;
-        for (const Image* input : {&gray, &bgr}) {
-            Image actual;
-            ASSERT_TRUE(runPoisoned(s, input->cview(), fftId(), actual));
-            EXPECT_TRUE(withinFftTolerance(s, input->cview(), actual, &worst));
-        }
-    }
-    std::printf("  worst f32 error / bound: %.3g\n", worst);
+    checkEveryKernelSide(fftId(), fftBound);
 }
 
 // Integer kernels on integer images: the transforms' error stays far below
@@ -180,19 +97,7 @@ TEST(FftMode, IntegerKernelsOnIntegerImagesRoundToTheExactResult) {
 // own work area), a wrap border reading its halo across the top and bottom.
 TEST(FftMode, PipelinedPiecesMatchTheReference) {
     FS_SKIP_WITHOUT_FFT();
-    std::mt19937 rng = testRng();
-    const Image input = randomImage(1201, 907, 1, Depth::F32, rng);
-    FilterSpec s;
-    s.kernels = {randomKernel(17, 17, rng)};
-    s.border.mode = BorderMode::Wrap;
-    for (int rows : {0, 100, 37}) {
-        SCOPED_TRACE("piece rows " + std::to_string(rows));
-        gpu::setPipelineRows(rows);
-        const RunResult r = gpu::makeCudaBackend()->run(s, input.cview(), fftId());
-        gpu::setPipelineRows(0);
-        ASSERT_TRUE(r.ok()) << r.error;
-        EXPECT_TRUE(withinFftTolerance(s, input.cview(), r.output));
-    }
+    checkPipelinedPieces(fftId(), fftBound);
 }
 
 // A tile holding a NaN or an infinity is filtered directly: the non-finite

@@ -2,6 +2,8 @@
 // optimisation: the test sources themselves compile at -O0 (tests/CMakeLists.txt).
 #include "gpu_test_support.hpp"
 
+#include "fs/gpu/cuda_options.hpp"
+
 namespace fs::test {
 
 ::testing::AssertionResult runPoisoned(const FilterSpec& spec, ConstImageView input, const std::string& mode,
@@ -173,5 +175,103 @@ double largestInput(ConstImageView input, const Border& border) {
                                              << " samples off; " << first.str();
     return ::testing::AssertionSuccess();
 }
+
+Kernel normalisedKernel(int w, int h, std::mt19937& rng) {
+    std::uniform_real_distribution<float> d(0.0f, 1.0f);
+    std::vector<float> v(static_cast<std::size_t>(w) * h);
+    double sum = 0.0;
+    for (float& x : v) sum += (x = d(rng));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(v[i] / sum) * (i % 4 == 3 ? -0.5f : 1.0f);
+    return Kernel(w, h, std::move(v));
+}
+
+std::vector<NamedSpec> approximateModeCases(int width, Depth depth, Border border, std::mt19937& rng) {
+    const bool integerImage = depth != Depth::F32;
+    std::vector<NamedSpec> out;
+    auto add = [&](const std::string& name, std::vector<Kernel> kernels, auto&& tweak) {
+        FilterSpec s;
+        s.kernels = std::move(kernels);
+        s.border = border;
+        tweak(s);
+        out.push_back({name, s});
+    };
+    const auto none = [](FilterSpec&) {};
+    add("dense3", {randomKernel(3, 3, rng)}, none);
+    add("int5x3", {randomIntegerKernel(5, 3, rng)}, [&](FilterSpec& s) { s.output.absolute = integerImage; });
+    add("dense63", {normalisedKernel(63, 63, rng)}, none);
+    if (width < 100) return out;
+    add("dense15 mapped", {randomKernel(15, 15, rng)}, [&](FilterSpec& s) {
+        s.output.scale = 0.05f;
+        s.output.offset = integerImage ? 100.0f : 0.125f;
+        s.output.floatOutput = integerImage;
+    });
+    add("normalised31", {normalisedKernel(31, 31, rng)}, none);
+    add("7x21", {normalisedKernel(7, 21, rng)}, none);
+    add("magnitude 9x9 + 5x11", {randomKernel(9, 9, rng), randomKernel(5, 11, rng)},
+        [](FilterSpec& s) { s.combine = Combine::Magnitude; });
+    return out;
+}
+
+std::string borderDepthChannelsName(const ::testing::TestParamInfo<BorderDepthChannels>& info) {
+    const auto& [borderIndex, depth, channels] = info.param;
+    static const char* borders[] = {"replicate", "reflect101", "wrap", "constant", "constant0"};
+    return std::string(borders[borderIndex]) + "_" + depthName(depth) + "_c" + std::to_string(channels);
+}
+
+void checkApproximateMatrix(const std::string& mode, const BorderDepthChannels& param, BoundFor bound) {
+    const auto& [borderIndex, depth, channels] = param;
+    std::mt19937 rng = testRng();
+    const Border border = matrixBorder(borderIndex, depth);
+    const struct {
+        int w, h;
+    } sizes[] = {{1, 1}, {17, 3}, {131, 67}, {301, 97}};
+    double worst = 0.0;
+    for (const auto& size : sizes) {
+        const Image input = randomImage(size.w, size.h, channels, depth, rng);
+        for (const NamedSpec& c : approximateModeCases(size.w, depth, border, rng)) {
+            SCOPED_TRACE(c.name + " on " + std::to_string(size.w) + "x" + std::to_string(size.h));
+            Image actual;
+            ASSERT_TRUE(runPoisoned(c.spec, input.cview(), mode, actual));
+            EXPECT_TRUE(withinApproximateBound(c.spec, input.cview(), actual, bound(depth), &worst));
+        }
+    }
+    std::printf("  worst f32 error / bound: %.3g\n", worst);
+}
+
+void checkEveryKernelSide(const std::string& mode, BoundFor bound) {
+    std::mt19937 rng = testRng();
+    const Image gray = randomImage(97, 61, 1, Depth::F32, rng);
+    const Image bgr = randomImage(83, 45, 3, Depth::U8, rng);
+    double worst = 0.0;
+    for (int side = 3; side <= kMaxKernelSize; side += 2) {
+        SCOPED_TRACE("side " + std::to_string(side));
+        FilterSpec s;
+        s.kernels = {normalisedKernel(side, side, rng)};
+        s.border.mode = side % 4 == 1 ? BorderMode::Reflect101 : BorderMode::Replicate;
+        for (const Image* input : {&gray, &bgr}) {
+            Image actual;
+            ASSERT_TRUE(runPoisoned(s, input->cview(), mode, actual));
+            EXPECT_TRUE(withinApproximateBound(s, input->cview(), actual, bound(input->depth()), &worst));
+        }
+    }
+    std::printf("  worst f32 error / bound: %.3g\n", worst);
+}
+
+void checkPipelinedPieces(const std::string& mode, BoundFor bound) {
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(1201, 907, 1, Depth::F32, rng);
+    FilterSpec s;
+    s.kernels = {randomKernel(17, 17, rng)};
+    s.border.mode = BorderMode::Wrap;
+    for (int rows : {0, 100, 37}) {
+        SCOPED_TRACE("piece rows " + std::to_string(rows));
+        gpu::setPipelineRows(rows);
+        const RunResult r = gpu::makeCudaBackend()->run(s, input.cview(), mode);
+        gpu::setPipelineRows(0);
+        ASSERT_TRUE(r.ok()) << r.error;
+        EXPECT_TRUE(withinApproximateBound(s, input.cview(), r.output, bound(Depth::F32)));
+    }
+}
+
 
 }  // namespace fs::test

@@ -21,6 +21,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/gpu/cuda_backend.hpp"
@@ -69,6 +71,39 @@ struct ApproximateBound {
 // `worst` keeps the largest |error| / bound of float outputs seen.
 ::testing::AssertionResult withinApproximateBound(const FilterSpec& spec, ConstImageView input, const Image& actual,
                                                   ApproximateBound allowed, double* worst = nullptr);
+
+// Random positive weights adding to one, a quarter of them negated and halved:
+// dense kernels whose responses stay in an integer image's range.
+Kernel normalisedKernel(int w, int h, std::mt19937& rng);
+
+// The approximate modes' matrix (fft, tensor): dense 3x3, integer 5x3 (|.| on
+// integer images), normalised 63x63; from 100 columns on also a mapped dense
+// 15x15, normalised 31x31 and 7x21, and a magnitude of 9x9 and 5x11.
+struct NamedSpec {
+    std::string name;
+    FilterSpec spec;
+};
+std::vector<NamedSpec> approximateModeCases(int width, Depth depth, Border border, std::mt19937& rng);
+
+// A (border index, depth, channels) parameter as "reflect101_u8_c3".
+using BorderDepthChannels = std::tuple<int, Depth, int>;
+std::string borderDepthChannelsName(const ::testing::TestParamInfo<BorderDepthChannels>& info);
+
+// An approximate mode's bound for an input depth, and three checks both such
+// modes run (each result from a poisoned buffer, within the bound):
+// - checkApproximateMatrix: one (border, depth, channels) parameter on 1x1
+//   and 17x3 images (one tile or block), 131x67 and 301x97 (several each
+//   way, a last one part-filled), approximateModeCases on each; prints the
+//   worst f32 error / bound.
+// - checkEveryKernelSide: every odd side 3..63, normalised weights, on a
+//   97x61 gray f32 and an 83x45 BGR u8 image.
+// - checkPipelinedPieces: 1201x907 gray f32 through the pipelined host path
+//   whole and in 100- and 37-row pieces, 17x17 with a wrap border (its halo
+//   read across the top and bottom).
+using BoundFor = ApproximateBound (*)(Depth inputDepth);
+void checkApproximateMatrix(const std::string& mode, const BorderDepthChannels& param, BoundFor bound);
+void checkEveryKernelSide(const std::string& mode, BoundFor bound);
+void checkPipelinedPieces(const std::string& mode, BoundFor bound);
 
 // Random integer weights in -3..3 with a centre of 4 (never all zero): the
 // direct modes are bit-exact with them on integer images.
