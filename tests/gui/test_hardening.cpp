@@ -4,6 +4,7 @@
 // and a CUDA run that fails (the CPU is then offered instead).
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
@@ -363,7 +364,16 @@ private slots:
         auto window = makeWindow(false, true);
         QVERIFY(openAndWait(*window, kFruits));
         QVERIFY(!window->lastOutcome()->compare);
+        // The mode list labels it.
+        auto* modes = window->backendChooser()->findChild<QComboBox*>();
+        QVERIFY(modes);
+        for (int i = 0; i < modes->count(); ++i) {
+            const bool approximate = modes->itemData(i, Qt::UserRole).toString() == QStringLiteral("cuda/tf32");
+            QCOMPARE(modes->itemText(i).endsWith(QStringLiteral(" (approximate)")), approximate);
+        }
         QVERIFY(window->selectMode(QStringLiteral("cuda/tf32")));
+        QVERIFY2(window->backendChooser()->explanation().contains(QStringLiteral("(approximate")),
+                 qPrintable(window->backendChooser()->explanation()));
         window->runNow();
         QTRY_VERIFY_WITH_TIMEOUT(window->lastOutcome() && window->lastOutcome()->request.mode == QStringLiteral("tf32"),
                                  5000);

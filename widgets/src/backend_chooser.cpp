@@ -44,7 +44,9 @@ BackendChooser::BackendChooser(QWidget* parent) : QWidget(parent) {
 void BackendChooser::fill(QComboBox* combo) {
     auto* model = new QStandardItemModel(combo);
     for (const ModeChoice& c : choices_) {
-        auto* item = new QStandardItem(QStringLiteral("%1 · %2").arg(c.backendName, QString::fromStdString(c.mode.id)));
+        QString text = QStringLiteral("%1 · %2").arg(c.backendName, QString::fromStdString(c.mode.id));
+        if (c.mode.approximate) text += tr(" (approximate)");  // within a bound of the reference, not bit for bit
+        auto* item = new QStandardItem(text);
         item->setData(c.key(), Qt::UserRole);
         if (!c.mode.available) {
             item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
@@ -127,8 +129,11 @@ QString BackendChooser::explanation() const { return explanation_->text(); }
 
 void BackendChooser::refreshExplanation() {
     const ModeChoice* c = current();
-    explanation_->setText(c ? QStringLiteral("<b>%1 · %2</b><br>%3")
+    const QString approximate =
+        c && c->mode.approximate ? tr(" (approximate: its measured error shows beside its time)") : QString();
+    explanation_->setText(c ? QStringLiteral("<b>%1 · %2</b>%3<br>%4")
                                   .arg(c->backendName.toHtmlEscaped(), QString::fromStdString(c->mode.id).toHtmlEscaped(),
+                                       approximate.toHtmlEscaped(),
                                        QString::fromStdString(c->mode.description).toHtmlEscaped())
                             : tr("No backend is available."));
 }
