@@ -132,7 +132,9 @@ TimingRecord sumOf(const std::vector<RunResult>& results, double wallMs) {
 
 }  // namespace
 
-std::vector<std::string> benchPresetNames() { return {"course-table1", "course-figure8", "thesis-widths", "thesis-batch"}; }
+std::vector<std::string> benchPresetNames() {
+    return {"course-table1", "course-figure8", "thesis-widths", "thesis-batch", "tensor-cores"};
+}
 
 bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std::string* why) {
     BenchPreset p;
@@ -195,6 +197,20 @@ bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std:
         p.baseline = "CPU parallel";
         p.warmup = 1;
         p.repeats = quick ? 2 : 5;
+    } else if (name == "tensor-cores") {
+        p.title = "Tensor cores: dense 9x9 to 31x31 masks in TF32 (approximate) against the FP32 modes, 8K gray f32";
+        p.source = "not from the papers: gpu/README.md, \"The tensor mode\", and docs/teaching.md";
+        p.sizes = quick ? std::vector<std::pair<int, int>>{{960, 540}} : std::vector<std::pair<int, int>>{{7680, 4320}};
+        p.channels = 1;
+        p.depth = Depth::F32;
+        p.maskSizes = {9, 15, 23, 31};
+        p.contenders = {contender("CUDA shared (FP32)", "cuda", ModePick::Named, "shared"),
+                        contender("CUDA fft (FP32 transforms)", "cuda", ModePick::Named, "fft"),
+                        contender("CUDA tensor (TF32, approximate)", "cuda", ModePick::Named, "tensor"),
+                        contender("CUDA tuned (default)", "cuda", ModePick::Default)};
+        p.baseline = "CUDA shared (FP32)";
+        p.warmup = quick ? 1 : 2;
+        p.repeats = quick ? 3 : 10;
     } else {
         if (why) {
             *why = "unknown benchmark preset '" + name + "'; known:";

@@ -730,6 +730,20 @@ TEST_F(CliDefaults, BenchPresetQuickWritesTheCsvAndBothPlots) {
     }
 }
 
+// The tensor-core lesson: every mask of every contender is timed where a
+// CUDA GPU is, else listed as skipped with the backend's reason.
+TEST_F(CliDefaults, BenchPresetTensorCoresTimesOrSkipsEveryContender) {
+    const std::string csv = dir_.file("tensor.csv");
+    const CliRun r = run("bench --preset tensor-cores --quick --csv " + shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    for (const char* text : {"preset tensor-cores (quick)", "speed-up against CUDA shared (FP32)",
+                             "CUDA tensor (TF32, approximate)", "CUDA fft (FP32 transforms)"})
+        EXPECT_NE(r.out.find(text), std::string::npos) << text << " in\n" << r.out;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), 1u + 4 * 4);  // 4 masks x 4 contenders, each run or skipped
+    EXPECT_EQ(fieldsOf(lines[1])[6], "960");
+}
+
 TEST_F(CliDefaults, TransferKnobsNeedCudaAndSayWhy) {
     const std::string out = dir_.file("o.png");
     const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:3 --serial --pinned");
@@ -756,7 +770,8 @@ TEST_F(CliDefaults, BenchPresetSizesAndExcludeNarrowTheRun) {
 }
 
 TEST_F(CliDefaults, BenchPresetRefusesBeforeRunning) {
-    expectRefused("bench --preset course-table2", 2, {"course-table2", "course-table1", "thesis-widths", "thesis-batch"});
+    expectRefused("bench --preset course-table2", 2,
+                  {"course-table2", "course-table1", "thesis-widths", "thesis-batch", "tensor-cores"});
     expectRefused("bench --preset course-table1 --bogus", 2, {"--bogus"});
     expectRefused("bench --preset course-table1 --exclude turbo", 2, {"turbo", "'sequential'", "'OpenCL'"});
     expectRefused("bench --preset course-table1 --sizes 0", 2, {"--sizes"});

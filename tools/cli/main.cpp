@@ -173,6 +173,9 @@ deviation), the speed-up against the paper's baseline, GB/s and GFLOP/s.
   course-figure8       course paper, Figure 8: k x k outputs per thread, k = 1..6,
                        CUDA global memory (configurations a mode refuses are
                        listed as skipped with the reason)
+  tensor-cores         not from the papers: 8K gray f32, dense 9x9 to 31x31, the
+                       TF32 tensor mode (approximate) against CUDA shared, fft
+                       and the tuned default
 
 Colour images are filtered per channel in the file's BGR(A) order.
 Inputs (-i, -p, kernel files) must be regular files (links are followed).
