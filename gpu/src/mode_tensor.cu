@@ -9,22 +9,25 @@
 //   B (8 x 8):  B[j][n] = tile[row n + ky][column j], the staged input;
 //   C (16 x 8): output columns x, output rows n, accumulated in FP32.
 // Each warp owns 16 output columns and 8 x NT rows; a block of 8 warps a
-// 128-column tile (fewer where the device's shared memory per block is short:
-// large kernels on GeForce cards). The band is mostly zeros (15x15: 15 of 32 products count,
-// 31x31: 31 of 48), but the tensor cores' rate is several times the FP32
-// lanes'. TF32 keeps 10 of float's 23 mantissa bits: each product errs by up
-// to 2^-10 of |w x|, so the mode is approximate; its bound is tested and
-// shown beside its time. 8-bit samples are TF32 numbers already, so on 8-bit
-// images each weight is split into two TF32 parts (hi + lo, 21 bits together)
-// and multiplied twice: the products are then as exact as FP32's, at twice
-// the tensor instructions.
+// 128-column tile (fewer where the device's shared memory per block is
+// short: large kernels on GeForce cards). The band is mostly zeros (15x15:
+// 15 of 32 products count, 31x31: 31 of 48); on gray images from 9x9 the
+// tensor cores' rate makes up for it (docs/performance.md). TF32 keeps 10 of
+// float's 23 mantissa bits: each product errs by up to 2^-10 of |w x|, so
+// the mode is approximate; its bound is tested and shown beside its time.
+// 8-bit samples are TF32 numbers already, so on 8-bit images each weight is
+// split into two TF32 parts (hi + lo, 21 bits together) and multiplied
+// twice: the products are then as exact as FP32's, at twice the tensor
+// instructions.
 //
 // A zero band entry times Inf or NaN is NaN, which would spread a non-finite
 // sample over 16 output columns. A tile holding one is filtered directly
 // instead (FP32 FMAs over the same staged values), so non-finite outputs
 // stay where the reference puts them, as in the fft mode.
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "constant_weights.cuh"
@@ -42,7 +45,9 @@ __host__ __device__ constexpr int bandChunks(int kw) { return (15 + kw + 7) / 8;
 __host__ __device__ constexpr int bandRowFloats(int kw) { return 8 * bandChunks(kw) + kBandPad + 1; }
 // Staged tile row: the last warp's band end; 4 more floats make a row 4 banks
 // past a multiple of 32, so B's 8 rows x 4 columns fall in 32 distinct banks.
-__host__ __device__ constexpr int tileRowFloats(int kw, int warps) { return 16 * (warps - 1) + 8 * bandChunks(kw) + 4; }
+__host__ __device__ constexpr int tileRowFloats(int kw, int warps) {
+    return 16 * (warps - 1) + 8 * bandChunks(kw) + 4;
+}
 // Output rows per warp: 8 x NT. Each channel and kernel keeps its own
 // accumulators (4 registers per 8 rows), so colour and magnitudes take fewer rows.
 constexpr int rowTilesFor(int channels, int kernels) { return channels == 1 ? 8 : kernels == 1 ? 4 : 2; }
