@@ -47,7 +47,8 @@ public:
     }
 };
 
-// An approximate GPU mode (as fft and tensor are): the reference's result with one sample off by 2.
+// An approximate GPU mode (as fft and tensor are): the reference's result with one sample off by 2; and a
+// mode this device lacks the hardware for (as tensor on a card before compute capability 8.0).
 class ApproximateCuda : public fs::Backend {
 public:
     std::string id() const override { return "cuda"; }
@@ -55,7 +56,7 @@ public:
     std::vector<fs::ModeInfo> modes() const override {
         fs::ModeInfo mode{"tf32", "the reference, one sample off by 2", true, {}};
         mode.approximate = true;
-        return {mode};
+        return {mode, {"newer-gpu", "needs newer hardware", false, "needs compute capability 8.0; this GPU is 7.5"}};
     }
     std::string unavailableReason() const override { return {}; }
     fs::RunResult run(const fs::FilterSpec& spec, fs::ConstImageView input, const std::string&) override {
@@ -364,7 +365,11 @@ private slots:
         auto window = makeWindow(false, true);
         QVERIFY(openAndWait(*window, kFruits));
         QVERIFY(!window->lastOutcome()->compare);
-        // The mode list labels it.
+        // The mode the device cannot run is named with its reason, not the whole backend.
+        QVERIFY2(window->backendChooser()->unavailableText().contains(
+                     QStringLiteral("CUDA (approximate test double) · newer-gpu unavailable: needs compute capability")),
+                 qPrintable(window->backendChooser()->unavailableText()));
+        // The mode list labels the approximate one.
         auto* modes = window->backendChooser()->findChild<QComboBox*>();
         QVERIFY(modes);
         for (int i = 0; i < modes->count(); ++i) {

@@ -1,5 +1,7 @@
 #include "fs/widgets/backend_chooser.hpp"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -79,7 +81,14 @@ void BackendChooser::setChoices(const QVector<ModeChoice>& choices) {
     QStringList reasons;
     for (const ModeChoice& c : choices_)
         if (!c.mode.available) {
-            const QString line = tr("%1 unavailable: %2").arg(c.backendName, QString::fromStdString(c.mode.unavailableReason));
+            // One mode the device lacks the hardware for (tensor cores) is named; a backend that cannot run at all
+            // is named once.
+            const bool backendRuns = std::any_of(choices_.begin(), choices_.end(), [&](const ModeChoice& o) {
+                return o.backendId == c.backendId && o.mode.available;
+            });
+            const QString who =
+                backendRuns ? QStringLiteral("%1 · %2").arg(c.backendName, QString::fromStdString(c.mode.id)) : c.backendName;
+            const QString line = tr("%1 unavailable: %2").arg(who, QString::fromStdString(c.mode.unavailableReason));
             if (!reasons.contains(line)) reasons << line;
         }
     unavailable_->setText(reasons.join('\n'));
@@ -126,6 +135,8 @@ bool BackendChooser::selectCompare(const QString& key) {
 }
 
 QString BackendChooser::explanation() const { return explanation_->text(); }
+
+QString BackendChooser::unavailableText() const { return unavailable_->text(); }
 
 void BackendChooser::refreshExplanation() {
     const ModeChoice* c = current();

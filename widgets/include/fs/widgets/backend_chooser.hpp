@@ -34,6 +34,8 @@ public:
     const ModeChoice* current() const;
     bool isAvailable(const QString& key) const;
     QString explanation() const;
+    // The lines under the list saying which backends or modes cannot run here, and why.
+    QString unavailableText() const;
 
 public slots:
     // False when the key is unknown or unavailable; the selection then stays.
