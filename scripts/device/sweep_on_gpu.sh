@@ -16,7 +16,10 @@
 # GPU idle, on the cases of an earlier ours.csv (its cases, not its times),
 # so that one call holds the whole sweep: ours, NPP and those peers. CTEST=1
 # builds every target and runs the GPU tests last (carry .gl too for the
-# interop test).
+# interop test); RACECHECK=FILTER then runs compute-sanitizer's racecheck on
+# the launch-matrix tests FILTER names (racecheck.txt), e.g.
+# 'Cuda/LaunchMatrix.*/shared_u8_c3:Cuda/LaunchMatrix.*/shared_u8_c4' for
+# the shared mode's colour kernels.
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
 say "== $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
@@ -99,4 +102,9 @@ if [ -f "$OUT/ours.csv" ]; then
   fi
 fi
 [ "${CTEST:-0}" = 1 ] && gpu_ctest $B
+if [ "${CTEST:-0}" = 1 ] && [ -n "${RACECHECK:-}" ]; then
+  timeout "${RACECHECK_SECONDS:-240}" compute-sanitizer --tool racecheck "$B/tests/gpu/fs_gpu_launch_tests" \
+    --gtest_filter="$RACECHECK" >"$OUT/racecheck.txt" 2>&1
+  say "racecheck exit $?: $(grep -E 'RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$OUT/racecheck.txt" | tr '\n' ' ')"
+fi
 say "took $(( $(date +%s) - start )) s"
