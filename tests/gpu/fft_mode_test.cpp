@@ -6,13 +6,8 @@
 // reference does); the spectrum cache; memory pressure; its refusals.
 // Skips without a device; FS_TEST_SEED=N replays a run.
 #include <cmath>
-#include <cstdio>
-#include <limits>
-#include <tuple>
 
-#include "fs/gpu/cuda_options.hpp"
 #include "fs/gpu/engine.hpp"
-#include "fs/presets.hpp"
 #include "gpu_test_support.hpp"
 #include "launch.hpp"
 
@@ -77,20 +72,7 @@ TEST(FftMode, EveryKernelSideFrom3To63) {
 // 0.5, so the rounded results equal the reference bit for bit.
 TEST(FftMode, IntegerKernelsOnIntegerImagesRoundToTheExactResult) {
     FS_SKIP_WITHOUT_FFT();
-    std::mt19937 rng = testRng();
-    const Image input = randomImage(211, 77, 4, Depth::U8, rng);
-    std::uniform_int_distribution<int> sign(-1, 1);
-    std::vector<float> ternary(15 * 15);
-    for (float& w : ternary) w = static_cast<float>(sign(rng));
-    FilterSpec dense;
-    dense.kernels = {Kernel(15, 15, ternary)};
-    for (const FilterSpec& base : {dense, presetSpec("laplacian-8"), presetSpec("sobel-x")}) {
-        FilterSpec s = base;
-        s.output.absolute = true;
-        Image actual;
-        ASSERT_TRUE(runPoisoned(s, input.cview(), fftId(), actual));
-        EXPECT_TRUE(imagesMatch(actual, cpu::referenceFilter(s, input.cview()), exact()));
-    }
+    checkIntegerKernelsExact(fftId(), {"laplacian-8", "sobel-x"});
 }
 
 // The host path in many pieces on the engine's three streams (each with its
@@ -103,29 +85,11 @@ TEST(FftMode, PipelinedPiecesMatchTheReference) {
 // A tile holding a NaN or an infinity is filtered directly: the non-finite
 // outputs are exactly the reference's (the kernel's window around them), and
 // the other tiles stay within the tolerance.
+// 3e30 is finite, but its rounding would swamp a tile: filtered directly too.
 TEST(FftMode, NonFiniteSamplesStayLocalAsInTheReference) {
     FS_SKIP_WITHOUT_FFT();
-    std::mt19937 rng = testRng();
-    Image input = randomImage(700, 300, 1, Depth::F32, rng);
-    input.view().row<float>(150)[350] = std::numeric_limits<float>::quiet_NaN();
-    input.view().row<float>(20)[40] = std::numeric_limits<float>::infinity();
-    input.view().row<float>(280)[690] = 3e30f;  // finite, but its rounding would swamp a tile
-    FilterSpec s;
-    s.kernels = {normalisedKernel(15, 15, rng)};
-    s.border.mode = BorderMode::Reflect101;
-    Image actual;
-    ASSERT_TRUE(runPoisoned(s, input.cview(), fftId(), actual));
-    const Image expected = cpu::referenceFilter(s, input.cview());
-    int nonFinite = 0;
-    for (int y = 0; y < 300; ++y)
-        for (int x = 0; x < 700; ++x) {
-            const float a = actual.cview().row<float>(y)[x], e = expected.cview().row<float>(y)[x];
-            ASSERT_EQ(std::isnan(a), std::isnan(e)) << "at (" << x << "," << y << ")";
-            ASSERT_EQ(std::isinf(a), std::isinf(e)) << "at (" << x << "," << y << ")";
-            if (!std::isfinite(e)) ++nonFinite;
-            else ASSERT_NEAR(a, e, 1e-5 * (std::fabs(e) + 4.0)) << "at (" << x << "," << y << ")";
-        }
-    EXPECT_GE(nonFinite, 2 * 15 * 15 - 15 * 8);  // the NaN's window and most of the edge infinity's
+    checkNonFiniteStaysLocal(fftId(), /*hugeFinite=*/true,
+                             [](double expected, double) { return 1e-5 * (std::fabs(expected) + 4.0); });
 }
 
 // The kernel's spectrum is cached per tile size: another kernel of the same
@@ -175,18 +139,11 @@ TEST(FftMode, WorkAreasAreFreedWithTheEnginesCaches) {
 
 TEST(FftMode, RefusesLaunchKnobsAndOverflowingWeights) {
     FS_SKIP_WITHOUT_FFT();
-    auto backend = gpu::makeCudaBackend();
+    checkLaunchKnobsRefused(fftId());
     const Image input(16, 16, 1, Depth::F32);
     FilterSpec s;
-    s.kernels = {Kernel(3, 3, std::vector<float>(9, 1.0f))};
-    LaunchConfig block;
-    block.blockX = 32;
-    block.blockY = 8;
-    const RunResult knob = backend->runWithLaunch(s, input.cview(), fftId(), block);
-    ASSERT_FALSE(knob.ok());
-    EXPECT_NE(knob.error.find("no launch knobs"), std::string::npos) << knob.error;
     s.kernels = {Kernel(3, 1, {3e38f, 3e38f, -3e38f})};
-    const RunResult huge = backend->run(s, input.cview(), fftId());
+    const RunResult huge = gpu::makeCudaBackend()->run(s, input.cview(), fftId());
     ASSERT_FALSE(huge.ok());
     EXPECT_EQ(huge.error.find("mode " + fftId() + ":"), 0u) << huge.error;
 }

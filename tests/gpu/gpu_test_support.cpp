@@ -2,7 +2,10 @@
 // optimisation: the test sources themselves compile at -O0 (tests/CMakeLists.txt).
 #include "gpu_test_support.hpp"
 
+#include <limits>
+
 #include "fs/gpu/cuda_options.hpp"
+#include "fs/presets.hpp"
 
 namespace fs::test {
 
@@ -136,7 +139,8 @@ double largestInput(ConstImageView input, const Border& border) {
         for (float w : spec.kernels[k].weights) weightSum += std::fabs(w);
     }
     const double referenceRelative = std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
-    const double global = allowed.ofLargestResponse * weightSum * largestInput(input, spec.border);
+    const double global =
+        allowed.ofLargestResponse > 0.0 ? allowed.ofLargestResponse * weightSum * largestInput(input, spec.border) : 0.0;
     const double scale = std::fabs(spec.output.scale);
     long long bad = 0;
     std::ostringstream first;
@@ -273,5 +277,58 @@ void checkPipelinedPieces(const std::string& mode, BoundFor bound) {
     }
 }
 
+void checkIntegerKernelsExact(const std::string& mode, std::initializer_list<const char*> presets) {
+    std::mt19937 rng = testRng();
+    const Image input = randomImage(211, 77, 4, Depth::U8, rng);
+    std::uniform_int_distribution<int> sign(-1, 1);
+    std::vector<float> ternary(15 * 15);
+    for (float& w : ternary) w = static_cast<float>(sign(rng));
+    std::vector<FilterSpec> specs(1);
+    specs[0].kernels = {Kernel(15, 15, ternary)};
+    for (const char* preset : presets) specs.push_back(presetSpec(preset));
+    for (FilterSpec& s : specs) {
+        s.output.absolute = true;
+        Image actual;
+        ASSERT_TRUE(runPoisoned(s, input.cview(), mode, actual));
+        EXPECT_TRUE(imagesMatch(actual, cpu::referenceFilter(s, input.cview()), exact())) << s.name;
+    }
+}
+
+void checkNonFiniteStaysLocal(const std::string& mode, bool hugeFinite, FiniteTolerance finiteTolerance) {
+    std::mt19937 rng = testRng();
+    Image input = randomImage(700, 300, 1, Depth::F32, rng);
+    input.view().row<float>(150)[350] = std::numeric_limits<float>::quiet_NaN();
+    input.view().row<float>(20)[40] = std::numeric_limits<float>::infinity();
+    if (hugeFinite) input.view().row<float>(280)[690] = 3e30f;
+    FilterSpec s;
+    s.kernels = {normalisedKernel(15, 15, rng)};
+    s.border.mode = BorderMode::Reflect101;
+    Image actual;
+    ASSERT_TRUE(runPoisoned(s, input.cview(), mode, actual));
+    const Image expected = cpu::referenceFilter(s, input.cview());
+    const Image local = absResponse(s, input.cview());
+    int nonFinite = 0;
+    for (int y = 0; y < 300; ++y)
+        for (int x = 0; x < 700; ++x) {
+            const float a = actual.cview().row<float>(y)[x], e = expected.cview().row<float>(y)[x];
+            ASSERT_EQ(std::isnan(a), std::isnan(e)) << "at (" << x << "," << y << ")";
+            ASSERT_EQ(std::isinf(a), std::isinf(e)) << "at (" << x << "," << y << ")";
+            if (!std::isfinite(e)) ++nonFinite;
+            else ASSERT_NEAR(a, e, finiteTolerance(e, local.cview().row<float>(y)[x])) << "at (" << x << "," << y << ")";
+        }
+    EXPECT_GE(nonFinite, 2 * 15 * 15 - 15 * 8);  // the NaN's window and most of the edge infinity's
+}
+
+void checkLaunchKnobsRefused(const std::string& mode) {
+    const Image input(16, 16, 1, Depth::F32);
+    FilterSpec s;
+    s.kernels = {Kernel(3, 3, std::vector<float>(9, 1.0f))};
+    LaunchConfig block;
+    block.blockX = 32;
+    block.blockY = 8;
+    const RunResult knob = gpu::makeCudaBackend()->runWithLaunch(s, input.cview(), mode, block);
+    ASSERT_FALSE(knob.ok());
+    EXPECT_NE(knob.error.find("no launch knobs"), std::string::npos) << knob.error;
+}
 
 }  // namespace fs::test

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -104,6 +105,18 @@ using BoundFor = ApproximateBound (*)(Depth inputDepth);
 void checkApproximateMatrix(const std::string& mode, const BorderDepthChannels& param, BoundFor bound);
 void checkEveryKernelSide(const std::string& mode, BoundFor bound);
 void checkPipelinedPieces(const std::string& mode, BoundFor bound);
+// A 211x77 RGBA u8 image, a random ternary 15x15 kernel and `presets`, each
+// with |.|: equal to the reference bit for bit.
+void checkIntegerKernelsExact(const std::string& mode, std::initializer_list<const char*> presets);
+// A 700x300 gray f32 image with NaN at (350, 150) and +Inf at (40, 20) (and,
+// with `hugeFinite`, 3e30 at (690, 280)), a normalised 15x15 kernel,
+// reflect101: non-finite outputs exactly where the reference has them (at
+// least the NaN's window and most of the edge infinity's), finite ones within
+// finiteTolerance(expected, the sample's sum |w| |x|).
+using FiniteTolerance = double (*)(double expected, double window);
+void checkNonFiniteStaysLocal(const std::string& mode, bool hugeFinite, FiniteTolerance finiteTolerance);
+// A 32x8 block asked of a mode without launch knobs: refused, saying so.
+void checkLaunchKnobsRefused(const std::string& mode);
 
 // Random integer weights in -3..3 with a centre of 4 (never all zero): the
 // direct modes are bit-exact with them on integer images.

@@ -5,12 +5,8 @@
 // host path; non-finite samples; integer kernels on 8-bit images, which TF32
 // computes exactly; its refusals. Skips without a device or on one older
 // than compute capability 8.0 (the mode says why); FS_TEST_SEED=N replays a run.
-#include <cmath>
-#include <cstdio>
-#include <limits>
-#include <tuple>
+#include <utility>
 
-#include "fs/gpu/cuda_options.hpp"
 #include "fs/presets.hpp"
 #include "gpu_test_support.hpp"
 #include "launch.hpp"
@@ -93,20 +89,7 @@ TEST(TensorMode, PhotographsMatchTheReferenceWithinItsBound) {
 // them exactly, as the reference does.
 TEST(TensorMode, IntegerKernelsOnEightBitImagesAreExact) {
     FS_SKIP_WITHOUT_TENSOR_CORES();
-    std::mt19937 rng = testRng();
-    const Image input = randomImage(211, 77, 4, Depth::U8, rng);
-    std::uniform_int_distribution<int> sign(-1, 1);
-    std::vector<float> ternary(15 * 15);
-    for (float& w : ternary) w = static_cast<float>(sign(rng));
-    FilterSpec dense;
-    dense.kernels = {Kernel(15, 15, ternary)};
-    for (const FilterSpec& base : {dense, presetSpec("laplacian-8"), presetSpec("sobel-mag:3")}) {
-        FilterSpec s = base;
-        s.output.absolute = true;
-        Image actual;
-        ASSERT_TRUE(runPoisoned(s, input.cview(), tensorId(), actual));
-        EXPECT_TRUE(imagesMatch(actual, cpu::referenceFilter(s, input.cview()), exact())) << s.name;
-    }
+    checkIntegerKernelsExact(tensorId(), {"laplacian-8", "sobel-mag:3"});
 }
 
 // The host path in pieces, each piece's rows and halo from a strip of the source.
@@ -121,41 +104,13 @@ TEST(TensorMode, PipelinedPiecesMatchTheReference) {
 // of the image stays within the bound.
 TEST(TensorMode, NonFiniteSamplesStayLocalAsInTheReference) {
     FS_SKIP_WITHOUT_TENSOR_CORES();
-    std::mt19937 rng = testRng();
-    Image input = randomImage(700, 300, 1, Depth::F32, rng);
-    input.view().row<float>(150)[350] = std::numeric_limits<float>::quiet_NaN();
-    input.view().row<float>(20)[40] = std::numeric_limits<float>::infinity();
-    FilterSpec s;
-    s.kernels = {normalisedKernel(15, 15, rng)};
-    s.border.mode = BorderMode::Reflect101;
-    Image actual;
-    ASSERT_TRUE(runPoisoned(s, input.cview(), tensorId(), actual));
-    const Image expected = cpu::referenceFilter(s, input.cview());
-    const Image local = absResponse(s, input.cview());
-    int nonFinite = 0;
-    for (int y = 0; y < 300; ++y)
-        for (int x = 0; x < 700; ++x) {
-            const float a = actual.cview().row<float>(y)[x], e = expected.cview().row<float>(y)[x];
-            ASSERT_EQ(std::isnan(a), std::isnan(e)) << "at (" << x << "," << y << ")";
-            ASSERT_EQ(std::isinf(a), std::isinf(e)) << "at (" << x << "," << y << ")";
-            if (!std::isfinite(e)) ++nonFinite;
-            else ASSERT_NEAR(a, e, 2e-3 * local.cview().row<float>(y)[x] + 1e-6) << "at (" << x << "," << y << ")";
-        }
-    EXPECT_GE(nonFinite, 2 * 15 * 15 - 15 * 8);  // the NaN's window and most of the edge infinity's
+    checkNonFiniteStaysLocal(tensorId(), /*hugeFinite=*/false,
+                             [](double, double window) { return 2e-3 * window + 1e-6; });
 }
 
 TEST(TensorMode, RefusesLaunchKnobs) {
     FS_SKIP_WITHOUT_TENSOR_CORES();
-    auto backend = gpu::makeCudaBackend();
-    const Image input(16, 16, 1, Depth::F32);
-    FilterSpec s;
-    s.kernels = {Kernel(3, 3, std::vector<float>(9, 1.0f))};
-    LaunchConfig block;
-    block.blockX = 32;
-    block.blockY = 8;
-    const RunResult knob = backend->runWithLaunch(s, input.cview(), tensorId(), block);
-    ASSERT_FALSE(knob.ok());
-    EXPECT_NE(knob.error.find("no launch knobs"), std::string::npos) << knob.error;
+    checkLaunchKnobsRefused(tensorId());
 }
 
 }  // namespace
