@@ -255,13 +255,15 @@ Refusal planTensor(const PreparedFilter& f, const LaunchConfig& want, int width,
     const int parts = f.inDepth == Depth::U8 ? 2 : 1;
     // The widest tile whose band and staged input fit the device's shared memory per block.
     const std::size_t limit = deviceUsable() ? deviceProps().sharedMemPerBlockOptin : ~std::size_t{0};
+    const auto bytesFor = [&](int warps) {
+        return tensorSharedBytes(f.math.kw, f.math.kh, f.channels, f.math.kernelCount, parts, warps);
+    };
     int warps = kTensorMaxWarps;
-    while (warps > 1 && tensorSharedBytes(f.math.kw, f.math.kh, f.channels, f.math.kernelCount, parts, warps) > limit)
-        warps /= 2;
+    while (warps > 1 && bytesFor(warps) > limit) warps /= 2;
     out.kernel = tensorKernelFor(f);
     out.block = dim3(32 * warps, 1);
     out.grid = dim3(ceilDiv(width, 16 * warps), ceilDiv(std::max(rows, 1), rowsPerBlock));
-    out.sharedBytes = tensorSharedBytes(f.math.kw, f.math.kh, f.channels, f.math.kernelCount, parts, warps);
+    out.sharedBytes = bytesFor(warps);
     out.config = want;
     const int chunks = bandChunks(f.math.kw);
     out.variant = "tensor, TF32 mma m16n8k8" + std::string(parts == 2 ? " (weights as hi + lo)" : "") + ", " +

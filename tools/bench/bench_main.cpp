@@ -230,6 +230,13 @@ struct ImageConfig {
 
 std::size_t alignUp(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
+// Whether a mode asked for by name is approximate (fft, tensor); auto is not,
+// whichever mode it runs.
+bool approximateMode(const std::string& id) {
+    const gpu::ModeImpl* m = gpu::findRegisteredMode(id);
+    return m && m->approximate;
+}
+
 struct Row {
     ImageConfig image;
     std::string filter;
@@ -338,9 +345,8 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
             a.geom.border = BorderMode::Reflect101;
             int used = 0;
             const double ms = timeMedian([&] { CHECK(mode->launch(a, stream)); }, stream, repeats, &used);
-            const bool approximate = gpu::findRegisteredMode(modeId)->approximate;
             rows.push_back({ic, nf.name, nf.mask, modeId, mode->id, ms, used, bytes, bytes / (ms * 1e6), floorMs,
-                            ms / floorMs, memoryFloorMs, fmaFloorMs, approximate});
+                            ms / floorMs, memoryFloorMs, fmaFloorMs, approximateMode(modeId)});
         }
     }
     CHECK(cudaStreamSynchronize(stream));
@@ -356,11 +362,7 @@ void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::
                 ic.label.c_str(), ic.width, ic.height, depthName(ic.depth), ic.channels);
     std::printf("%-16s %4s", "filter", "mask");
     const auto widthOf = [](const std::string& mode) { return std::max<int>(10, static_cast<int>(mode.size())); };
-    const auto approximate = [](const std::string& mode) {
-        const gpu::ModeImpl* m = gpu::findRegisteredMode(mode);
-        return m && m->approximate;
-    };
-    for (const auto& m : modes) std::printf(" %*s", widthOf(m), (m + (approximate(m) ? "~" : "")).c_str());
+    for (const auto& m : modes) std::printf(" %*s", widthOf(m), (m + (approximateMode(m) ? "~" : "")).c_str());
     std::printf(" %8s %7s\n", "floor", "best/fl");
     std::map<std::pair<std::string, int>, std::map<std::string, double>> table;
     std::map<std::pair<std::string, int>, double> floorOf;
@@ -378,7 +380,7 @@ void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::
             auto it = table[key].find(m);
             if (it == table[key].end()) std::printf(" %*s", widthOf(m), "-");
             else std::printf(" %*.4f", widthOf(m), it->second);
-            if (it != table[key].end() && !approximate(m)) best = std::min(best, it->second);
+            if (it != table[key].end() && !approximateMode(m)) best = std::min(best, it->second);
         }
         if (best < 1e30) std::printf(" %8.4f %7.2f\n", floorOf[key], best / floorOf[key]);
         else std::printf(" %8.4f %7s\n", floorOf[key], "-");
