@@ -95,7 +95,7 @@ __device__ __forceinline__ bool stageChannel(float* tile, int ld, int tileRows, 
 #pragma unroll
         for (int i = 0; i < kRows; ++i) {
             const int r = r0 + i * warps;
-            const int iy = r < min(rowsHeld, tileRows) ? borderIndex(y0 - ry + r, g.imageHeight, g.border) : -2;
+            const int iy = r < rowsHeld ? borderIndex(y0 - ry + r, g.imageHeight, g.border) : -2;
             const T* src = iy >= 0 ? reinterpret_cast<const T*>(sourceRow(g, iy)) : nullptr;
 #pragma unroll
             for (int j = 0; j < kCols; ++j) {
