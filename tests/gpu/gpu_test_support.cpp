@@ -58,17 +58,23 @@ bool integerSpec(const FilterSpec& spec) {
            spec.border.value == std::round(spec.border.value);
 }
 
+namespace {
+// A sequential float sum of n terms may err by about n x 2^-24 of the sum of
+// their magnitudes: the reference's 961-term sums (31x31) exceed 1e-5.
+double referenceSumRelativeError(const FilterSpec& spec) {
+    std::size_t terms = 1;
+    for (const Kernel& k : spec.kernels) terms = std::max(terms, k.weights.size());
+    return std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
+}
+}  // namespace
+
 ::testing::AssertionResult matchesReference(const FilterSpec& spec, ConstImageView input, const Image& actual,
                                             const Image& expected) {
     const Depth out = expected.depth();
     const bool exactExpected = out != Depth::F32 && input.depth != Depth::F32 && integerSpec(spec);
     if (exactExpected) return imagesMatch(actual, expected, exact());
     const Image bound = absResponse(spec, input);
-    // A sequential float sum of n terms may err by about n x 2^-24 of the sum of
-    // their magnitudes: the reference's 961-term sums (31x31) exceed 1e-5.
-    std::size_t terms = 1;
-    for (const Kernel& k : spec.kernels) terms = std::max(terms, k.weights.size());
-    const double relative = std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
+    const double relative = referenceSumRelativeError(spec);
     // Integer outputs: the reference's value before rounding tells whether a
     // +-1 difference is a rounding tie that float error may tip either way.
     Image unrounded;
@@ -132,13 +138,10 @@ double largestInput(ConstImageView input, const Border& border) {
         unrounded = cpu::referenceFilter(raw, input);
     }
     const Image local = absResponse(spec, input);
-    std::size_t terms = 1;
     double weightSum = 0.0;
-    for (int k = 0; k < (spec.combine == Combine::Magnitude ? 2 : 1); ++k) {
-        terms = std::max(terms, spec.kernels[k].weights.size());
-        for (float w : spec.kernels[k].weights) weightSum += std::fabs(w);
-    }
-    const double referenceRelative = std::max(1e-5, static_cast<double>(terms) * 0x1p-24);
+    for (const Kernel& k : spec.kernels)
+        for (float w : k.weights) weightSum += std::fabs(w);
+    const double referenceRelative = referenceSumRelativeError(spec);
     const double global =
         allowed.ofLargestResponse > 0.0 ? allowed.ofLargestResponse * weightSum * largestInput(input, spec.border) : 0.0;
     const double scale = std::fabs(spec.output.scale);
