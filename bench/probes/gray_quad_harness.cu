@@ -204,6 +204,7 @@ template <int R, int PY> void compareOne(const unsigned char* src, unsigned char
     const float landed = timeIt([&] { grayQuadKernel<std::uint8_t, 4, R, PY, 1><<<grid, block>>>(g, m, 4); });
     const float probe = timeIt([&] { probeQuad<R, PY><<<grid, block>>>(src, pitch, dProbe, W, H); });
     // The bisection: landed code with the edge path and the store branches on or off (dst: dProbe, not compared).
+    // With both on it is the landed kernel again: its time should match `landed`, which checks the copy.
     KernelGeom gb = g;
     gb.dst = dProbe;
     const float eb = timeIt([&] { bisectQuad<R, PY, true, true><<<grid, block>>>(gb, m, 4); });
