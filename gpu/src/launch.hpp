@@ -101,12 +101,18 @@ struct LaunchArgs {
 
 // A launch configuration resolved for one kernel variant: what runs and how
 // it is shaped, for an output area of a given size.
+struct QuadSpan;
+
 struct LaunchPlan {
     LaunchConfig config;           // every knob resolved
     const void* kernel = nullptr;  // the __global__ function (attributes, occupancy)
     dim3 block{1, 1, 1}, grid{1, 1, 1};
     std::size_t sharedBytes = 0;   // dynamic shared memory per block
     std::string variant;           // e.g. "r1 compiled, 1x8 per thread"
+    // The quad kernels' span (quad_frame.hpp): the outputs outside it run in
+    // leading rows of blocks that the launch adds to `grid`. nullptr for the
+    // other kernels.
+    QuadSpan (*quadSpan)(const KernelGeom& g, const KernelMath& m, int pixels, int rows) = nullptr;
 };
 
 // One implementation mode, registered once (mode_registry.cpp): its id and

@@ -73,11 +73,23 @@ struct RegistersFamily {
     RowChoice (*rows)(const RegistersShape& s);
     const void* (*kernel)(const RegistersShape& s, int py);
     std::string (*describe)(const RegistersShape& s);
+    // Quad kernels: the outputs they compute from plain loads; the launch
+    // adds blocks for the rest (quad_frame.hpp). Else nullptr.
+    QuadSpan (*span)(const KernelGeom& g, const KernelMath& m, int pixels, int rows) = nullptr;
 };
 
 // The gray u8 adjacent-pixel families, as the Launch panel names them.
 std::string describeAdjacentU8(const RegistersShape& s) {
-    return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) + "-byte loads and stores)";
+    return " (" + std::to_string(s.px) + " adjacent u8 pixels, " + std::to_string(s.px) +
+           "-byte loads and stores; edge pixels in extra leading blocks)";
+}
+
+QuadSpan pixelSpan(const KernelGeom& g, const KernelMath&, int, int rows) { return pixelQuadSpan(g, rows); }
+QuadSpan gray8Span(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+    return grayQuadSpan(g, m, sizeof(std::uint8_t), pixels, m.kw / 2, rows);
+}
+QuadSpan grayF32Span(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+    return grayQuadSpan(g, m, sizeof(float), pixels, m.kw / 2, rows);
 }
 
 // 2 rows for the integer lanes: 4 and 8 rows measured slower for Gaussian 3x3
@@ -124,7 +136,10 @@ const RegistersFamily kFamilies[] = {
                                   "(4 rows need 128 sums: they spill)"};
      },
      [](const RegistersShape& s, int py) { return rgba8QuadVariant(py, s.K); },
-     [](const RegistersShape&) { return std::string(" (4 adjacent RGBA8 pixels, 16-byte loads and stores)"); }},
+     [](const RegistersShape&) {
+         return std::string(" (4 adjacent RGBA8 pixels, 16-byte loads and stores; edge pixels in extra leading blocks)");
+     },
+     pixelSpan},
     {// gray f32 3x3, 4 adjacent pixels
      [](const RegistersShape& s) { return s.grayF32 && s.px == 4; },
      [](const RegistersShape&) {
@@ -134,7 +149,10 @@ const RegistersFamily kFamilies[] = {
          return RowChoice{2, {2, 4, 8}, "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread"};
      },
      [](const RegistersShape& s, int py) { return grayF32QuadVariant(py, s.K); },
-     [](const RegistersShape&) { return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores)"); }},
+     [](const RegistersShape&) {
+         return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores; edge pixels in extra leading blocks)");
+     },
+     pixelSpan},
     {// BGR u8 single 3x3 in exact integer lanes, 16 adjacent bytes
      [](const RegistersShape& s) { return s.bgr8Lanes && s.px == 16; },
      [](const RegistersShape&) {
@@ -153,7 +171,7 @@ const RegistersFamily kFamilies[] = {
          return RowChoice{2, {2, 4}, "the gray u8 3x3 kernel of adjacent pixels computes 2 or 4 rows per thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(1, s.px, py, s.K); },
-     describeAdjacentU8},
+     describeAdjacentU8, gray8Span},
     {// gray u8 single 5x5 and 7x7, 4 adjacent pixels from 4-byte loads (8: built with every variant)
      [](const RegistersShape& s) { return s.gray8Wide && (s.px == 4 || (kAllVariants && s.px == 8)); },
      [](const RegistersShape&) {
@@ -164,7 +182,7 @@ const RegistersFamily kFamilies[] = {
                                      "thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(s.radius, s.px, py, s.K); },
-     describeAdjacentU8},
+     describeAdjacentU8, gray8Span},
     {// gray f32 single 5x5 and 7x7, 4 adjacent pixels from 16-byte loads
      [](const RegistersShape& s) { return s.grayF32Wide && s.px == 4; },
      [](const RegistersShape& s) {
@@ -178,7 +196,10 @@ const RegistersFamily kFamilies[] = {
                                         "per thread"};
      },
      [](const RegistersShape& s, int py) { return grayF32WideVariant(s.radius, py); },
-     [](const RegistersShape&) { return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores)"); }},
+     [](const RegistersShape&) {
+         return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores; edge pixels in extra leading blocks)");
+     },
+     grayF32Span},
     {// the general kernel, run-time radius
      [](const RegistersShape& s) { return s.radius < 0; },
      [](const RegistersShape&) { return RowChoice{4, {4}, "the run-time-radius registers kernel computes 4 rows per thread"}; },
@@ -267,6 +288,7 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
         return "16 rows per thread need " + std::to_string(16 * s.C * s.K) + " accumulator registers (C x K = " +
                std::to_string(s.C * s.K) + "): built for gray single filters only";
     out.kernel = family.kernel ? family.kernel(s, py) : stridedKernel(s, py);
+    out.quadSpan = family.span;
     // 32x8 blocks for 3x3, 32x4 for larger radii and for one BGR u8 3x3
     // kernel in the strided kernel (H100 8K dense: 0.179 ms against 0.183).
     const bool bgr8Strided = !family.kernel && s.radius == 1 && s.C == 3 && s.K == 1 && f.inDepth == Depth::U8;
@@ -301,8 +323,16 @@ cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
     if (!planRegisters(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
-    // Every registers kernel takes the same parameters (the adjacent-pixel ones ignore the column count).
-    return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
+    // Every registers kernel takes the same parameters: the strided ones the
+    // column count, the quads the rows of blocks their frame takes.
+    if (!plan.quadSpan) return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
+    const KernelMath& m = a.filter->math;
+    const int px = plan.config.perThreadX, py = plan.config.perThreadY;
+    const QuadFrame frame = quadFrame(a.geom, px, py, plan.quadSpan(a.geom, m, px, py));
+    const long long blockRowThreads = static_cast<long long>(plan.grid.x) * plan.block.x * plan.block.y;
+    const long long frameBlockRows = (frame.quads() * px * py + blockRowThreads - 1) / blockRowThreads;
+    plan.grid.y += static_cast<unsigned>(frameBlockRows);
+    return launchPlanned(plan, stream, a.geom, m, static_cast<int>(frameBlockRows));
 }
 
 }  // namespace

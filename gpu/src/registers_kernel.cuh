@@ -5,6 +5,7 @@
 #include "constant_weights.cuh"
 #include "device_common.cuh"
 #include "kernel_variants.hpp"
+#include "quad_frame.hpp"
 
 namespace fs::gpu {
 
@@ -292,18 +293,59 @@ __device__ __forceinline__ unsigned packLowBytes(unsigned b0, unsigned b1, unsig
     return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
 }
 
+// The quad kernels' frame (QuadFrame: the outputs outside their span, all of
+// them when the rows are not aligned) runs in the first frameBlockRows rows
+// of their grid's blocks, one output per thread, every tap through
+// fs::borderIndex a kernel row at a time. First, so that its few blocks'
+// load latency hides under the quads that follow; a pixel per thread and a
+// loop, so that it needs fewer registers than the quads: a separate launch
+// added its whole latency (10-28 us at 8K), and the one-column path inlined
+// doubled the quads' registers (docs/performance.md). True when this block
+// is the frame's.
+template <class T, int C, int R, int PY, int K>
+__device__ __forceinline__ bool quadFrameBlock(const KernelGeom& g, const KernelMath& m, const QuadFrame& frame,
+                                               int frameBlockRows) {
+    if (static_cast<int>(blockIdx.y) >= frameBlockRows) return false;
+    const int threads = blockDim.x * blockDim.y;
+    const long long t = (static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x) * threads +
+                        threadIdx.y * blockDim.x + threadIdx.x;
+    const int perQuad = frame.pixels * PY;
+    int qx, qy;
+    if (!frame.locate(t / perQuad, qx, qy)) return true;
+    const int within = static_cast<int>(t % perQuad);
+    const int x = qx * frame.pixels + within % frame.pixels, y = g.outRow0 + qy * PY + within / frame.pixels;
+    if (x >= g.width || y >= g.outRow0 + g.outRows) return true;
+    constexpr int kw = 2 * R + 1;
+    Px<C> acc[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) acc[k] = splat<C>(0.0f);
+#pragma unroll 1
+    for (int ky = 0; ky < kw; ++ky)
+#pragma unroll
+        for (int kx = 0; kx < kw; ++kx) {
+            const Px<C> v = loadPixel<T, C>(g, x + kx - R, y + ky - R);
+#pragma unroll
+            for (int k = 0; k < K; ++k) madd(acc[k], c_weights[k * kw * kw + ky * kw + kx], v);
+        }
+    storePixel<T, C>(g, m, x, y, acc[0], acc[K - 1]);
+    return true;
+}
+
 // 3x3 on 4-byte pixels (gray f32, RGBA8): each thread computes 4 adjacent
 // pixels of PY rows from one 16-byte load per input row plus its two 4-byte
 // neighbours (loadQuadRow), 4x the bytes per load instruction of the
-// one-column kernel. Interior outputs are stored as one 16-byte vector;
-// threads near the edges or on unaligned rows take the one-column path
-// (quadInterior) for each of their pixels.
+// one-column kernel. Outputs are stored as one 16-byte vector where the rows
+// are aligned. The quads of pixelQuadSpan; the leading frameBlockRows rows
+// of blocks compute the rest (quadFrameBlock).
 template <class T, int C, int PY, int K>
-__global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, int) {
+__global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
     static_assert(sizeof(T) * C == 4, "4-byte pixels only");
-    int x, yFirst;
-    QuadNeighbours inside;
-    if (!quadInterior<T, C, PY, K>(g, m, g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src), x, yFirst, inside)) return;
+    const QuadSpan span = pixelQuadSpan(g, PY);
+    if (quadFrameBlock<T, C, 1, PY, K>(g, m, quadFrame(g, 4, PY, span), frameBlockRows)) return;
+    const int qx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
+    if (!span.contains(qx, qy)) return;
+    const int x = 4 * qx, yFirst = g.outRow0 + qy * PY;
     Px<C> acc[K][4][PY];
 #pragma unroll
     for (int k = 0; k < K; ++k)
@@ -378,31 +420,23 @@ __device__ __forceinline__ float byteToFloat(unsigned char b) {
 // threads' loads), and one N-pixel store per output row where the output
 // has the input's depth. u8: 3x3, 5x5 and 7x7, N = 4, 8 or 16 (a warp moves
 // 128 to 512 bytes per load instruction; the one-column kernel reads a byte
-// per tap). f32: 5x5 and 7x7, N = 4 (3x3 runs quadKernel). Edge threads,
-// unaligned rows and short last rows take the one-column path.
+// per tap). f32: 5x5 and 7x7, N = 4 (3x3 runs quadKernel). The quads of
+// grayQuadSpan; the leading frameBlockRows rows of blocks compute the rest
+// (quadFrameBlock).
 template <class T, int N, int R, int PY, int K>
-__global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m, int) {
+__global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
     constexpr bool kBytes = std::is_same_v<T, std::uint8_t>;
     static_assert(kBytes ? (N == 4 || N == 8 || N == 16) : (std::is_same_v<T, float> && N == 4 && R >= 2),
                   "u8: 4, 8 or 16 pixels per thread; f32: 4, from 5x5");
     static_assert(R >= 1 && R <= 4, "neighbours from at most one word each side");
-    constexpr int kSide = R == 1 ? 1 : 4;  // pixels read each side
-    const int x = N * (blockIdx.x * blockDim.x + threadIdx.x);
-    const int yFirst = g.outRow0 + (blockIdx.y * blockDim.y + threadIdx.y) * PY;
-    const int outEnd = g.outRow0 + g.outRows;
-    if (x >= g.width || yFirst >= outEnd) return;
+    const QuadSpan span = grayQuadSpan(g, m, sizeof(T), N, R, PY);
+    if (quadFrameBlock<T, 1, R, PY, K>(g, m, quadFrame(g, N, PY, span), frameBlockRows)) return;
+    const int qx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
+    if (!span.contains(qx, qy)) return;
+    const int x = N * qx, yFirst = g.outRow0 + qy * PY;
     // u8 images may be written as floats: those are stored a pixel at a time.
     const bool vectorStore = !kBytes || !m.outFloat;
-    const std::uintptr_t alignBits =
-        g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src) |
-        (vectorStore ? g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst) : std::uintptr_t{0});
-    const bool interior = (alignBits & (N * sizeof(T) - 1)) == 0 && x >= kSide && x + N + kSide <= g.width &&
-                          yFirst >= R && yFirst + PY + R <= g.imageHeight && yFirst + PY <= outEnd;
-    if (!interior) {
-#pragma unroll 1
-        for (int o = 0; o < N && x + o < g.width; ++o) registersColumn<T, 1, R, R, PY, K>(g, m, x + o, yFirst);
-        return;
-    }
     Px<1> acc[K][N][PY];
 #pragma unroll
     for (int k = 0; k < K; ++k)

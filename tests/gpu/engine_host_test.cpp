@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -19,6 +21,7 @@
 #include "fs/gpu/engine.hpp"
 #include "fs/presets.hpp"
 #include "launch.hpp"
+#include "quad_frame.hpp"
 #include "staging_pool.hpp"
 #include "test_support.hpp"
 #include "tuning.hpp"
@@ -392,6 +395,52 @@ TEST(Engine, DeviceListHereAgreesWithTheBackend) {
         ASSERT_FALSE(why.empty()) << lines[0];
         EXPECT_EQ(lines[0].rfind(why, 0), 0u) << lines[0] << " / " << why;
     }
+}
+
+// A quad kernel's span and its frame (quad_frame.hpp) split every launch:
+// each quad exactly once, the span only where all its taps and rows are
+// inside (its plain loads need no border), and there every such quad
+// (nothing fast left to the slow path). Strips of odd sizes and unaligned
+// rows included.
+TEST(QuadFrame, QuadKernelAndFrameCoverEveryOutputOnce) {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> size(1, 90);
+    int spansSeen = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        const int pixels = std::array{4, 8, 16}[trial % 3], radius = 1 + trial % 3, rows = trial % 2 ? 2 : 4;
+        const int side = radius == 1 ? 1 : 4;
+        KernelGeom g;
+        g.width = size(rng);
+        g.imageHeight = size(rng);
+        g.outRow0 = std::uniform_int_distribution<int>(0, g.imageHeight - 1)(rng);
+        g.outRows = std::uniform_int_distribution<int>(1, g.imageHeight - g.outRow0)(rng);
+        const bool aligned = trial % 7 != 0;
+        const QuadSpan span = quadSpan(g, pixels, rows, radius, side, aligned ? 0 : 3, pixels);
+        const QuadFrame frame = quadFrame(g, pixels, rows, span);
+        std::vector<int> seen(static_cast<std::size_t>(frame.quadsX) * frame.groupsY);
+        for (long long f = 0; f < frame.quads(); ++f) {
+            int qx = -1, qy = -1;
+            ASSERT_TRUE(frame.locate(f, qx, qy));
+            ASSERT_TRUE(qx >= 0 && qx < frame.quadsX && qy >= 0 && qy < frame.groupsY) << qx << "," << qy;
+            EXPECT_FALSE(span.contains(qx, qy));
+            ++seen[static_cast<std::size_t>(qy) * frame.quadsX + qx];
+        }
+        int qx = 0, qy = 0;
+        EXPECT_FALSE(frame.locate(frame.quads(), qx, qy));
+        for (int y = 0; y < frame.groupsY; ++y)
+            for (int x = 0; x < frame.quadsX; ++x) {
+                const int first = x * pixels, row = g.outRow0 + y * rows;
+                const bool inside = aligned && first >= side && first + pixels + side <= g.width && row >= radius &&
+                                    row + rows + radius <= g.imageHeight && row + rows <= g.outRow0 + g.outRows;
+                const bool inSpan = span.contains(x, y);
+                EXPECT_EQ(inSpan, inside) << g.width << "x" << g.imageHeight << " rows " << g.outRow0 << "+"
+                                          << g.outRows << " quad " << x << "," << y << " of " << pixels << "x"
+                                          << rows << " r" << radius;
+                EXPECT_EQ(seen[static_cast<std::size_t>(y) * frame.quadsX + x] + (inSpan ? 1 : 0), 1);
+            }
+        spansSeen += span.x1 > span.x0;
+    }
+    EXPECT_GT(spansSeen, 1000);  // the trials reach the quad kernel, not only the frame
 }
 
 }  // namespace
