@@ -1,5 +1,5 @@
-// Mode "auto": the separable mode's rolling strip for the rank-1 kernels it
-// runs faster than the registers mode, the registers mode for other kernels
+// Mode "auto": the separable mode for the rank-1 kernels and magnitude pairs
+// it runs faster than the registers mode, the registers mode for other kernels
 // up to 7x7, the separable mode for larger rank-1 kernels (kw + kh work
 // instead of kw * kh), the fft mode for dense kernels of kFftAutoMinTaps taps
 // or more (fft_tiling.hpp) where no compiled shared-mode kernel is faster and
@@ -54,18 +54,35 @@ bool sharedBeatsRegisters(const PreparedFilter& f) {
            m.kh == 7;
 }
 
-// H100, 8K Gaussians (bench/results/h100-2026-11-27b/, h100-2026-11-28c/):
-// the strip wins from 7x7 (f32 gray 0.128 against 0.172 ms, u8 gray 0.120
-// against 0.184, BGR 0.307 against 0.401); the registers mode keeps 5x5
-// (f32 gray 0.122 against 0.126, u8 gray 0.108 against 0.116, BGR 0.287
-// against 0.295, RGBA 0.311 against 0.337). u16 gray 5x5, not timed, goes to
-// the strip: its registers kernel is one column a thread.
+// The registers mode's gray quads (u8 and f32, one kernel): 4 adjacent
+// pixels a thread from 5x5 to 7x7.
+bool grayQuadsRun(const PreparedFilter& f) {
+    return f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) && f.math.kernelCount == 1;
+}
+
+// 8K Gaussians: the strip wins at 7x7 on colour (H100 BGR 0.307 against
+// 0.401 ms; H200 RGBA 0.344 against 0.545); the gray quads win up to 7x7
+// since their frame left the quad path (H200 7x7 f32 0.102 against 0.114,
+// u8 0.101 against 0.119; bench/results/h200-2026-11-28/), and every layout
+// keeps the registers mode at 5x5 (H100 BGR 0.287 against 0.295, RGBA 0.311
+// against 0.337). u16 gray 5x5, not timed, goes to the strip: its registers
+// kernel is one column a thread.
 bool stripBeatsRegisters(const PreparedFilter& f) {
-    return separableRunsStrip(f) && (f.math.kw >= 7 || (f.channels == 1 && f.inDepth == Depth::U16));
+    return separableRunsStrip(f) &&
+           ((f.math.kw >= 7 && !grayQuadsRun(f)) || (f.channels == 1 && f.inDepth == Depth::U16));
+}
+
+// Magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7): the separable
+// mode's kw + kh taps beat the registers mode's kw x kh on every layout (H100
+// 8K Sobel magnitude 5: 0.47-0.76 ms against 0.74-1.23; 7: 0.52-0.83 against
+// 1.22-2.06; bench/results/h100-2026-11-28e/sweep/ours.csv).
+bool separablePairBeatsRegisters(const PreparedFilter& f) {
+    return f.separable && f.math.kernelCount > 1 && std::max(f.math.kw, f.math.kh) >= 5 &&
+           separableMode().supports(f).ok();
 }
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
-    if (stripBeatsRegisters(f)) return separableMode();
+    if (stripBeatsRegisters(f) || separablePairBeatsRegisters(f)) return separableMode();
     if (sharedBeatsRegisters(f) && sharedMode().supports(f).ok()) return sharedMode();
     if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
     if (f.separable && separableMode().supports(f).ok()) return separableMode();
@@ -80,7 +97,8 @@ const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
         "Picks the fastest correct mode for the filter: separable for rank-1 kernels its rolling strip runs "
-        "(gray u16 from 5x5, the other images from 7x7), registers for other kernels up to 7x7 (shared for "
+        "(gray u16 from 5x5, colour from 7x7) and for magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7), "
+        "registers for other kernels up to 7x7 (shared for "
         "one dense 7x7 on a gray u16 image), separable for larger rank-1 kernels, fft for dense kernels of "
         "289 taps (17x17) or more unless the shared mode has a faster compiled kernel (square, to 21x21 on gray "
         "images, 17x17 on colour) or integer weights on integer images keep the direct modes bit-exact, otherwise "

@@ -248,7 +248,9 @@ TEST(ModeRegistry, TheTensorModeIsApproximateAndOnlyRunWhenAsked) {
 }
 
 // auto: the separable mode's rolling strip where it beats the registers mode
-// (gray u16 from 5x5, the other images from 7x7), the registers mode for the rest up to 7x7.
+// (gray u16 from 5x5, colour u8 from 7x7), the registers mode for the rest up
+// to 7x7 (gray u8 and f32: 4 adjacent pixels); Sobel magnitudes from 5x5 in
+// the separable mode.
 TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     const auto chosen = [](int taps, Depth depth, int channels) {
         FilterSpec spec;
@@ -259,16 +261,29 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     };
     EXPECT_EQ(chosen(3, Depth::F32, 1), &registersMode());
     EXPECT_EQ(chosen(5, Depth::F32, 1), &registersMode());  // 4 adjacent pixels
-    EXPECT_EQ(chosen(7, Depth::F32, 1), &separableMode());
+    EXPECT_EQ(chosen(7, Depth::F32, 1), &registersMode());
+    EXPECT_EQ(chosen(9, Depth::F32, 1), &separableMode());
     EXPECT_EQ(chosen(5, Depth::U16, 1), &separableMode());
+    EXPECT_EQ(chosen(7, Depth::U16, 1), &separableMode());
     EXPECT_EQ(chosen(5, Depth::U8, 1), &registersMode());  // 4 adjacent pixels
-    EXPECT_EQ(chosen(7, Depth::U8, 1), &separableMode());
+    EXPECT_EQ(chosen(7, Depth::U8, 1), &registersMode());
+    EXPECT_EQ(chosen(9, Depth::U8, 1), &separableMode());
     EXPECT_EQ(chosen(5, Depth::U8, 3), &registersMode());
     EXPECT_EQ(chosen(5, Depth::U8, 4), &registersMode());
     EXPECT_EQ(chosen(7, Depth::U8, 3), &separableMode());
     EXPECT_EQ(chosen(7, Depth::U8, 4), &separableMode());
     EXPECT_EQ(chosen(7, Depth::F32, 4), &registersMode());  // colour f32: no strip
     EXPECT_EQ(chosen(9, Depth::F32, 4), &separableMode());  // the fused tile
+    const auto magnitude = [](int taps, Depth depth, int channels) {
+        PreparedFilter f;
+        EXPECT_EQ(prepareFilter(presetSpec("sobel-mag:" + std::to_string(taps)), depth, channels, f), "");
+        return &autoMode().choose(f);
+    };
+    for (const auto& [depth, channels] : {std::pair{Depth::F32, 1}, {Depth::U8, 1}, {Depth::U8, 3}, {Depth::U8, 4}}) {
+        EXPECT_EQ(magnitude(3, depth, channels), &registersMode()) << channels;
+        EXPECT_EQ(magnitude(5, depth, channels), &separableMode()) << channels;
+        EXPECT_EQ(magnitude(7, depth, channels), &separableMode()) << channels;
+    }
 }
 
 // The teaching variants: listed beside the modes they explain, with a
@@ -396,6 +411,7 @@ TEST(Engine, DeviceListHereAgreesWithTheBackend) {
         EXPECT_EQ(lines[0].rfind(why, 0), 0u) << lines[0] << " / " << why;
     }
 }
+
 
 // A quad kernel's span and its frame (quad_frame.hpp) split every launch:
 // each quad exactly once, the span only where all its taps and rows are
