@@ -94,7 +94,7 @@ __device__ __forceinline__ void registersColumn(const KernelGeom& g, const Kerne
         return;
     }
     // Threads at the image edges and in short last rows: fully unrolled at
-    // 3x3 (the quad kernels' edge pixels come here), a row at a time above,
+    // 3x3 (the integer-lane kernels' edge pixels come here), a row at a time above,
     // where an unrolled copy per architecture cost far more compile time than
     // the few edge warps gain (gpu/README.md, "Kept variants"). A plain
     // `#pragma unroll` at 3x3, as before the edge path was cut: with
@@ -245,9 +245,11 @@ struct QuadNeighbours {
     int left = -4, right = 16;
 };
 
-// The start every 4-adjacent-pixel 3x3 kernel shares: this thread's first
-// pixel x and first row yFirst; true when the 4 pixels, a neighbour each side
-// and the rows above and below lie inside the image and this launch, and
+// The start the 4-adjacent-pixel integer-lane kernels share
+// (registers_lanes_u8.cu; the float quads take quad_frame.hpp's frame
+// instead): this thread's first pixel x and first row yFirst; true when the
+// 4 pixels, a neighbour each side and the rows above and below lie inside
+// the image and this launch, and
 // `alignBits` (the pitches and pointers the caller reads or writes as 16-byte
 // vectors) is 16-byte aligned. Otherwise its pixels are computed here through
 // the one-column path (fs::borderIndex) and the caller returns. With
