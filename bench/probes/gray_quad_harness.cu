@@ -1,17 +1,21 @@
 // A diagnostic, not part of the build: the registers mode's grayQuadKernel
 // (included from gpu/src) against a standalone copy of its loop for interior
-// threads only (the probe of bench/results/h100-2026-11-28e/gray-quads/,
-// which ran up to 1.8x faster), on the same 8K gray u8 image with the same
-// weights in one process. It prints both times (CUDA events, median of 30),
-// how many interior outputs differ (the two should agree bit for bit), and
-// the landed code's time with its inlined edge path and its post-loop store
-// branches each switched off. scripts/device/gray_quad_harness.sh builds and
-// runs it on the GPU machine.
+// threads only (the probe of bench/results/h100-2026-11-28e/gray-quads/),
+// on the same 8K gray u8 image with the same weights in one process. It
+// prints the kernel's time as the registers mode launches it (its frame in
+// leading rows of blocks, quad_frame.hpp) and without the frame, the probe's
+// time (CUDA events, median of 30; HARNESS_REPS changes the count), how many
+// interior outputs differ (the two agree bit for bit), and a copy of the
+// kernel as it was before the frame left it (bisectQuad) with its inlined
+// edge path and its post-loop store branches each switched off: the
+// measurement behind bench/results/h200-2026-11-28b/.
+// scripts/device/gray_quad_harness.sh builds and runs it on the GPU machine.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <vector>
@@ -83,7 +87,7 @@ __global__ void __launch_bounds__(256) probeQuad(const unsigned char* src, int p
 
 
 namespace fs::gpu {
-// The landed kernel's code for u8, 4 pixels, one kernel, with two of its
+// The kernel's code before its frame left it, for u8, 4 pixels, one kernel, with two of its
 // parts switchable: the inlined edge path (kEdge) and the stores' run-time
 // branches on the output kind and mapping after the loop (kBranches).
 template <int R, int PY, bool kEdge, bool kBranches>
@@ -165,7 +169,14 @@ __global__ void __launch_bounds__(256) bisectQuad(KernelGeom g, KernelMath m, in
 }
 }  // namespace fs::gpu
 
-float timeIt(const std::function<void()>& f, int reps = 30) {
+// HARNESS_REPS=1 keeps a profiler's run short.
+int timedReps() {
+    const char* v = std::getenv("HARNESS_REPS");
+    return v ? std::max(1, std::atoi(v)) : 30;
+}
+
+float timeIt(const std::function<void()>& f) {
+    const int reps = timedReps();
     cudaEvent_t a, b;
     cudaEventCreate(&a), cudaEventCreate(&b);
     for (int i = 0; i < 3; ++i) f();
@@ -201,7 +212,15 @@ template <int R, int PY> void compareOne(const unsigned char* src, unsigned char
     const dim3 grid((W / 4 + block.x - 1) / block.x, (H / PY + block.y - 1) / block.y + 1);
     CK(cudaMemset(dLanded, 0, static_cast<size_t>(pitch) * H));
     CK(cudaMemset(dProbe, 0, static_cast<size_t>(pitch) * H));
-    const float landed = timeIt([&] { grayQuadKernel<std::uint8_t, 4, R, PY, 1><<<grid, block>>>(g, m, 4); });
+    // As the registers mode launches it: the frame in leading rows of blocks (quad_frame.hpp).
+    const QuadFrame frame = quadFrame(g, 4, PY, grayQuadSpan(g, m, 1, 4, R, PY));
+    const long long rowThreads = static_cast<long long>(grid.x) * block.x * block.y;
+    const int frameRows = static_cast<int>((frame.quads() * 4 * PY + rowThreads - 1) / rowThreads);
+    const dim3 withFrame(grid.x, grid.y + frameRows);
+    const float landed =
+        timeIt([&] { grayQuadKernel<std::uint8_t, 4, R, PY, 1><<<withFrame, block>>>(g, m, frameRows); });
+    const float quadsOnly = timeIt([&] { grayQuadKernel<std::uint8_t, 4, R, PY, 1><<<grid, block>>>(g, m, 0); });
+    std::printf("u8 %dx%d, 4 x %d: landed %.4f ms, of which the quads alone %.4f ms\n", kw, kw, PY, landed, quadsOnly);
     const float probe = timeIt([&] { probeQuad<R, PY><<<grid, block>>>(src, pitch, dProbe, W, H); });
     // The bisection: landed code with the edge path and the store branches on or off (dst: dProbe, not compared).
     // With both on it is the landed kernel again: its time should match `landed`, which checks the copy.
