@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/probes/gray_quad_harness.cu on the GPU machine, twice: the landed
 # gray quad kernel against a standalone copy of its loop (docs/performance.md,
-# "An open lead on those gray masks"). About a minute. NCU=1 then profiles
+# "The quads' frame, out of the quad path"). About a minute. NCU=1 then profiles
 # one launch of each of its kernels with Nsight Compute (ncu.txt, about a
 # minute more). Logs go to $OUT.
 cd "$(dirname "$0")/../.."
@@ -12,7 +12,7 @@ nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Igpu/src -Igpu/include
   { tail "$OUT/ptxas.txt" | tee -a "$S"; exit 1; }
 for run in 1 2; do /tmp/gray-quad-harness | tee -a "$S"; done
 if [ "${NCU:-0}" = 1 ]; then
-  # Warm-ups are launches 1-3 of each kernel; the 4th is the one timed with HARNESS_REPS=1.
+  # HARNESS_REPS=1: each kernel's 3 warm-ups and 1 timed launch, every one profiled.
   HARNESS_REPS=1 timeout 300 ncu --clock-control none -k regex:'probeQuad|grayQuadKernel|bisectQuad' \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section MemoryWorkloadAnalysis --section SchedulerStats /tmp/gray-quad-harness >"$OUT/ncu.txt" 2>&1
