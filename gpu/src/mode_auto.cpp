@@ -63,7 +63,7 @@ bool grayQuadsRun(const PreparedFilter& f) {
 // 8K Gaussians: the strip wins at 7x7 on colour (H100 BGR 0.307 against
 // 0.401 ms; H200 RGBA 0.344 against 0.545); the gray quads win up to 7x7
 // since their frame left the quad path (H200 7x7 f32 0.102 against 0.114,
-// u8 0.101 against 0.119; bench/results/h200-2026-11-28/), and every layout
+// u8 0.101 against 0.119; bench/results/h200-2026-11-28b/), and every layout
 // keeps the registers mode at 5x5 (H100 BGR 0.287 against 0.295, RGBA 0.311
 // against 0.337). u16 gray 5x5, not timed, goes to the strip: its registers
 // kernel is one column a thread.
