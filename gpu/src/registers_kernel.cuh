@@ -252,13 +252,13 @@ struct QuadNeighbours {
 // the image and this launch, and
 // `alignBits` (the pitches and pointers the caller reads or writes as 16-byte
 // vectors) is 16-byte aligned. Otherwise its pixels are computed here through
-// the one-column path (fs::borderIndex) and the caller returns. With
-// kEdgeColumns, a quad at the left or right edge that is otherwise inside
-// also returns true, its outside neighbour mapped in `neighbours` (not for a
-// constant border, whose value is no column): it runs as fast as the rest
-// instead of holding its warp in the one-column path, where one edge thread
-// per warp cost a large share of the RGBA8 magnitude's instructions.
-template <class T, int C, int PY, int K, bool kEdgeColumns = false>
+// the one-column path (fs::borderIndex) and the caller returns. A quad at
+// the left or right edge that is otherwise inside also returns true, its
+// outside neighbour mapped in `neighbours` (not for a constant border, whose
+// value is no column): it runs as fast as the rest instead of holding its
+// warp in the one-column path, where one edge thread per warp cost a large
+// share of the RGBA8 magnitude's instructions.
+template <class T, int C, int PY, int K>
 __device__ __forceinline__ bool quadInterior(const KernelGeom& g, const KernelMath& m, std::uintptr_t alignBits, int& x,
                                              int& yFirst, QuadNeighbours& neighbours) {
     x = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
@@ -268,7 +268,7 @@ __device__ __forceinline__ bool quadInterior(const KernelGeom& g, const KernelMa
     const bool rowsInside = (alignBits & 15u) == 0 && yFirst >= 1 && yFirst + PY + 1 <= g.imageHeight &&
                             yFirst + PY <= outEnd;
     bool interior = rowsInside && x >= 1 && x + 4 < g.width;
-    if (kEdgeColumns && rowsInside && !interior && x + 4 <= g.width && g.border != BorderMode::Constant) {
+    if (rowsInside && !interior && x + 4 <= g.width && g.border != BorderMode::Constant) {
         neighbours.left = 4 * (borderIndexNear(x - 1, g.width, g.border) - x);
         neighbours.right = 4 * (borderIndexNear(x + 4, g.width, g.border) - x);
         interior = true;

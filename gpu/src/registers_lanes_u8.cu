@@ -19,7 +19,7 @@ __constant__ unsigned c_laneBias;
 template <int PY, int K>
 __device__ __forceinline__ bool laneQuadStart(const KernelGeom& g, const KernelMath& m, int& x, int& yFirst,
                                               QuadNeighbours& neighbours) {
-    return quadInterior<std::uint8_t, 4, PY, K, true>(
+    return quadInterior<std::uint8_t, 4, PY, K>(
         g, m, g.srcPitch | g.dstPitch | reinterpret_cast<std::uintptr_t>(g.src) | reinterpret_cast<std::uintptr_t>(g.dst),
         x, yFirst, neighbours);
 }
