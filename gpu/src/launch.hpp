@@ -99,10 +99,10 @@ struct LaunchArgs {
     ModeWorkspaces* workspaces = nullptr;
 };
 
-// A launch configuration resolved for one kernel variant: what runs and how
-// it is shaped, for an output area of a given size.
 struct QuadSpan;
 
+// A launch configuration resolved for one kernel variant: what runs and how
+// it is shaped, for an output area of a given size.
 struct LaunchPlan {
     LaunchConfig config;           // every knob resolved
     const void* kernel = nullptr;  // the __global__ function (attributes, occupancy)
@@ -158,6 +158,10 @@ const ModeImpl& autoMode();
 // Whether the separable mode runs `f` as its rolling strip (mode_separable.cu):
 // one square rank-1 kernel from 5x5 to 31x31, gray or 8-bit colour.
 bool separableRunsStrip(const PreparedFilter& f);
+// Whether the registers mode runs `f` as its gray quads of 5x5 or 7x7 with a
+// default launch (mode_registers.cu): one square kernel on a gray u8 or f32
+// image, 4 adjacent pixels a thread.
+bool registersRunsGrayQuads(const PreparedFilter& f);
 
 // ---- The registry (mode_registry.cpp) --------------------------------------
 // Every mode in display order, the choosing one last.

@@ -54,12 +54,6 @@ bool sharedBeatsRegisters(const PreparedFilter& f) {
            m.kh == 7;
 }
 
-// The registers mode's gray quads (u8 and f32, one kernel): 4 adjacent
-// pixels a thread from 5x5 to 7x7.
-bool grayQuadsRun(const PreparedFilter& f) {
-    return f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) && f.math.kernelCount == 1;
-}
-
 // 8K Gaussians: the strip wins at 7x7 on colour (H100 BGR 0.307 against
 // 0.401 ms; H200 RGBA 0.344 against 0.545); the gray quads win up to 7x7
 // since their frame left the quad path (H200 7x7 f32 0.102 against 0.114,
@@ -69,7 +63,7 @@ bool grayQuadsRun(const PreparedFilter& f) {
 // kernel is one column a thread.
 bool stripBeatsRegisters(const PreparedFilter& f) {
     return separableRunsStrip(f) &&
-           ((f.math.kw >= 7 && !grayQuadsRun(f)) || (f.channels == 1 && f.inDepth == Depth::U16));
+           ((f.math.kw >= 7 && !registersRunsGrayQuads(f)) || (f.channels == 1 && f.inDepth == Depth::U16));
 }
 
 // Magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7): the separable

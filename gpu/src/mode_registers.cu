@@ -84,6 +84,11 @@ std::string describeAdjacentU8(const RegistersShape& s) {
            "-byte loads and stores; edge pixels in extra leading blocks)";
 }
 
+// The gray f32 adjacent-pixel families, as the Launch panel names them.
+std::string describeAdjacentF32(const RegistersShape&) {
+    return " (4 adjacent f32 pixels, 16-byte loads and stores; edge pixels in extra leading blocks)";
+}
+
 QuadSpan pixelSpan(const KernelGeom& g, const KernelMath&, int, int rows) { return pixelQuadSpan(g, rows); }
 QuadSpan gray8Span(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
     return grayQuadSpan(g, m, sizeof(std::uint8_t), pixels, m.kw / 2, rows);
@@ -149,9 +154,7 @@ const RegistersFamily kFamilies[] = {
          return RowChoice{2, {2, 4, 8}, "the gray f32 3x3 kernel of 4 adjacent pixels computes 2, 4 or 8 rows per thread"};
      },
      [](const RegistersShape& s, int py) { return grayF32QuadVariant(py, s.K); },
-     [](const RegistersShape&) {
-         return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores; edge pixels in extra leading blocks)");
-     },
+     describeAdjacentF32,
      pixelSpan},
     {// BGR u8 single 3x3 in exact integer lanes, 16 adjacent bytes
      [](const RegistersShape& s) { return s.bgr8Lanes && s.px == 16; },
@@ -196,9 +199,7 @@ const RegistersFamily kFamilies[] = {
                                         "per thread"};
      },
      [](const RegistersShape& s, int py) { return grayF32WideVariant(s.radius, py); },
-     [](const RegistersShape&) {
-         return std::string(" (4 adjacent f32 pixels, 16-byte loads and stores; edge pixels in extra leading blocks)");
-     },
+     describeAdjacentF32,
      grayF32Span},
     {// the general kernel, run-time radius
      [](const RegistersShape& s) { return s.radius < 0; },
@@ -255,8 +256,9 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.rgba8 = f.inDepth == Depth::U8 && s.C == 4 && s.radius == 1;
     s.grayF32 = f.inDepth == Depth::F32 && s.C == 1 && s.radius == 1;
     s.gray8 = f.inDepth == Depth::U8 && s.C == 1 && s.radius == 1;
-    s.gray8Wide = f.inDepth == Depth::U8 && s.C == 1 && s.K == 1 && (s.radius == 2 || s.radius == 3);
-    s.grayF32Wide = f.inDepth == Depth::F32 && s.C == 1 && s.K == 1 && (s.radius == 2 || s.radius == 3);
+    const bool grayQuads = s.radius >= 2 && registersRunsGrayQuads(f);
+    s.gray8Wide = grayQuads && f.inDepth == Depth::U8;
+    s.grayF32Wide = grayQuads && f.inDepth == Depth::F32;
     s.lanes = s.rgba8 && f.packedLanes;
     s.bgr8Lanes = f.inDepth == Depth::U8 && s.C == 3 && s.radius == 1 && s.K == 1 && f.packedLanes;
     s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
@@ -336,6 +338,13 @@ cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
 }
 
 }  // namespace
+
+bool registersRunsGrayQuads(const PreparedFilter& f) {
+    const KernelMath& m = f.math;
+    return f.channels == 1 && m.kernelCount == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) &&
+           m.kw == m.kh && (m.kw == 5 || m.kw == 7) &&
+           registersRadiusBuilt(m.kw / 2, static_cast<int>(depthBytes(f.inDepth)), 1, 1);
+}
 
 const ModeImpl& registersMode() {
     static const ModeImpl mode{"registers",
