@@ -90,12 +90,6 @@ std::string describeAdjacentF32(const RegistersShape&) {
 }
 
 QuadSpan pixelSpan(const KernelGeom& g, const KernelMath&, int, int rows) { return pixelQuadSpan(g, rows); }
-QuadSpan gray8Span(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
-    return grayQuadSpan(g, m, sizeof(std::uint8_t), pixels, m.kw / 2, rows);
-}
-QuadSpan grayF32Span(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
-    return grayQuadSpan(g, m, sizeof(float), pixels, m.kw / 2, rows);
-}
 
 // 2 rows for the integer lanes: 4 and 8 rows measured slower for Gaussian 3x3
 // and the separable Sobel magnitude (more live sums, up to 198 registers;
@@ -174,7 +168,7 @@ const RegistersFamily kFamilies[] = {
          return RowChoice{2, {2, 4}, "the gray u8 3x3 kernel of adjacent pixels computes 2 or 4 rows per thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(1, s.px, py, s.K); },
-     describeAdjacentU8, gray8Span},
+     describeAdjacentU8, grayU8QuadSpan},
     {// gray u8 single 5x5 and 7x7, 4 adjacent pixels from 4-byte loads (8: built with every variant)
      [](const RegistersShape& s) { return s.gray8Wide && (s.px == 4 || (kAllVariants && s.px == 8)); },
      [](const RegistersShape&) {
@@ -185,7 +179,7 @@ const RegistersFamily kFamilies[] = {
                                      "thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(s.radius, s.px, py, s.K); },
-     describeAdjacentU8, gray8Span},
+     describeAdjacentU8, grayU8QuadSpan},
     {// gray f32 single 5x5 and 7x7, 4 adjacent pixels from 16-byte loads
      [](const RegistersShape& s) { return s.grayF32Wide && s.px == 4; },
      [](const RegistersShape& s) {
@@ -200,7 +194,7 @@ const RegistersFamily kFamilies[] = {
      },
      [](const RegistersShape& s, int py) { return grayF32WideVariant(s.radius, py); },
      describeAdjacentF32,
-     grayF32Span},
+     grayF32QuadSpan},
     {// the general kernel, run-time radius
      [](const RegistersShape& s) { return s.radius < 0; },
      [](const RegistersShape&) { return RowChoice{4, {4}, "the run-time-radius registers kernel computes 4 rows per thread"}; },
@@ -328,13 +322,7 @@ cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
     // Every registers kernel takes the same parameters: the strided ones the
     // column count, the quads the rows of blocks their frame takes.
     if (!plan.quadSpan) return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
-    const KernelMath& m = a.filter->math;
-    const int px = plan.config.perThreadX, py = plan.config.perThreadY;
-    const QuadFrame frame = quadFrame(a.geom, px, py, plan.quadSpan(a.geom, m, px, py));
-    const long long blockRowThreads = static_cast<long long>(plan.grid.x) * plan.block.x * plan.block.y;
-    const long long frameBlockRows = (frame.quads() * px * py + blockRowThreads - 1) / blockRowThreads;
-    plan.grid.y += static_cast<unsigned>(frameBlockRows);
-    return launchPlanned(plan, stream, a.geom, m, static_cast<int>(frameBlockRows));
+    return launchQuadPlan(plan, a.geom, a.filter->math, stream);
 }
 
 }  // namespace

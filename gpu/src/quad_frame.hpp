@@ -4,10 +4,11 @@
 // vector loads wherever all its taps lie inside the image: its span. The
 // outputs outside the span (the frame: the first and last quad columns and
 // row groups, or the whole image when rows or pointers are not aligned for
-// those loads) go to a second launch through the one-column path. Two
-// launches because the edge path, inlined into the quad kernel, doubled its
-// registers and halved its occupancy (docs/performance.md). The engine sizes
-// the frame launch with the same arithmetic that both kernels test.
+// those loads) run one per thread in extra leading rows of blocks of the same
+// launch (gray_quads.cuh, quadFrameBlock): the edge path inlined into the
+// quads doubled their registers and halved their occupancy, and a second
+// launch added its whole latency (docs/performance.md). The host sizes those
+// blocks with the same arithmetic that the kernels test.
 #include <cstdint>
 
 #include "fs/host_device.hpp"
@@ -53,6 +54,14 @@ FS_HD QuadSpan grayQuadSpan(const KernelGeom& g, const KernelMath& m, int sample
         (vectorStore ? g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst) : std::uintptr_t{0});
     return quadSpan(g, pixels, rows, radius, radius == 1 ? 1 : 4, alignBits,
                     static_cast<unsigned>(pixels * sampleBytes));
+}
+
+// grayQuadSpan for the quads of u8 and of f32 images, as LaunchPlan::quadSpan.
+inline QuadSpan grayU8QuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+    return grayQuadSpan(g, m, 1, pixels, m.kw / 2, rows);
+}
+inline QuadSpan grayF32QuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+    return grayQuadSpan(g, m, 4, pixels, m.kw / 2, rows);
 }
 
 // quadKernel's span (3x3 on 4-byte pixels: gray f32, RGBA8): a pixel each
@@ -103,6 +112,17 @@ FS_HD QuadFrame quadFrame(const KernelGeom& g, int pixels, int rows, const QuadS
     f.groupsY = (g.outRows + rows - 1) / rows;
     f.span = span;
     return f;
+}
+
+// Launches a quad kernel planned with plan.quadSpan for `geom`: adds the rows
+// of blocks its frame takes to the grid, and passes their count.
+inline cudaError_t launchQuadPlan(LaunchPlan plan, const KernelGeom& geom, const KernelMath& m, cudaStream_t stream) {
+    const int px = plan.config.perThreadX, py = plan.config.perThreadY;
+    const QuadFrame frame = quadFrame(geom, px, py, plan.quadSpan(geom, m, px, py));
+    const long long blockRowThreads = static_cast<long long>(plan.grid.x) * plan.block.x * plan.block.y;
+    const long long frameBlockRows = (frame.quads() * px * py + blockRowThreads - 1) / blockRowThreads;
+    plan.grid.y += static_cast<unsigned>(frameBlockRows);
+    return launchPlanned(plan, stream, geom, m, static_cast<int>(frameBlockRows));
 }
 
 }  // namespace fs::gpu

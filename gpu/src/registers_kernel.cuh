@@ -4,6 +4,7 @@
 // build in parallel.
 #include "constant_weights.cuh"
 #include "device_common.cuh"
+#include "gray_quads.cuh"
 #include "kernel_variants.hpp"
 #include "quad_frame.hpp"
 
@@ -133,17 +134,6 @@ __global__ void __launch_bounds__(256) registersKernel(KernelGeom g, KernelMath 
         if (x >= g.width) return;
         registersColumn<T, C, RX, RY, PY, K>(g, m, x, yFirst);
     }
-}
-
-// Bytes to floats without the conversion unit (I2F: 16 per clock per SM):
-// 0x4B0000bb is the float 2^23 + b exactly, so subtracting 2^23 leaves b.
-// Exact, and no slower than I2F in the benchmark (docs/performance.md).
-__device__ __forceinline__ Px<4> unpackRgba8(unsigned w) {
-    Px<4> p;
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-        p.c[i] = __fsub_rn(__uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440u + i)), 8388608.0f);
-    return p;
 }
 
 // Square kernels of radius R computing N adjacent pixels x PY rows per
@@ -290,47 +280,26 @@ __device__ __forceinline__ void loadQuadRow(const unsigned char* row, unsigned (
     w[0] = left, w[1] = mid.x, w[2] = mid.y, w[3] = mid.z, w[4] = mid.w, w[5] = right;
 }
 
-// Four bytes, each in the low byte of its word (saturateRound's result), as one word.
-__device__ __forceinline__ unsigned packLowBytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
-    return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
-}
-
-// The quad kernels' frame (QuadFrame: the outputs outside their span, all of
-// them when the rows are not aligned) runs in the first frameBlockRows rows
-// of their grid's blocks, one output per thread, every tap through
-// fs::borderIndex a kernel row at a time. First, so that its few blocks'
-// load latency hides under the quads that follow; a pixel per thread and a
-// loop, so that it needs fewer registers than the quads: a separate launch
-// added its whole latency (10-28 us at 8K), and the one-column path inlined
-// doubled the quads' registers (docs/performance.md). True when this block
-// is the frame's.
+// The dense quads' frame (gray_quads.cuh): each output's taps through
+// fs::borderIndex, a kernel row at a time. True when this block is the frame's.
 template <class T, int C, int R, int PY, int K>
 __device__ __forceinline__ bool quadFrameBlock(const KernelGeom& g, const KernelMath& m, const QuadFrame& frame,
                                                int frameBlockRows) {
-    if (static_cast<int>(blockIdx.y) >= frameBlockRows) return false;
-    const int threads = blockDim.x * blockDim.y;
-    const long long t = (static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x) * threads +
-                        threadIdx.y * blockDim.x + threadIdx.x;
-    const int perQuad = frame.pixels * PY;
-    int qx, qy;
-    if (!frame.locate(t / perQuad, qx, qy)) return true;
-    const int within = static_cast<int>(t % perQuad);
-    const int x = qx * frame.pixels + within % frame.pixels, y = g.outRow0 + qy * PY + within / frame.pixels;
-    if (x >= g.width || y >= g.outRow0 + g.outRows) return true;
-    constexpr int kw = 2 * R + 1;
-    Px<C> acc[K];
+    return quadFrameBlock<PY>(g, frame, frameBlockRows, [&](int x, int y) {
+        constexpr int kw = 2 * R + 1;
+        Px<C> acc[K];
 #pragma unroll
-    for (int k = 0; k < K; ++k) acc[k] = splat<C>(0.0f);
+        for (int k = 0; k < K; ++k) acc[k] = splat<C>(0.0f);
 #pragma unroll 1
-    for (int ky = 0; ky < kw; ++ky)
+        for (int ky = 0; ky < kw; ++ky)
 #pragma unroll
-        for (int kx = 0; kx < kw; ++kx) {
-            const Px<C> v = loadPixel<T, C>(g, x + kx - R, y + ky - R);
+            for (int kx = 0; kx < kw; ++kx) {
+                const Px<C> v = loadPixel<T, C>(g, x + kx - R, y + ky - R);
 #pragma unroll
-            for (int k = 0; k < K; ++k) madd(acc[k], c_weights[k * kw * kw + ky * kw + kx], v);
-        }
-    storePixel<T, C>(g, m, x, y, acc[0], acc[K - 1]);
-    return true;
+                for (int k = 0; k < K; ++k) madd(acc[k], c_weights[k * kw * kw + ky * kw + kx], v);
+            }
+        storePixel<T, C>(g, m, x, y, acc[0], acc[K - 1]);
+    });
 }
 
 // 3x3 on 4-byte pixels (gray f32, RGBA8): each thread computes 4 adjacent
@@ -411,16 +380,10 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
     storeRows(std::false_type{});
 }
 
-// One byte as a float, as unpackRgba8 converts each of a word's bytes.
-__device__ __forceinline__ float byteToFloat(unsigned char b) {
-    return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
-}
-
 // Gray square kernels of radius R, N adjacent pixels per thread from one
-// N-pixel load per input row plus the R neighbours each side (a pixel each
-// side at 3x3, else the neighbouring 4-pixel words: L1 hits, the next
-// threads' loads), and one N-pixel store per output row where the output
-// has the input's depth. u8: 3x3, 5x5 and 7x7, N = 4, 8 or 16 (a warp moves
+// N-pixel load per input row plus the R neighbours each side
+// (loadGrayQuadRow), and one N-pixel store per output row where the output
+// has the input's depth (storeGrayQuad). u8: 3x3, 5x5 and 7x7, N = 4, 8 or 16 (a warp moves
 // 128 to 512 bytes per load instruction; the one-column kernel reads a byte
 // per tap). f32: 5x5 and 7x7, N = 4 (3x3 runs quadKernel). The quads of
 // grayQuadSpan; the leading frameBlockRows rows of blocks compute the rest
@@ -430,15 +393,12 @@ __global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m
     constexpr bool kBytes = std::is_same_v<T, std::uint8_t>;
     static_assert(kBytes ? (N == 4 || N == 8 || N == 16) : (std::is_same_v<T, float> && N == 4 && R >= 2),
                   "u8: 4, 8 or 16 pixels per thread; f32: 4, from 5x5");
-    static_assert(R >= 1 && R <= 4, "neighbours from at most one word each side");
     const QuadSpan span = grayQuadSpan(g, m, sizeof(T), N, R, PY);
     if (quadFrameBlock<T, 1, R, PY, K>(g, m, quadFrame(g, N, PY, span), frameBlockRows)) return;
     const int qx = blockIdx.x * blockDim.x + threadIdx.x;
     const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
     if (!span.contains(qx, qy)) return;
     const int x = N * qx, yFirst = g.outRow0 + qy * PY;
-    // u8 images may be written as floats: those are stored a pixel at a time.
-    const bool vectorStore = !kBytes || !m.outFloat;
     Px<1> acc[K][N][PY];
 #pragma unroll
     for (int k = 0; k < K; ++k)
@@ -452,78 +412,10 @@ __global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m
     for (int i = 0; i < PY + 2 * R; ++i) {
         const unsigned char* row = base + i * g.srcPitch;
         Px<1> p[N + 2 * R];
-        if constexpr (kBytes) {
-            unsigned w[N / 4];
-            if constexpr (N == 4) {
-                w[0] = __ldg(reinterpret_cast<const unsigned*>(row));
-            } else if constexpr (N == 8) {
-                const uint2 v = __ldg(reinterpret_cast<const uint2*>(row));
-                w[0] = v.x, w[1] = v.y;
-            } else {
-                const uint4 v = __ldg(reinterpret_cast<const uint4*>(row));
-                w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-            }
-            if constexpr (R == 1) {
-                p[0].c[0] = byteToFloat(__ldg(row - 1));
-                p[N + 1].c[0] = byteToFloat(__ldg(row + N));
-            } else {
-                const Px<4> left = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row - 4)));
-                const Px<4> right = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row + N)));
-#pragma unroll
-                for (int e = 0; e < R; ++e) p[e].c[0] = left.c[4 - R + e], p[N + R + e].c[0] = right.c[e];
-            }
-#pragma unroll
-            for (int q = 0; q < N / 4; ++q) {
-                const Px<4> bytes = unpackRgba8(w[q]);  // four gray pixels, not one RGBA pixel
-#pragma unroll
-                for (int i = 0; i < 4; ++i) p[R + 4 * q + i].c[0] = bytes.c[i];
-            }
-        } else {
-            const float4* v = reinterpret_cast<const float4*>(row);
-            const float4 left = __ldg(v - 1), mid = __ldg(v), right = __ldg(v + 1);
-            const float l[4] = {left.x, left.y, left.z, left.w}, r[4] = {right.x, right.y, right.z, right.w};
-#pragma unroll
-            for (int e = 0; e < R; ++e) p[e].c[0] = l[4 - R + e], p[N + R + e].c[0] = r[e];
-            p[R].c[0] = mid.x, p[R + 1].c[0] = mid.y, p[R + 2].c[0] = mid.z, p[R + 3].c[0] = mid.w;
-        }
+        loadGrayQuadRow<T, N, R>(row, p);
         accumulateRow<R, N, PY, K>(acc, p, i);
     }
-    if (!vectorStore) {
-#pragma unroll
-        for (int j = 0; j < PY; ++j)
-#pragma unroll
-            for (int o = 0; o < N; ++o) storePixel<T, 1>(g, m, x + o, yFirst + j, acc[0][o][j], acc[K - 1][o][j]);
-        return;
-    }
-    // storePixel's arithmetic, N pixels to one store (u8: four bytes to a
-    // word). The identity mapping is skipped, as in quadKernel: it only turns
-    // -0 into +0, which u8 rounds to the same value (f32 keeps it).
-    auto storeRows = [&](auto skipMapping) {
-#pragma unroll
-        for (int j = 0; j < PY; ++j) {
-            float v[N];
-#pragma unroll
-            for (int o = 0; o < N; ++o) {
-                const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[0], acc[K - 1][o][j].c[0]) : acc[0][o][j].c[0];
-                v[o] = decltype(skipMapping)::value ? r : mappingUnfused(r, m.scale, m.offset, m.absolute);
-            }
-            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * sizeof(T);
-            if constexpr (kBytes) {
-                unsigned word[N / 4];
-#pragma unroll
-                for (int q = 0; q < N / 4; ++q)
-                    word[q] = packLowBytes(saturateRound(v[4 * q], 255.0f), saturateRound(v[4 * q + 1], 255.0f),
-                                           saturateRound(v[4 * q + 2], 255.0f), saturateRound(v[4 * q + 3], 255.0f));
-                if constexpr (N == 4) *reinterpret_cast<unsigned*>(out) = word[0];
-                else if constexpr (N == 8) *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[1]);
-                else *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
-            } else {
-                *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
-            }
-        }
-    };
-    if (kBytes && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) storeRows(std::true_type{});
-    else storeRows(std::false_type{});
+    storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
 }
 
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.

@@ -1,0 +1,149 @@
+#pragma once
+// What the gray quad kernels of the registers mode (registers_kernel.cuh) and
+// the separable mode (separable_quads.cu) share: the leading frame blocks, one input row of N adjacent gray
+// pixels and their neighbours as floats, and the N-pixel stores.
+#include <cstdint>
+#include <type_traits>
+
+#include "device_common.cuh"
+#include "quad_frame.hpp"
+
+namespace fs::gpu {
+namespace {
+
+// Bytes to floats without the conversion unit (I2F: 16 per clock per SM):
+// 0x4B0000bb is the float 2^23 + b exactly, so subtracting 2^23 leaves b.
+// Exact, and no slower than I2F in the benchmark (docs/performance.md).
+__device__ __forceinline__ Px<4> unpackRgba8(unsigned w) {
+    Px<4> p;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        p.c[i] = __fsub_rn(__uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440u + i)), 8388608.0f);
+    return p;
+}
+
+// One byte as a float, as unpackRgba8 converts each of a word's bytes.
+__device__ __forceinline__ float byteToFloat(unsigned char b) {
+    return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
+}
+
+// Four bytes, each in the low byte of its word (saturateRound's result), as one word.
+__device__ __forceinline__ unsigned packLowBytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
+    return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+}
+
+// The quad kernels' frame (QuadFrame: the outputs outside their span, all of
+// them when the rows are not aligned) runs in the first frameBlockRows rows
+// of their grid's blocks, one output per thread: compute(x, y) for this
+// thread's. First, so that its few blocks' load latency hides under the quads
+// that follow; a pixel per thread, so that it needs fewer registers than the
+// quads: a separate launch added its whole latency (10-28 us at 8K), and the
+// one-column path inlined doubled the quads' registers
+// (docs/performance.md). True when this block is the frame's.
+template <int PY, class Compute>
+__device__ __forceinline__ bool quadFrameBlock(const KernelGeom& g, const QuadFrame& frame, int frameBlockRows,
+                                               Compute&& compute) {
+    if (static_cast<int>(blockIdx.y) >= frameBlockRows) return false;
+    const int threads = blockDim.x * blockDim.y;
+    const long long t = (static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x) * threads +
+                        threadIdx.y * blockDim.x + threadIdx.x;
+    const int perQuad = frame.pixels * PY;
+    int qx, qy;
+    if (!frame.locate(t / perQuad, qx, qy)) return true;
+    const int within = static_cast<int>(t % perQuad);
+    const int x = qx * frame.pixels + within % frame.pixels, y = g.outRow0 + qy * PY + within / frame.pixels;
+    if (x >= g.width || y >= g.outRow0 + g.outRows) return true;
+    compute(x, y);
+    return true;
+}
+
+// One input row of N adjacent gray pixels (u8: N = 4, 8 or 16; f32: 4) and R
+// neighbours each side as floats: one N-pixel load, and the neighbours from
+// the words (f32: 16-byte vectors) each side, L1 hits as the next threads
+// load them; a byte each side at radius 1 on u8.
+template <class T, int N, int R>
+__device__ __forceinline__ void loadGrayQuadRow(const unsigned char* row, Px<1> (&p)[N + 2 * R]) {
+    static_assert(R >= 1 && R <= 4, "neighbours from at most one word each side");
+    if constexpr (std::is_same_v<T, std::uint8_t>) {
+        unsigned w[N / 4];
+        if constexpr (N == 4) {
+            w[0] = __ldg(reinterpret_cast<const unsigned*>(row));
+        } else if constexpr (N == 8) {
+            const uint2 v = __ldg(reinterpret_cast<const uint2*>(row));
+            w[0] = v.x, w[1] = v.y;
+        } else {
+            const uint4 v = __ldg(reinterpret_cast<const uint4*>(row));
+            w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+        }
+        if constexpr (R == 1) {
+            p[0].c[0] = byteToFloat(__ldg(row - 1));
+            p[N + 1].c[0] = byteToFloat(__ldg(row + N));
+        } else {
+            const Px<4> left = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row - 4)));
+            const Px<4> right = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row + N)));
+#pragma unroll
+            for (int e = 0; e < R; ++e) p[e].c[0] = left.c[4 - R + e], p[N + R + e].c[0] = right.c[e];
+        }
+#pragma unroll
+        for (int q = 0; q < N / 4; ++q) {
+            const Px<4> bytes = unpackRgba8(w[q]);  // four gray pixels, not one RGBA pixel
+#pragma unroll
+            for (int i = 0; i < 4; ++i) p[R + 4 * q + i].c[0] = bytes.c[i];
+        }
+    } else {
+        static_assert(std::is_same_v<T, float> && N == 4, "f32: 4 pixels");
+        const float4* v = reinterpret_cast<const float4*>(row);
+        const float4 left = __ldg(v - 1), mid = __ldg(v), right = __ldg(v + 1);
+        const float l[4] = {left.x, left.y, left.z, left.w}, r[4] = {right.x, right.y, right.z, right.w};
+#pragma unroll
+        for (int e = 0; e < R; ++e) p[e].c[0] = l[4 - R + e], p[N + R + e].c[0] = r[e];
+        p[R].c[0] = mid.x, p[R + 1].c[0] = mid.y, p[R + 2].c[0] = mid.z, p[R + 3].c[0] = mid.w;
+    }
+}
+
+// Stores a gray quad's PY rows of N outputs at (x, yFirst): storePixel's
+// arithmetic, N pixels to one store (u8: four bytes to a word) where the
+// output has the input's depth, else a pixel at a time (u8 written as
+// floats). The identity mapping is skipped on u8: it only turns -0 into +0,
+// which rounds to the same value (f32 keeps it).
+template <class T, int N, int PY, int K>
+__device__ __forceinline__ void storeGrayQuad(const KernelGeom& g, const KernelMath& m, int x, int yFirst,
+                                              const Px<1> (&acc)[K][N][PY]) {
+    constexpr bool kBytes = std::is_same_v<T, std::uint8_t>;
+    if (kBytes && m.outFloat) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j)
+#pragma unroll
+            for (int o = 0; o < N; ++o) storePixel<T, 1>(g, m, x + o, yFirst + j, acc[0][o][j], acc[K - 1][o][j]);
+        return;
+    }
+    auto storeRows = [&](auto skipMapping) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j) {
+            float v[N];
+#pragma unroll
+            for (int o = 0; o < N; ++o) {
+                const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[0], acc[K - 1][o][j].c[0]) : acc[0][o][j].c[0];
+                v[o] = decltype(skipMapping)::value ? r : mappingUnfused(r, m.scale, m.offset, m.absolute);
+            }
+            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * sizeof(T);
+            if constexpr (kBytes) {
+                unsigned word[N / 4];
+#pragma unroll
+                for (int q = 0; q < N / 4; ++q)
+                    word[q] = packLowBytes(saturateRound(v[4 * q], 255.0f), saturateRound(v[4 * q + 1], 255.0f),
+                                           saturateRound(v[4 * q + 2], 255.0f), saturateRound(v[4 * q + 3], 255.0f));
+                if constexpr (N == 4) *reinterpret_cast<unsigned*>(out) = word[0];
+                else if constexpr (N == 8) *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[1]);
+                else *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+            } else {
+                *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
+            }
+        }
+    };
+    if (kBytes && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) storeRows(std::true_type{});
+    else storeRows(std::false_type{});
+}
+
+}  // namespace
+}  // namespace fs::gpu
