@@ -76,4 +76,18 @@ constexpr bool separableRowsBuilt(int rowsPerThread, int channels) {
                         : rowsPerThread == (channels == 1 ? 8 : 4);
 }
 
+// The separable mode's gray quads (separable_quads.cu): rows per thread by
+// default for a gray image of sampleBytes (u8 or f32) and K kernels, the
+// fastest at 8K on the H200 (u8 8 rows: Gaussian 5x5 0.049 ms against 0.054
+// at 4 and 0.062 at 16; magnitudes and f32 4 rows: Sobel magnitude 5x5 u8
+// 0.084 against 0.090 at 8, f32 Gaussian 7x7 0.084 against 0.090), and
+// whether the variant of radius R, K kernels and PY rows is built: 3x3 to
+// 9x9 (magnitudes to 7x7), the default rows only unless every variant is.
+constexpr int separableQuadRows(int sampleBytes, int kernels) { return sampleBytes == 1 && kernels == 1 ? 8 : 4; }
+constexpr bool separableQuadBuilt(int radius, int sampleBytes, int kernels, int rows) {
+    if (radius < 1 || radius > (kernels == 1 ? 4 : 3)) return false;
+    if (kAllVariants) return rows == 4 || rows == 8 || (rows == 16 && kernels == 1);
+    return rows == separableQuadRows(sampleBytes, kernels);
+}
+
 }  // namespace fs::gpu

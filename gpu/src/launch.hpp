@@ -155,9 +155,13 @@ const ModeImpl& registersMode();
 const ModeImpl& fftMode();
 const ModeImpl& tensorMode();
 const ModeImpl& autoMode();
-// Whether the separable mode runs `f` as its rolling strip (mode_separable.cu):
-// one square rank-1 kernel from 5x5 to 31x31, gray or 8-bit colour.
+// Whether the separable mode runs `f` by default as its rolling strip
+// (mode_separable.cu): one square rank-1 kernel from 5x5 to 31x31, gray or
+// 8-bit colour, that its gray quads do not run.
 bool separableRunsStrip(const PreparedFilter& f);
+// Whether it runs `f` as its gray quads: one square rank-1 kernel to 9x9, or
+// a magnitude of two to 7x7, on a gray u8 or f32 image.
+bool separableRunsGrayQuads(const PreparedFilter& f);
 // Whether the registers mode runs `f` as its gray quads of 5x5 or 7x7 with a
 // default launch (mode_registers.cu): one square kernel on a gray u8 or f32
 // image, 4 adjacent pixels a thread.

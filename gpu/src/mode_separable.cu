@@ -1,6 +1,10 @@
 // Mode "separable": rank-1 kernels (Gaussian, box, Sobel components) as a row
 // pass then a column pass, kw + kh multiply-adds per pixel instead of kw * kh;
-// the intermediate never reaches device memory. Two paths:
+// the intermediate never reaches device memory. Three paths:
+// - gray quads (separable_quads.cu: one square kernel from 3x3 to 9x9, or a
+//   magnitude pair to 7x7, on gray u8 and f32): 4 adjacent pixels x a column
+//   of rows per thread, each input row filtered in registers; the default
+//   for what they run.
 // - rolling strip (one square kernel, 5x5 to 31x31; gray, and 8-bit colour):
 //   each block walks down a strip of 128 gray or 32 colour pixels, row-filters
 //   each input row once into a ring of the last rows' results in shared
@@ -14,6 +18,8 @@
 
 #include "device_common.cuh"
 #include "kernel_variants.hpp"
+#include "quad_frame.hpp"
+#include "separable_quads.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -418,11 +424,50 @@ LaunchConfig stripConfig(int channels) {
     return LaunchConfig{stripThreads(channels), 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
 }
 
+// The gray quads (separable_quads.cu): square kernels to 9x9 (magnitudes to
+// 7x7) on gray u8 and f32 images, 4 adjacent pixels a thread.
+bool quadsApply(const PreparedFilter& f) {
+    const KernelMath& m = f.math;
+    const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
+    return f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) && m.kw == m.kh &&
+           separableQuadVariant(f.inDepth, m.kw / 2, m.kernelCount,
+                                separableQuadRows(sampleBytes, m.kernelCount)) != nullptr;
+}
+bool wantsQuads(const LaunchConfig& want) {
+    return want.isDefault() || (want.perThreadX == 4 && want.halo == HaloScheme::Default &&
+                                want.radius != RadiusPath::Runtime);
+}
+
+Refusal planQuads(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
+    const KernelMath& m = f.math;
+    const int radius = m.kw / 2, K = m.kernelCount;
+    const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
+    const int py = pickCount(want.perThreadY, separableQuadRows(sampleBytes, K), {4, 8, 16});
+    out.kernel = py > 0 ? separableQuadVariant(f.inDepth, radius, K, py) : nullptr;
+    if (!out.kernel) {
+        std::string built;
+        for (int n : {4, 8, 16})
+            if (separableQuadBuilt(radius, sampleBytes, K, n))
+                built += (built.empty() ? "" : " or ") + std::to_string(n);
+        return "the separable mode's gray quads compute " + built + " rows per thread for this kernel in this build";
+    }
+    out.block = pickBlock(want, dim3(32, 4));
+    out.grid = gridFor(width, rows, out.block, 4, py);
+    out.quadSpan = f.inDepth == Depth::U8 ? grayU8QuadSpan : grayF32QuadSpan;
+    out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), 4, py, HaloScheme::Default,
+                              RadiusPath::Compiled};
+    out.variant = "separable gray quads, compiled radius " + std::to_string(radius) + ", 4x" + std::to_string(py) +
+                  " outputs per thread (4 adjacent " + (sampleBytes == 1 ? "u8" : "f32") +
+                  " pixels, each input row filtered in registers; edge pixels in extra leading blocks)";
+    return checkPlan(out);
+}
+
 Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     if (!f.separable)
         return {RefusalReason::FilterUnsupported, "the kernel is not separable (not rank 1); use shared or auto"};
     const KernelMath& m = f.math;
     const int rx = m.kw / 2, ry = m.kh / 2, C = f.channels, K = m.kernelCount;
+    if (quadsApply(f) && wantsQuads(want)) return planQuads(f, want, width, rows, out);
     if (stripApplies(f) && (want.isDefault() || want == stripConfig(C))) {
         out.kernel = stripKernelFor(f.inDepth, C, rx);
         out.block = dim3(stripThreads(C), 1);
@@ -448,7 +493,10 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
                      "run-time radius";
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;
     if (want.perThreadX > 1)
-        return "the separable mode computes 1 column per thread (its row pass spreads the tile over all threads)";
+        return quadsApply(f) ? "the separable mode computes 4 columns per thread in its gray quads, 1 column in its "
+                               "fused tile"
+                             : "the separable mode computes 1 column per thread here (its row pass spreads the tile "
+                               "over all threads; 4 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and f32)";
     // Colour tiles: 4 rows, gray: 8, the autotuner's fastest at 8K (8 rows of
     // 4-channel sums were much slower; docs/performance.md).
     const int py = pickCount(want.perThreadY, C == 1 ? 8 : 4, {2, 4, 8});
@@ -482,8 +530,9 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
 Refusal supportsSeparable(const PreparedFilter& f) { return supportedIfPlans(planSeparable, f); }
 
 std::vector<LaunchConfig> separableCandidates() {
-    if constexpr (kAllVariants) return candidateGrid({{1, 2}, {1, 4}, {1, 8}});
-    return candidateGrid({{1, 4}, {1, 8}});
+    if constexpr (kAllVariants) return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {4, 4}, {4, 8}, {4, 16}});
+    // 4 x 4 and 4 x 8: the gray quads' default rows (separableQuadRows).
+    return candidateGrid({{1, 4}, {1, 8}, {4, 4}, {4, 8}});
 }
 
 cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
@@ -497,6 +546,7 @@ cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
     cudaError_t err = cudaMemcpyToSymbolAsync(c_rowWeights, rows, sizeof rows, 0, cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
         err = cudaMemcpyToSymbolAsync(c_columnWeights, columns, sizeof columns, 0, cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess) err = uploadSeparableQuadWeights(rows, columns, stream);
     const cudaError_t syncErr = cudaStreamSynchronize(stream);
     return err != cudaSuccess ? err : syncErr;
 }
@@ -505,6 +555,7 @@ cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
     if (!planSeparable(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
+    if (plan.quadSpan) return launchQuadPlan(plan, a.geom, a.filter->math, stream);
     if (plan.config == stripConfig(a.filter->channels) && stripApplies(*a.filter))
         return launchPlanned(plan, stream, a.geom, a.filter->math,
                              stripSegmentRows(a.geom.width, a.geom.outRows, a.filter->channels));
@@ -513,14 +564,17 @@ cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-bool separableRunsStrip(const PreparedFilter& f) { return f.separable && stripApplies(f); }
+bool separableRunsStrip(const PreparedFilter& f) { return f.separable && stripApplies(f) && !quadsApply(f); }
+bool separableRunsGrayQuads(const PreparedFilter& f) { return f.separable && quadsApply(f); }
 
 const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",
-                               "Rank-1 kernels as a row pass and a column pass fused in one launch through shared "
-                               "memory: kw + kh multiply-adds per pixel instead of kw * kh (square kernels from 5x5 on "
-                               "gray and 8-bit colour: a rolling window down column strips, each input row read "
-                               "once).",
+                               "Rank-1 kernels as a row pass and a column pass, the intermediate never in device "
+                               "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32 kernels "
+                               "to 9x9 (magnitudes to 7x7) run in registers, 4 adjacent pixels a thread, each input "
+                               "row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
+                               "window down column strips through shared memory, each input row read once; the rest "
+                               "run a tile through shared memory.",
                                supportsSeparable, prepareSeparable, planSeparable, launchSeparable, separableCandidates};
     return mode;
 }

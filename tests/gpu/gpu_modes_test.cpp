@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "fs/gpu/cuda_options.hpp"
 #include "fs/presets.hpp"
 #include "gpu_test_support.hpp"
 
@@ -210,6 +211,90 @@ TEST(Rgba8IntegerLanes, OtherFiltersKeepTheFloatKernel) {
         ASSERT_TRUE(report.ok()) << report.error;
         EXPECT_EQ(report.kernel.find("integer lanes"), std::string::npos) << report.kernel;
     }
+}
+
+// A random rank-1 kernel: the outer product of two random factors.
+Kernel randomRankOneKernel(int side, std::mt19937& rng) {
+    std::uniform_real_distribution<float> weight(-1.0f, 1.0f);
+    std::vector<float> row(side), column(side), w;
+    for (float& v : row) v = weight(rng);
+    for (float& v : column) v = weight(rng);
+    for (float c : column)
+        for (float r : row) w.push_back(c * r);
+    return Kernel(side, side, w);
+}
+
+// The separable mode's gray quads (one kernel 3x3 to 9x9, magnitudes to 7x7,
+// gray u8 and f32): against the reference on every border, on images smaller
+// than one quad, of odd widths and heights, and wide and short, so the quads
+// and their frame (the edge outputs, in leading blocks) both run; Sobel
+// magnitudes on u8 bit for bit.
+TEST(SeparableGrayQuads, MatchTheReferenceOnEveryBorder) {
+    FS_SKIP_WITHOUT_CUDA();
+    const auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    const struct {
+        int w, h;
+    } sizes[] = {{3, 2}, {13, 9}, {83, 61}, {1001, 37}};
+    for (Depth depth : {Depth::U8, Depth::F32})
+        for (int borderIndex = 0; borderIndex < 5; ++borderIndex)
+            for (const auto& size : sizes) {
+                const Image input = randomImage(size.w, size.h, 1, depth, rng);
+                std::vector<std::pair<std::string, FilterSpec>> specs;
+                for (int side : {3, 5, 7, 9}) {
+                    FilterSpec gaussian, random;
+                    gaussian.kernels = {gaussianKernel(side, 0.0)};
+                    random.kernels = {randomRankOneKernel(side, rng)};
+                    random.output.absolute = depth == Depth::U8;
+                    specs.push_back({"gaussian" + std::to_string(side), gaussian});
+                    specs.push_back({"rank-1 " + std::to_string(side), random});
+                }
+                for (int side : {3, 5, 7})
+                    specs.push_back({"sobel-mag" + std::to_string(side),
+                                     presetSpec("sobel-mag:" + std::to_string(side))});
+                for (auto& [name, spec] : specs) {
+                    spec.border = matrixBorder(borderIndex, depth);
+                    SCOPED_TRACE(name + " " + depthName(depth) + " " + std::to_string(size.w) + "x" +
+                                 std::to_string(size.h) + " border " + borderModeName(spec.border.mode));
+                    const LaunchReport report =
+                        backend->describeLaunch(spec, size.w, size.h, depth, 1, "separable", LaunchConfig{});
+                    ASSERT_TRUE(report.ok()) << report.error;
+                    EXPECT_NE(report.kernel.find("gray quads"), std::string::npos) << report.kernel;
+                    Image actual;
+                    ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual));
+                    const Image expected = cpu::referenceFilter(spec, input.cview());
+                    EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
+                }
+            }
+}
+
+// The frame's outputs use the quads' arithmetic in the quads' order: an
+// image filtered whole and in pieces of 18 rows (each piece's last rows, 2
+// past a whole group, go to the frame) is the same bit for bit, with random
+// float weights whose sums round differently in any other order.
+TEST(SeparableGrayQuads, FrameAndQuadsAgreeBitForBit) {
+    FS_SKIP_WITHOUT_CUDA();
+    const auto backend = gpu::makeCudaBackend();
+    std::mt19937 rng = testRng();
+    for (Depth depth : {Depth::U8, Depth::F32})
+        for (int side : {3, 5, 7, 9}) {
+            const Image input = randomImage(301, 97, 1, depth, rng);
+            FilterSpec spec;
+            spec.kernels = {randomRankOneKernel(side, rng)};
+            spec.output.floatOutput = true;  // u8 in, f32 out: no rounding to hide a difference
+            spec.border = {BorderMode::Wrap, 0.0f};
+            SCOPED_TRACE(std::string(depthName(depth)) + " " + std::to_string(side) + "x" + std::to_string(side));
+            const RunResult whole = backend->runWithLaunch(spec, input.cview(), "separable", {});
+            gpu::setPipelineRows(18);
+            const RunResult pieces = backend->runWithLaunch(spec, input.cview(), "separable", {});
+            gpu::setPipelineRows(0);
+            ASSERT_TRUE(whole.ok()) << whole.error;
+            ASSERT_TRUE(pieces.ok()) << pieces.error;
+            const LaunchReport report = backend->describeLaunch(spec, input.width(), input.height(), depth, 1,
+                                                                "separable", LaunchConfig{});
+            EXPECT_NE(report.kernel.find("gray quads"), std::string::npos) << report.kernel;
+            EXPECT_TRUE(imagesMatch(pieces.output, whole.output, exact()));
+        }
 }
 
 }  // namespace

@@ -223,7 +223,9 @@ TEST(CudaBackend, PhotographsMatchReference) {
 // start at the bottom). 421 wide has gray strips whose columns and halo lie
 // inside the image (the one-vector-load-per-item steps); 129 and 261 do not.
 // Gray 15x15 and 31x31 run every size; each other radius and layout,
-// compiled separately, runs a small and a multi-strip size.
+// compiled separately, runs a small and a multi-strip size. The runs ask for
+// the strip's launch shape: by default the gray quads run gray u8 and f32 to
+// 9x9.
 using StripParam = std::tuple<Depth, int, int>;  // depth, channels, taps
 class SeparableStrip : public ::testing::TestWithParam<StripParam> {};
 
@@ -233,6 +235,7 @@ TEST_P(SeparableStrip, MatchesReference) {
     PipelineKnobs restore;
     auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
+    const LaunchConfig strip{channels == 3 ? 192 : 256, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled};
     struct Size {
         int w, h;
     };
@@ -258,18 +261,19 @@ TEST_P(SeparableStrip, MatchesReference) {
             for (const FilterSpec& spec : specs) {
                 SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + " " + borderModeName(border) +
                              (spec.output.floatOutput ? " box" : " gaussian"));
-                const LaunchReport report = backend->describeLaunch(spec, size.w, size.h, depth, channels, "separable", LaunchConfig{});
+                const LaunchReport report =
+                    backend->describeLaunch(spec, size.w, size.h, depth, channels, "separable", strip);
                 ASSERT_TRUE(report.ok()) << report.error;
                 EXPECT_NE(report.kernel.find("rolling strip, compiled radius " + std::to_string(taps / 2) + ","),
                           std::string::npos)
                     << report.kernel;
                 const Image expected = cpu::referenceFilter(spec, input.cview());
                 Image actual;
-                ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual));
+                ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual, 0x5A, strip));
                 EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
                 for (int pieceRows : full ? std::vector<int>{10, 64} : std::vector<int>{10}) {
                     gpu::setPipelineRows(pieceRows);
-                    const RunResult r = backend->run(spec, input.cview(), "separable");
+                    const RunResult r = backend->runWithLaunch(spec, input.cview(), "separable", strip);
                     gpu::setPipelineRows(0);
                     ASSERT_TRUE(r.ok()) << r.error;
                     EXPECT_TRUE(matchesReference(spec, input.cview(), r.output, expected)) << pieceRows << "-row pieces";

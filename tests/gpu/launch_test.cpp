@@ -34,6 +34,7 @@ std::vector<Case> casesFor(const std::string& mode, std::mt19937& rng) {
         add("gauss15", {gaussianKernel(15, 3.0)});
         add("gauss9 (run-time radius)", {gaussianKernel(9, 2.0)});
         add("sobel-magnitude", {sobelKernel(3, true), sobelKernel(3, false)}, Combine::Magnitude);
+        add("sobel-magnitude5", {sobelKernel(5, true), sobelKernel(5, false)}, Combine::Magnitude);
         return out;
     }
     add("int3x3", {randomIntegerKernel(3, 3, rng)});
@@ -73,6 +74,9 @@ std::vector<LaunchConfig> configsFor(const std::string& mode) {
                     const auto& b = blocks[(q + static_cast<int>(h)) % 4];
                     out.push_back({b[0], b[1], 1, q, h, r});
                 }
+        for (int q : {4, 8, 16})  // the gray quads
+            for (const auto& b : {blocks[1], blocks[3]})
+                out.push_back({b[0], b[1], 4, q, HaloScheme::Default, RadiusPath::Default});
         out.push_back({256, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled});  // the gray and RGBA rolling strip
         out.push_back({192, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled});  // the BGR rolling strip
     } else {

@@ -1,0 +1,19 @@
+#pragma once
+// The separable mode's gray quads (separable_quads.cu), for its planner.
+#include <cuda_runtime.h>
+
+#include "fs/filter_spec.hpp"
+#include "fs/image.hpp"
+#include "launch.hpp"
+
+namespace fs::gpu {
+
+// The kernel for a gray image of `depth` (u8 or f32), radius, kernels (1, or
+// 2 for a magnitude) and rows per thread; nullptr when not built
+// (separableQuadBuilt).
+const void* separableQuadVariant(Depth depth, int radius, int kernels, int rows);
+// The quads' row and column factors, kMaxKernelSize per kernel.
+cudaError_t uploadSeparableQuadWeights(const float (&rows)[kMaxKernels * kMaxKernelSize],
+                                       const float (&columns)[kMaxKernels * kMaxKernelSize], cudaStream_t stream);
+
+}  // namespace fs::gpu
