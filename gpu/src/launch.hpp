@@ -162,10 +162,6 @@ bool separableRunsStrip(const PreparedFilter& f);
 // Whether it runs `f` as its gray quads: one square rank-1 kernel to 9x9, or
 // a magnitude of two to 7x7, on a gray u8 or f32 image.
 bool separableRunsGrayQuads(const PreparedFilter& f);
-// Whether the registers mode runs `f` as its gray quads of 5x5 or 7x7 with a
-// default launch (mode_registers.cu): one square kernel on a gray u8 or f32
-// image, 4 adjacent pixels a thread.
-bool registersRunsGrayQuads(const PreparedFilter& f);
 
 // ---- The registry (mode_registry.cpp) --------------------------------------
 // Every mode in display order, the choosing one last.

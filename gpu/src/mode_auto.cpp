@@ -54,29 +54,37 @@ bool sharedBeatsRegisters(const PreparedFilter& f) {
            m.kh == 7;
 }
 
-// 8K Gaussians: the strip wins at 7x7 on colour (H100 BGR 0.307 against
-// 0.401 ms; H200 RGBA 0.344 against 0.545); the gray quads win up to 7x7
-// since their frame left the quad path (H200 7x7 f32 0.102 against 0.114,
-// u8 0.101 against 0.119; bench/results/h200-2026-11-28b/), and every layout
-// keeps the registers mode at 5x5 (H100 BGR 0.287 against 0.295, RGBA 0.311
-// against 0.337). u16 gray 5x5, not timed, goes to the strip: its registers
-// kernel is one column a thread.
-bool stripBeatsRegisters(const PreparedFilter& f) {
-    return separableRunsStrip(f) &&
-           ((f.math.kw >= 7 && !registersRunsGrayQuads(f)) || (f.channels == 1 && f.inDepth == Depth::U16));
+// The separable mode's gray quads (rank-1 kernels to 9x9 and magnitudes to
+// 7x7 on gray u8 and f32) beat the registers mode's kw x kw taps, except one
+// f32 3x3 kernel (H200 8K: u8 Gaussian 3x3 0.036 against 0.047 ms, 5x5 0.049
+// against 0.066, 7x7 0.065 against 0.101, Sobel magnitude 3x3 0.060 against
+// 0.073; f32 Gaussian 5x5 0.078 against 0.083, 7x7 0.084 against 0.103,
+// Sobel magnitude 3x3 0.073 against 0.077; f32 Gaussian 3x3 0.071 against
+// 0.069; bench/results/h200-2026-11-28c/).
+bool grayQuadsBeatRegisters(const PreparedFilter& f) {
+    return separableRunsGrayQuads(f) && !(f.inDepth == Depth::F32 && f.math.kernelCount == 1 && f.math.kw == 3);
 }
 
-// Magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7): the separable
-// mode's kw + kh taps beat the registers mode's kw x kh on every layout (H100
-// 8K Sobel magnitude 5: 0.47-0.76 ms against 0.74-1.23; 7: 0.52-0.83 against
-// 1.22-2.06; bench/results/h100-2026-11-28e/sweep/ours.csv).
+// 8K Gaussians the gray quads do not run: the strip wins at 7x7 on colour
+// (H100 BGR 0.307 against 0.401 ms; H200 RGBA 0.344 against 0.545), and every
+// colour layout keeps the registers mode at 5x5 (H100 BGR 0.287 against
+// 0.295, RGBA 0.311 against 0.337). u16 gray 5x5, not timed, goes to the
+// strip: its registers kernel is one column a thread.
+bool stripBeatsRegisters(const PreparedFilter& f) {
+    return separableRunsStrip(f) && (f.math.kw >= 7 || (f.channels == 1 && f.inDepth == Depth::U16));
+}
+
+// Magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7) on colour: the
+// separable mode's kw + kh taps beat the registers mode's kw x kw on every
+// layout (H100 8K Sobel magnitude 5: 0.47-0.76 ms against 0.74-1.23; 7:
+// 0.52-0.83 against 1.22-2.06; bench/results/h100-2026-11-28e/sweep/ours.csv).
 bool separablePairBeatsRegisters(const PreparedFilter& f) {
     return f.separable && f.math.kernelCount > 1 && std::max(f.math.kw, f.math.kh) >= 5 &&
            separableMode().supports(f).ok();
 }
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
-    if (stripBeatsRegisters(f) || separablePairBeatsRegisters(f)) return separableMode();
+    if (grayQuadsBeatRegisters(f) || stripBeatsRegisters(f) || separablePairBeatsRegisters(f)) return separableMode();
     if (sharedBeatsRegisters(f) && sharedMode().supports(f).ok()) return sharedMode();
     if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
     if (f.separable && separableMode().supports(f).ok()) return separableMode();
@@ -90,9 +98,10 @@ const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
 const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
-        "Picks the fastest correct mode for the filter: separable for rank-1 kernels its rolling strip runs "
-        "(gray u16 from 5x5, colour from 7x7) and for magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7), "
-        "registers for other kernels up to 7x7 (shared for "
+        "Picks the fastest correct mode for the filter: separable for rank-1 kernels on gray u8 and f32 images "
+        "to 9x9 (one f32 3x3 kernel excepted) and magnitudes of two to 7x7, which it runs in registers, for rank-1 "
+        "kernels its rolling strip runs (gray u16 from 5x5, colour from 7x7) and for magnitudes of two rank-1 "
+        "kernels from 5x5 (Sobel 5 and 7), registers for other kernels up to 7x7 (shared for "
         "one dense 7x7 on a gray u16 image), separable for larger rank-1 kernels, fft for dense kernels of "
         "289 taps (17x17) or more unless the shared mode has a faster compiled kernel (square, to 21x21 on gray "
         "images, 17x17 on colour) or integer weights on integer images keep the direct modes bit-exact, otherwise "

@@ -231,6 +231,14 @@ const void* stridedKernel(const RegistersShape& s, int py) {
     return kernel;
 }
 
+// Gray u8 or f32, one square 5x5 or 7x7 kernel: 4 adjacent pixels a thread.
+bool registersRunsGrayQuads(const PreparedFilter& f) {
+    const KernelMath& m = f.math;
+    return f.channels == 1 && m.kernelCount == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) &&
+           m.kw == m.kh && (m.kw == 5 || m.kw == 7) &&
+           registersRadiusBuilt(m.kw / 2, static_cast<int>(depthBytes(f.inDepth)), 1, 1);
+}
+
 Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob("registers", "shared-memory halo to load (only shared has)");
     const KernelMath& m = f.math;
@@ -326,13 +334,6 @@ cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
 }
 
 }  // namespace
-
-bool registersRunsGrayQuads(const PreparedFilter& f) {
-    const KernelMath& m = f.math;
-    return f.channels == 1 && m.kernelCount == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) &&
-           m.kw == m.kh && (m.kw == 5 || m.kw == 7) &&
-           registersRadiusBuilt(m.kw / 2, static_cast<int>(depthBytes(f.inDepth)), 1, 1);
-}
 
 const ModeImpl& registersMode() {
     static const ModeImpl mode{"registers",

@@ -247,10 +247,11 @@ TEST(ModeRegistry, TheTensorModeIsApproximateAndOnlyRunWhenAsked) {
             }
 }
 
-// auto: the separable mode's rolling strip where it beats the registers mode
-// (gray u16 from 5x5, colour u8 from 7x7), the registers mode for the rest up
-// to 7x7 (gray u8 and f32: 4 adjacent pixels); Sobel magnitudes from 5x5 in
-// the separable mode.
+// auto: the separable mode's gray quads for rank-1 kernels to 9x9 and
+// magnitudes to 7x7 on gray u8 and f32 (one f32 3x3 kernel excepted), its
+// rolling strip where it beats the registers mode (gray u16 from 5x5, colour
+// u8 from 7x7), the registers mode for the rest up to 7x7; Sobel magnitudes
+// from 5x5 in the separable mode on every layout.
 TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     const auto chosen = [](int taps, Depth depth, int channels) {
         FilterSpec spec;
@@ -259,15 +260,13 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
         EXPECT_EQ(prepareFilter(spec, depth, channels, f), "");
         return &autoMode().choose(f);
     };
-    EXPECT_EQ(chosen(3, Depth::F32, 1), &registersMode());
-    EXPECT_EQ(chosen(5, Depth::F32, 1), &registersMode());  // 4 adjacent pixels
-    EXPECT_EQ(chosen(7, Depth::F32, 1), &registersMode());
-    EXPECT_EQ(chosen(9, Depth::F32, 1), &separableMode());
-    EXPECT_EQ(chosen(5, Depth::U16, 1), &separableMode());
+    EXPECT_EQ(chosen(3, Depth::F32, 1), &registersMode());  // 4 adjacent pixels, 9 taps
+    for (Depth depth : {Depth::F32, Depth::U8})
+        for (int taps : {5, 7, 9}) EXPECT_EQ(chosen(taps, depth, 1), &separableMode()) << taps;  // the gray quads
+    EXPECT_EQ(chosen(3, Depth::U8, 1), &separableMode());
+    EXPECT_EQ(chosen(3, Depth::U16, 1), &registersMode());
+    EXPECT_EQ(chosen(5, Depth::U16, 1), &separableMode());  // the strip
     EXPECT_EQ(chosen(7, Depth::U16, 1), &separableMode());
-    EXPECT_EQ(chosen(5, Depth::U8, 1), &registersMode());  // 4 adjacent pixels
-    EXPECT_EQ(chosen(7, Depth::U8, 1), &registersMode());
-    EXPECT_EQ(chosen(9, Depth::U8, 1), &separableMode());
     EXPECT_EQ(chosen(5, Depth::U8, 3), &registersMode());
     EXPECT_EQ(chosen(5, Depth::U8, 4), &registersMode());
     EXPECT_EQ(chosen(7, Depth::U8, 3), &separableMode());
@@ -280,10 +279,11 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
         return &autoMode().choose(f);
     };
     for (const auto& [depth, channels] : {std::pair{Depth::F32, 1}, {Depth::U8, 1}, {Depth::U8, 3}, {Depth::U8, 4}}) {
-        EXPECT_EQ(magnitude(3, depth, channels), &registersMode()) << channels;
+        EXPECT_EQ(magnitude(3, depth, channels), channels == 1 ? &separableMode() : &registersMode()) << channels;
         EXPECT_EQ(magnitude(5, depth, channels), &separableMode()) << channels;
         EXPECT_EQ(magnitude(7, depth, channels), &separableMode()) << channels;
     }
+    EXPECT_EQ(magnitude(3, Depth::U16, 1), &registersMode());
 }
 
 // The teaching variants: listed beside the modes they explain, with a
