@@ -76,18 +76,28 @@ constexpr bool separableRowsBuilt(int rowsPerThread, int channels) {
                         : rowsPerThread == (channels == 1 ? 8 : 4);
 }
 
-// The separable mode's gray quads (separable_quads.cu): rows per thread by
-// default for a gray image of sampleBytes (u8 or f32) and K kernels, the
-// fastest at 8K on the H200 (u8 8 rows: Gaussian 5x5 0.049 ms against 0.054
-// at 4 and 0.062 at 16; magnitudes and f32 4 rows: Sobel magnitude 5x5 u8
-// 0.084 against 0.090 at 8, f32 Gaussian 7x7 0.084 against 0.090), and
-// whether the variant of radius R, K kernels and PY rows is built: 3x3 to
-// 9x9 (magnitudes to 7x7), the default rows only unless every variant is.
-constexpr int separableQuadRows(int sampleBytes, int kernels) { return sampleBytes == 1 && kernels == 1 ? 8 : 4; }
-constexpr bool separableQuadBuilt(int radius, int sampleBytes, int kernels, int rows) {
+// The separable mode's gray quads (separable_quads.cu): adjacent pixels and
+// rows per thread by default for a gray image of sampleBytes (u8 or f32), K
+// kernels and radius R, the fastest at 8K on the H200: u8 single kernels 8
+// pixels x 4 rows to 5x5 (Gaussian 3x3 0.034 ms against 0.036 at 4 x 8, 5x5
+// 0.047 against 0.048), 4 x 8 from 7x7 (7x7 0.065 against 0.066 at 8 x 4
+// and 0.074 at 4 x 4; 4 x 16 0.085); magnitudes and f32 4 x 4 (u8 Sobel
+// magnitude 5x5 0.084 against 0.090 at 4 x 8 and 0.092 at 8 x 4; f32
+// Gaussian 7x7 0.083 against 0.090 at 4 x 8). Built: 3x3 to 9x9 (magnitudes
+// to 7x7), the default shape only unless every variant is.
+constexpr int separableQuadPixels(int sampleBytes, int kernels, int radius) {
+    return sampleBytes == 1 && kernels == 1 && radius <= 2 ? 8 : 4;
+}
+constexpr int separableQuadRows(int sampleBytes, int kernels, int radius) {
+    return sampleBytes == 1 && kernels == 1 && radius > 2 ? 8 : 4;
+}
+constexpr bool separableQuadBuilt(int radius, int sampleBytes, int kernels, int pixels, int rows) {
     if (radius < 1 || radius > (kernels == 1 ? 4 : 3)) return false;
-    if (kAllVariants) return rows == 4 || rows == 8 || (rows == 16 && kernels == 1);
-    return rows == separableQuadRows(sampleBytes, kernels);
+    if (kAllVariants)
+        return (pixels == 4 && (rows == 4 || rows == 8 || (rows == 16 && kernels == 1))) ||
+               (pixels == 8 && sampleBytes == 1 && (rows == 4 || (rows == 8 && kernels == 1)));
+    return pixels == separableQuadPixels(sampleBytes, kernels, radius) &&
+           rows == separableQuadRows(sampleBytes, kernels, radius);
 }
 
 }  // namespace fs::gpu

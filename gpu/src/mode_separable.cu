@@ -2,9 +2,9 @@
 // pass then a column pass, kw + kh multiply-adds per pixel instead of kw * kh;
 // the intermediate never reaches device memory. Three paths:
 // - gray quads (separable_quads.cu: one square kernel from 3x3 to 9x9, or a
-//   magnitude pair to 7x7, on gray u8 and f32): 4 adjacent pixels x a column
-//   of rows per thread, each input row filtered in registers; the default
-//   for what they run.
+//   magnitude pair to 7x7, on gray u8 and f32): 4 or 8 adjacent pixels x a
+//   column of rows per thread, each input row filtered in registers; the
+//   default for what they run.
 // - rolling strip (one square kernel, 5x5 to 31x31; gray, and 8-bit colour):
 //   each block walks down a strip of 128 gray or 32 colour pixels, row-filters
 //   each input row once into a ring of the last rows' results in shared
@@ -425,16 +425,17 @@ LaunchConfig stripConfig(int channels) {
 }
 
 // The gray quads (separable_quads.cu): square kernels to 9x9 (magnitudes to
-// 7x7) on gray u8 and f32 images, 4 adjacent pixels a thread.
+// 7x7) on gray u8 and f32 images, adjacent pixels a thread.
 bool quadsApply(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
+    const int K = m.kernelCount, radius = m.kw / 2;
     return f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) && m.kw == m.kh &&
-           separableQuadVariant(f.inDepth, m.kw / 2, m.kernelCount,
-                                separableQuadRows(sampleBytes, m.kernelCount)) != nullptr;
+           separableQuadVariant(f.inDepth, radius, K, separableQuadPixels(sampleBytes, K, radius),
+                                separableQuadRows(sampleBytes, K, radius)) != nullptr;
 }
 bool wantsQuads(const LaunchConfig& want) {
-    return want.isDefault() || (want.perThreadX == 4 && want.halo == HaloScheme::Default &&
+    return want.isDefault() || ((want.perThreadX == 4 || want.perThreadX == 8) && want.halo == HaloScheme::Default &&
                                 want.radius != RadiusPath::Runtime);
 }
 
@@ -442,22 +443,26 @@ Refusal planQuads(const PreparedFilter& f, const LaunchConfig& want, int width, 
     const KernelMath& m = f.math;
     const int radius = m.kw / 2, K = m.kernelCount;
     const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
-    const int py = pickCount(want.perThreadY, separableQuadRows(sampleBytes, K), {4, 8, 16});
-    out.kernel = py > 0 ? separableQuadVariant(f.inDepth, radius, K, py) : nullptr;
+    const int px = pickCount(want.perThreadX, separableQuadPixels(sampleBytes, K, radius), {4, 8});
+    const int py = pickCount(want.perThreadY, separableQuadRows(sampleBytes, K, radius), {4, 8, 16});
+    out.kernel = px > 0 && py > 0 ? separableQuadVariant(f.inDepth, radius, K, px, py) : nullptr;
     if (!out.kernel) {
         std::string built;
-        for (int n : {4, 8, 16})
-            if (separableQuadBuilt(radius, sampleBytes, K, n))
-                built += (built.empty() ? "" : " or ") + std::to_string(n);
-        return "the separable mode's gray quads compute " + built + " rows per thread for this kernel in this build";
+        for (int n : {4, 8})
+            for (int rowCount : {4, 8, 16})
+                if (separableQuadBuilt(radius, sampleBytes, K, n, rowCount))
+                    built += (built.empty() ? "" : ", ") + std::to_string(n) + "x" + std::to_string(rowCount);
+        return "the separable mode's gray quads compute " + built +
+               " outputs per thread (pixels x rows) for this kernel in this build";
     }
     out.block = pickBlock(want, dim3(32, 4));
-    out.grid = gridFor(width, rows, out.block, 4, py);
+    out.grid = gridFor(width, rows, out.block, px, py);
     out.quadSpan = f.inDepth == Depth::U8 ? grayU8QuadSpan : grayF32QuadSpan;
-    out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), 4, py, HaloScheme::Default,
-                              RadiusPath::Compiled};
-    out.variant = "separable gray quads, compiled radius " + std::to_string(radius) + ", 4x" + std::to_string(py) +
-                  " outputs per thread (4 adjacent " + (sampleBytes == 1 ? "u8" : "f32") +
+    out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
+                              HaloScheme::Default, RadiusPath::Compiled};
+    out.variant = "separable gray quads, compiled radius " + std::to_string(radius) + ", " + std::to_string(px) + "x" +
+                  std::to_string(py) + " outputs per thread (" + std::to_string(px) + " adjacent " +
+                  (sampleBytes == 1 ? "u8" : "f32") +
                   " pixels, each input row filtered in registers; edge pixels in extra leading blocks)";
     return checkPlan(out);
 }
@@ -493,8 +498,8 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
                      "run-time radius";
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;
     if (want.perThreadX > 1)
-        return quadsApply(f) ? "the separable mode computes 4 columns per thread in its gray quads, 1 column in its "
-                               "fused tile"
+        return quadsApply(f) ? "the separable mode computes 4 or 8 columns per thread in its gray quads, 1 column in "
+                               "its fused tile"
                              : "the separable mode computes 1 column per thread here (its row pass spreads the tile "
                                "over all threads; 4 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and f32)";
     // Colour tiles: 4 rows, gray: 8, the autotuner's fastest at 8K (8 rows of
@@ -530,9 +535,9 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
 Refusal supportsSeparable(const PreparedFilter& f) { return supportedIfPlans(planSeparable, f); }
 
 std::vector<LaunchConfig> separableCandidates() {
-    if constexpr (kAllVariants) return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {4, 4}, {4, 8}, {4, 16}});
-    // 4 x 4 and 4 x 8: the gray quads' default rows (separableQuadRows).
-    return candidateGrid({{1, 4}, {1, 8}, {4, 4}, {4, 8}});
+    if constexpr (kAllVariants) return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 4}, {8, 8}});
+    // 4 x 4, 4 x 8 and 8 x 4: the gray quads' default shapes.
+    return candidateGrid({{1, 4}, {1, 8}, {4, 4}, {4, 8}, {8, 4}});
 }
 
 cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {

@@ -1,15 +1,15 @@
 // The separable mode's gray quads: square rank-1 kernels (one, or the two of
 // a magnitude) on gray u8 and f32 images, with no shared memory and no
-// barrier. Each thread computes 4 adjacent pixels x PY rows: it loads each of
-// its PY + 2R input rows once (one 4-pixel load and the neighbouring words,
-// as the registers mode's gray quads do), filters the row in registers into
-// 4 values per kernel, and adds those to the PY output rows they feed: per
-// output kw x (1 + 2R / PY) row multiply-adds and kw column ones, against
-// kw x kw in the registers mode, and no ring in shared memory with its
-// barriers as in the rolling strip. The outputs outside the quads'
-// span run in leading rows of blocks of the same launch (gray_quads.cuh),
-// with the same arithmetic in the same order, so the frame and the quads
-// agree bit for bit.
+// barrier. Each thread computes N adjacent pixels x PY rows (N = 4, or 8 on
+// u8): it loads each of its PY + 2R input rows once (one N-pixel load and
+// the neighbouring words, as the registers mode's gray quads do), filters the
+// row in registers into N values per kernel, and adds those to the PY output
+// rows they feed: per output kw x (1 + 2R / PY) row multiply-adds and kw
+// column ones, against kw x kw in the registers mode, and no ring in shared
+// memory with its barriers as in the rolling strip. The outputs outside the
+// quads' span run in leading rows of blocks of the same launch
+// (gray_quads.cuh), with the same arithmetic in the same order, so the frame
+// and the quads agree bit for bit.
 #include "gray_quads.cuh"
 #include "kernel_variants.hpp"
 #include "separable_quads.hpp"
@@ -46,65 +46,68 @@ __device__ __forceinline__ void separableFramePixel(const KernelGeom& g, const K
     storePixel<T, 1>(g, m, x, y, acc[0], acc[K - 1]);
 }
 
-template <class T, int R, int PY, int K>
+template <class T, int N, int R, int PY, int K>
 __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
     constexpr int kw = 2 * R + 1;
-    const QuadSpan span = grayQuadSpan(g, m, sizeof(T), 4, R, PY);
-    if (quadFrameBlock<PY>(g, quadFrame(g, 4, PY, span), frameBlockRows,
+    const QuadSpan span = grayQuadSpan(g, m, sizeof(T), N, R, PY);
+    if (quadFrameBlock<PY>(g, quadFrame(g, N, PY, span), frameBlockRows,
                            [&](int x, int y) { separableFramePixel<T, R, K>(g, m, x, y); }))
         return;
     const int qx = blockIdx.x * blockDim.x + threadIdx.x;
     const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
     if (!span.contains(qx, qy)) return;
-    const int x = 4 * qx, yFirst = g.outRow0 + qy * PY;
-    Px<1> acc[K][4][PY];
+    const int x = N * qx, yFirst = g.outRow0 + qy * PY;
+    Px<1> acc[K][N][PY];
 #pragma unroll
     for (int k = 0; k < K; ++k)
 #pragma unroll
-        for (int o = 0; o < 4; ++o)
+        for (int o = 0; o < N; ++o)
 #pragma unroll
             for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<1>(0.0f);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
     const unsigned char* base = sourceRow(g, yFirst - R) + x * sizeof(T);
 #pragma unroll
     for (int i = 0; i < PY + 2 * R; ++i) {
-        Px<1> p[4 + 2 * R];
-        loadGrayQuadRow<T, 4, R>(base + i * g.srcPitch, p);
+        Px<1> p[N + 2 * R];
+        loadGrayQuadRow<T, N, R>(base + i * g.srcPitch, p);
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-            float h[4];
+            float h[N];
 #pragma unroll
-            for (int o = 0; o < 4; ++o) h[o] = 0.0f;
+            for (int o = 0; o < N; ++o) h[o] = 0.0f;
 #pragma unroll
             for (int kx = 0; kx < kw; ++kx) {
                 const float w = c_quadRowWeights[k * kMaxKernelSize + kx];
 #pragma unroll
-                for (int o = 0; o < 4; ++o) h[o] = fmaf(w, p[o + kx].c[0], h[o]);
+                for (int o = 0; o < N; ++o) h[o] = fmaf(w, p[o + kx].c[0], h[o]);
             }
 #pragma unroll
             for (int j = 0; j < PY; ++j) {
                 const int ky = i - j;
                 if (ky < 0 || ky >= kw) continue;
 #pragma unroll
-                for (int o = 0; o < 4; ++o)
+                for (int o = 0; o < N; ++o)
                     acc[k][o][j].c[0] = fmaf(c_quadColumnWeights[k * kMaxKernelSize + ky], h[o], acc[k][o][j].c[0]);
             }
         }
     }
-    storeGrayQuad<T, 4, PY, K>(g, m, x, yFirst, acc);
+    storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
 }
 
-template <class T, int K> const void* variantFor(int radius, int rows) {
+template <class T, int K> const void* variantFor(int radius, int pixels, int rows) {
     const void* kernel = nullptr;
-    auto offer = [&](auto r, auto py) {
-        constexpr int R = decltype(r)::value, PY = decltype(py)::value;
-        if constexpr (separableQuadBuilt(R, sizeof(T), K, PY))
-            if (radius == R && rows == PY) kernel = reinterpret_cast<const void*>(separableQuadKernel<T, R, PY, K>);
+    auto offer = [&](auto r, auto n, auto py) {
+        constexpr int R = decltype(r)::value, N = decltype(n)::value, PY = decltype(py)::value;
+        if constexpr (separableQuadBuilt(R, sizeof(T), K, N, PY))
+            if (radius == R && pixels == N && rows == PY)
+                kernel = reinterpret_cast<const void*>(separableQuadKernel<T, N, R, PY, K>);
     };
     auto eachRows = [&](auto r) {
-        offer(r, std::integral_constant<int, 4>{});
-        offer(r, std::integral_constant<int, 8>{});
-        offer(r, std::integral_constant<int, 16>{});
+        offer(r, std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{});
+        offer(r, std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{});
+        offer(r, std::integral_constant<int, 4>{}, std::integral_constant<int, 16>{});
+        offer(r, std::integral_constant<int, 8>{}, std::integral_constant<int, 4>{});
+        offer(r, std::integral_constant<int, 8>{}, std::integral_constant<int, 8>{});
     };
     eachRows(std::integral_constant<int, 1>{});
     eachRows(std::integral_constant<int, 2>{});
@@ -115,11 +118,12 @@ template <class T, int K> const void* variantFor(int radius, int rows) {
 
 }  // namespace
 
-const void* separableQuadVariant(Depth depth, int radius, int kernels, int rows) {
+const void* separableQuadVariant(Depth depth, int radius, int kernels, int pixels, int rows) {
     if (depth == Depth::U8)
-        return kernels > 1 ? variantFor<std::uint8_t, 2>(radius, rows) : variantFor<std::uint8_t, 1>(radius, rows);
+        return kernels > 1 ? variantFor<std::uint8_t, 2>(radius, pixels, rows)
+                           : variantFor<std::uint8_t, 1>(radius, pixels, rows);
     if (depth == Depth::F32)
-        return kernels > 1 ? variantFor<float, 2>(radius, rows) : variantFor<float, 1>(radius, rows);
+        return kernels > 1 ? variantFor<float, 2>(radius, pixels, rows) : variantFor<float, 1>(radius, pixels, rows);
     return nullptr;
 }
 

@@ -9,9 +9,9 @@
 namespace fs::gpu {
 
 // The kernel for a gray image of `depth` (u8 or f32), radius, kernels (1, or
-// 2 for a magnitude) and rows per thread; nullptr when not built
-// (separableQuadBuilt).
-const void* separableQuadVariant(Depth depth, int radius, int kernels, int rows);
+// 2 for a magnitude), adjacent pixels and rows per thread; nullptr when not
+// built (separableQuadBuilt).
+const void* separableQuadVariant(Depth depth, int radius, int kernels, int pixels, int rows);
 // The quads' row and column factors, kMaxKernelSize per kernel.
 cudaError_t uploadSeparableQuadWeights(const float (&rows)[kMaxKernels * kMaxKernelSize],
                                        const float (&columns)[kMaxKernels * kMaxKernelSize], cudaStream_t stream);
