@@ -20,10 +20,13 @@
 # the launch-matrix tests FILTER names (racecheck.txt), e.g.
 # 'Cuda/LaunchMatrix.*/shared_u8_c3:Cuda/LaunchMatrix.*/shared_u8_c4' for
 # the shared mode's colour kernels.
+# PREBUILT=DIR skips the build: DIR holds filterstudio-bench and the
+# libraries built for this GPU on the development machine and carried (e.g.
+# build-sm90: tools/bench, gpu, core); npp-peers is compiled here with nvcc.
 cd "$(dirname "$0")/../.."
 source scripts/device/common.sh
 say "== $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
-B=build-sweep
+B=${PREBUILT:-build-sweep}
 start=$(date +%s)
 steps=" ${STEPS:-ours npp cudnn opencl} "
 sizes=${SIZES:-3,5,7,9,11,13,15,17,19,21,23,25,27,29,31}
@@ -58,7 +61,13 @@ if [ -n "${PEERS_CASES:-}" ]; then
   run_peers "$PEERS_CASES" &
   peers_pid=$!
 fi
-if [[ ${CTEST:-0} = 1 || $steps == *" ours "* || $steps == *" npp "* ]]; then
+if [ -n "${PREBUILT:-}" ]; then
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  mkdir -p "$B/bench/peers"
+  nvcc -O2 -std=c++17 bench/peers/npp_peers.cpp -o "$B/bench/peers/npp-peers" -lnppif -lnppc >"$OUT/build.log" 2>&1 ||
+    { tail "$OUT/build.log" | tee -a "$S"; exit 1; }
+  rm -f "$OUT/build.log"
+elif [[ ${CTEST:-0} = 1 || $steps == *" ours "* || $steps == *" npp "* ]]; then
   targets=(filterstudio-bench npp-peers)
   if [ "${CTEST:-0}" = 1 ]; then
     [ -d .gl ] && install_gl_loaders
