@@ -1,7 +1,8 @@
 #pragma once
 // What the gray quad kernels of the registers mode (registers_kernel.cuh) and
-// the separable mode (separable_quads.cu) share: the leading frame blocks, one input row of N adjacent gray
-// pixels and their neighbours as floats, and the N-pixel stores.
+// the separable mode (separable_quads.cu) share: the leading frame blocks, one
+// input row of N adjacent gray pixels and their neighbours as floats, and the
+// N-pixel stores.
 #include <cstdint>
 #include <type_traits>
 

@@ -501,7 +501,7 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
         return quadsApply(f) ? "the separable mode computes 4 or 8 columns per thread in its gray quads, 1 column in "
                                "its fused tile"
                              : "the separable mode computes 1 column per thread here (its row pass spreads the tile "
-                               "over all threads; 4 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and f32)";
+                               "over all threads; 4 or 8 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and f32)";
     // Colour tiles: 4 rows, gray: 8, the autotuner's fastest at 8K (8 rows of
     // 4-channel sums were much slower; docs/performance.md).
     const int py = pickCount(want.perThreadY, C == 1 ? 8 : 4, {2, 4, 8});
@@ -576,8 +576,8 @@ const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",
                                "Rank-1 kernels as a row pass and a column pass, the intermediate never in device "
                                "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32 kernels "
-                               "to 9x9 (magnitudes to 7x7) run in registers, 4 adjacent pixels a thread, each input "
-                               "row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
+                               "to 9x9 (magnitudes to 7x7) run in registers, 4 or 8 adjacent pixels a thread, each "
+                               "input row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
                                "window down column strips through shared memory, each input row read once; the rest "
                                "run a tile through shared memory.",
                                supportsSeparable, prepareSeparable, planSeparable, launchSeparable, separableCandidates};

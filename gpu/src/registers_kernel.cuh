@@ -383,9 +383,9 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
 // Gray square kernels of radius R, N adjacent pixels per thread from one
 // N-pixel load per input row plus the R neighbours each side
 // (loadGrayQuadRow), and one N-pixel store per output row where the output
-// has the input's depth (storeGrayQuad). u8: 3x3, 5x5 and 7x7, N = 4, 8 or 16 (a warp moves
-// 128 to 512 bytes per load instruction; the one-column kernel reads a byte
-// per tap). f32: 5x5 and 7x7, N = 4 (3x3 runs quadKernel). The quads of
+// has the input's depth (storeGrayQuad). u8: 3x3, 5x5 and 7x7, N = 4, 8 or
+// 16 (a warp moves 128 to 512 bytes per load instruction; the one-column
+// kernel reads a byte per tap). f32: 5x5 and 7x7, N = 4 (3x3 runs quadKernel). The quads of
 // grayQuadSpan; the leading frameBlockRows rows of blocks compute the rest
 // (quadFrameBlock).
 template <class T, int N, int R, int PY, int K>
