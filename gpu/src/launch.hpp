@@ -157,11 +157,11 @@ const ModeImpl& tensorMode();
 const ModeImpl& autoMode();
 // Whether the separable mode runs `f` by default as its rolling strip
 // (mode_separable.cu): one square rank-1 kernel from 5x5 to 31x31, gray or
-// 8-bit colour, that its gray quads do not run.
+// 8-bit colour, that its quads do not run.
 bool separableRunsStrip(const PreparedFilter& f);
-// Whether it runs `f` as its gray quads: one square rank-1 kernel to 9x9, or
-// a magnitude of two to 7x7, on a gray u8 or f32 image.
-bool separableRunsGrayQuads(const PreparedFilter& f);
+// Whether it runs `f` as its quads: one square rank-1 kernel to 9x9, or a
+// magnitude of two to 7x7, on a gray u8 or f32 or an RGBA8 image.
+bool separableRunsQuads(const PreparedFilter& f);
 
 // ---- The registry (mode_registry.cpp) --------------------------------------
 // Every mode in display order, the choosing one last.

@@ -54,22 +54,26 @@ bool sharedBeatsRegisters(const PreparedFilter& f) {
            m.kh == 7;
 }
 
-// The separable mode's gray quads (rank-1 kernels to 9x9 and magnitudes to
-// 7x7 on gray u8 and f32) beat the registers mode's kw x kw taps, except one
-// f32 3x3 kernel (H200 8K: u8 Gaussian 3x3 0.036 against 0.047 ms, 5x5 0.049
-// against 0.066, 7x7 0.065 against 0.101, Sobel magnitude 3x3 0.060 against
-// 0.073; f32 Gaussian 5x5 0.078 against 0.083, 7x7 0.084 against 0.103,
-// Sobel magnitude 3x3 0.073 against 0.077; f32 Gaussian 3x3 0.071 against
-// 0.069; bench/results/h200-2026-11-28c/).
-bool grayQuadsBeatRegisters(const PreparedFilter& f) {
-    return separableRunsGrayQuads(f) && !(f.inDepth == Depth::F32 && f.math.kernelCount == 1 && f.math.kw == 3);
+// The separable mode's quads (rank-1 kernels to 9x9 and magnitudes to 7x7 on
+// gray u8 and f32 and on RGBA8) beat the registers mode's kw x kw taps,
+// except at 3x3 for one f32 kernel and on RGBA8 (H200 8K: u8 Gaussian 3x3
+// 0.036 against 0.047 ms, 5x5 0.049 against 0.066, 7x7 0.065 against 0.101,
+// Sobel magnitude 3x3 0.060 against 0.073; f32 Gaussian 5x5 0.078 against
+// 0.083, 7x7 0.084 against 0.103, Sobel magnitude 3x3 0.073 against 0.077;
+// f32 Gaussian 3x3 0.071 against 0.069; RGBA8 Gaussian 5x5 0.161 against
+// 0.310, 3x3 0.115 against 0.090 in integer lanes, Sobel magnitude 3x3
+// 0.234 against 0.121; bench/results/h200-2026-11-28c/, h200-2026-11-28d/).
+// They also beat the rolling strip at RGBA8 7x7 and 9x9 (0.243 against
+// 0.345, 0.330 against 0.355).
+bool quadsBeatRegisters(const PreparedFilter& f) {
+    const bool registers3x3 = f.math.kw == 3 && (f.channels == 4 || (f.inDepth == Depth::F32 && f.math.kernelCount == 1));
+    return separableRunsQuads(f) && !registers3x3;
 }
 
-// 8K Gaussians the gray quads do not run: the strip wins at 7x7 on colour
-// (H100 BGR 0.307 against 0.401 ms; H200 RGBA 0.344 against 0.545), and every
-// colour layout keeps the registers mode at 5x5 (H100 BGR 0.287 against
-// 0.295, RGBA 0.311 against 0.337). u16 gray 5x5, not timed, goes to the
-// strip: its registers kernel is one column a thread.
+// 8K Gaussians the quads do not run: the strip wins at 7x7 on BGR (H100
+// 0.307 against 0.401 ms), and BGR keeps the registers mode at 5x5 (H100
+// 0.287 against 0.295). u16 gray 5x5, not timed, goes to the strip: its
+// registers kernel is one column a thread.
 bool stripBeatsRegisters(const PreparedFilter& f) {
     return separableRunsStrip(f) && (f.math.kw >= 7 || (f.channels == 1 && f.inDepth == Depth::U16));
 }
@@ -84,7 +88,7 @@ bool separablePairBeatsRegisters(const PreparedFilter& f) {
 }
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
-    if (grayQuadsBeatRegisters(f) || stripBeatsRegisters(f) || separablePairBeatsRegisters(f)) return separableMode();
+    if (quadsBeatRegisters(f) || stripBeatsRegisters(f) || separablePairBeatsRegisters(f)) return separableMode();
     if (sharedBeatsRegisters(f) && sharedMode().supports(f).ok()) return sharedMode();
     if (std::max(f.math.kw, f.math.kh) <= 7) return registersMode();
     if (f.separable && separableMode().supports(f).ok()) return separableMode();
@@ -98,8 +102,9 @@ const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
 const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
-        "Picks the fastest correct mode for the filter: separable for rank-1 kernels on gray u8 and f32 images "
-        "to 9x9 (one f32 3x3 kernel excepted) and magnitudes of two to 7x7, which it runs in registers, for rank-1 "
+        "Picks the fastest correct mode for the filter: separable for rank-1 kernels on gray u8 and f32 and RGBA8 "
+        "images to 9x9 (3x3 on RGBA8 and one f32 3x3 kernel excepted) and magnitudes of two to 7x7, which it runs "
+        "in registers, for rank-1 "
         "kernels its rolling strip runs (gray u16 from 5x5, colour from 7x7) and for magnitudes of two rank-1 "
         "kernels from 5x5 (Sobel 5 and 7), registers for other kernels up to 7x7 (shared for "
         "one dense 7x7 on a gray u16 image), separable for larger rank-1 kernels, fft for dense kernels of "

@@ -1,16 +1,17 @@
 // Mode "separable": rank-1 kernels (Gaussian, box, Sobel components) as a row
 // pass then a column pass, kw + kh multiply-adds per pixel instead of kw * kh;
 // the intermediate never reaches device memory. Three paths:
-// - gray quads (separable_quads.cu: one square kernel from 3x3 to 9x9, or a
-//   magnitude pair to 7x7, on gray u8 and f32): 4 or 8 adjacent pixels x a
-//   column of rows per thread, each input row filtered in registers; the
-//   default for what they run.
-// - rolling strip (one square kernel, 5x5 to 31x31; gray, and 8-bit colour):
-//   each block walks down a strip of 128 gray or 32 colour pixels, row-filters
-//   each input row once into a ring of the last rows' results in shared
-//   memory and column-filters from that ring, so every input row is read once
-//   per segment instead of once per tile plus halo; the next rows' loads are
-//   in flight while the current ones are filtered.
+// - quads (separable_quads.cu: one square kernel from 3x3 to 9x9, or a
+//   magnitude pair to 7x7, on gray u8 and f32 and on RGBA8): 2 to 8 adjacent
+//   pixels x a column of rows per thread, each input row filtered in
+//   registers; the default for what they run.
+// - rolling strip (one square kernel from 5x5 to 31x31 that the quads do not
+//   run; gray, and 8-bit colour): each block walks down a strip of 128 gray
+//   or 32 colour pixels, row-filters each input row once into a ring of the
+//   last rows' results in shared memory and column-filters from that ring, so
+//   every input row is read once per segment instead of once per tile plus
+//   halo; the next rows' loads are in flight while the current ones are
+//   filtered.
 // - fused tile (everything else): the block loads its tile with halo into
 //   shared memory, filters its rows into a second buffer, then its columns.
 #include <string>
@@ -424,45 +425,45 @@ LaunchConfig stripConfig(int channels) {
     return LaunchConfig{stripThreads(channels), 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
 }
 
-// The gray quads (separable_quads.cu): square kernels to 9x9 (magnitudes to
-// 7x7) on gray u8 and f32 images, adjacent pixels a thread.
+// The quads (separable_quads.cu): square kernels to 9x9 (magnitudes to 7x7)
+// on gray u8 and f32 and on RGBA8 images, adjacent pixels a thread.
 bool quadsApply(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
-    const int K = m.kernelCount, radius = m.kw / 2;
-    return f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) && m.kw == m.kh &&
-           separableQuadVariant(f.inDepth, radius, K, separableQuadPixels(sampleBytes, K, radius),
-                                separableQuadRows(sampleBytes, K, radius)) != nullptr;
+    const int K = m.kernelCount, radius = m.kw / 2, C = f.channels;
+    return m.kw == m.kh &&
+           separableQuadVariant(f.inDepth, C, radius, K, separableQuadPixels(sampleBytes, C, K, radius),
+                                separableQuadRows(sampleBytes, C, K, radius)) != nullptr;
 }
 bool wantsQuads(const LaunchConfig& want) {
-    return want.isDefault() || ((want.perThreadX == 4 || want.perThreadX == 8) && want.halo == HaloScheme::Default &&
-                                want.radius != RadiusPath::Runtime);
+    return want.isDefault() || ((want.perThreadX == 2 || want.perThreadX == 4 || want.perThreadX == 8) &&
+                                want.halo == HaloScheme::Default && want.radius != RadiusPath::Runtime);
 }
 
 Refusal planQuads(const PreparedFilter& f, const LaunchConfig& want, int width, int rows, LaunchPlan& out) {
     const KernelMath& m = f.math;
-    const int radius = m.kw / 2, K = m.kernelCount;
+    const int radius = m.kw / 2, K = m.kernelCount, C = f.channels;
     const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
-    const int px = pickCount(want.perThreadX, separableQuadPixels(sampleBytes, K, radius), {4, 8});
-    const int py = pickCount(want.perThreadY, separableQuadRows(sampleBytes, K, radius), {4, 8, 16});
-    out.kernel = px > 0 && py > 0 ? separableQuadVariant(f.inDepth, radius, K, px, py) : nullptr;
+    const int px = pickCount(want.perThreadX, separableQuadPixels(sampleBytes, C, K, radius), {2, 4, 8});
+    const int py = pickCount(want.perThreadY, separableQuadRows(sampleBytes, C, K, radius), {2, 4, 8, 16});
+    out.kernel = px > 0 && py > 0 ? separableQuadVariant(f.inDepth, C, radius, K, px, py) : nullptr;
     if (!out.kernel) {
         std::string built;
-        for (int n : {4, 8})
-            for (int rowCount : {4, 8, 16})
-                if (separableQuadBuilt(radius, sampleBytes, K, n, rowCount))
+        for (int n : {2, 4, 8})
+            for (int rowCount : {2, 4, 8, 16})
+                if (separableQuadBuilt(radius, sampleBytes, C, K, n, rowCount))
                     built += (built.empty() ? "" : ", ") + std::to_string(n) + "x" + std::to_string(rowCount);
-        return "the separable mode's gray quads compute " + built +
-               " outputs per thread (pixels x rows) for this kernel in this build";
+        return "the separable mode's quads compute " + built +
+               " outputs per thread (pixels x rows) for this kernel and image in this build";
     }
     out.block = pickBlock(want, dim3(32, 4));
     out.grid = gridFor(width, rows, out.block, px, py);
-    out.quadSpan = f.inDepth == Depth::U8 ? grayU8QuadSpan : grayF32QuadSpan;
+    out.quadSpan = C == 4 ? rgba8SeparableQuadSpan : f.inDepth == Depth::U8 ? grayU8QuadSpan : grayF32QuadSpan;
     out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
                               HaloScheme::Default, RadiusPath::Compiled};
-    out.variant = "separable gray quads, compiled radius " + std::to_string(radius) + ", " + std::to_string(px) + "x" +
+    out.variant = "separable quads, compiled radius " + std::to_string(radius) + ", " + std::to_string(px) + "x" +
                   std::to_string(py) + " outputs per thread (" + std::to_string(px) + " adjacent " +
-                  (sampleBytes == 1 ? "u8" : "f32") +
+                  (C == 4 ? "RGBA8" : sampleBytes == 1 ? "u8" : "f32") +
                   " pixels, each input row filtered in registers; edge pixels in extra leading blocks)";
     return checkPlan(out);
 }
@@ -498,10 +499,11 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
                      "run-time radius";
     const bool compiled = compilable && want.radius != RadiusPath::Runtime;
     if (want.perThreadX > 1)
-        return quadsApply(f) ? "the separable mode computes 4 or 8 columns per thread in its gray quads, 1 column in "
+        return quadsApply(f) ? "the separable mode computes 2, 4 or 8 columns per thread in its quads, 1 column in "
                                "its fused tile"
                              : "the separable mode computes 1 column per thread here (its row pass spreads the tile "
-                               "over all threads; 4 or 8 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and f32)";
+                               "over all threads; 4 or 8 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and "
+                               "f32, 4 on RGBA8)";
     // Colour tiles: 4 rows, gray: 8, the autotuner's fastest at 8K (8 rows of
     // 4-channel sums were much slower; docs/performance.md).
     const int py = pickCount(want.perThreadY, C == 1 ? 8 : 4, {2, 4, 8});
@@ -535,9 +537,11 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
 Refusal supportsSeparable(const PreparedFilter& f) { return supportedIfPlans(planSeparable, f); }
 
 std::vector<LaunchConfig> separableCandidates() {
-    if constexpr (kAllVariants) return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {4, 4}, {4, 8}, {4, 16}, {8, 4}, {8, 8}});
-    // 4 x 4, 4 x 8 and 8 x 4: the gray quads' default shapes.
-    return candidateGrid({{1, 4}, {1, 8}, {4, 4}, {4, 8}, {8, 4}});
+    if constexpr (kAllVariants)
+        return candidateGrid({{1, 2}, {1, 4}, {1, 8}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {4, 8}, {4, 16}, {8, 4},
+                              {8, 8}});
+    // 2 x 4, 4 x 4, 4 x 8 and 8 x 4: the quads' default shapes.
+    return candidateGrid({{1, 4}, {1, 8}, {2, 4}, {4, 4}, {4, 8}, {8, 4}});
 }
 
 cudaError_t prepareSeparable(const PreparedFilter& f, cudaStream_t stream) {
@@ -570,14 +574,14 @@ cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
 }  // namespace
 
 bool separableRunsStrip(const PreparedFilter& f) { return f.separable && stripApplies(f) && !quadsApply(f); }
-bool separableRunsGrayQuads(const PreparedFilter& f) { return f.separable && quadsApply(f); }
+bool separableRunsQuads(const PreparedFilter& f) { return f.separable && quadsApply(f); }
 
 const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",
                                "Rank-1 kernels as a row pass and a column pass, the intermediate never in device "
-                               "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32 kernels "
-                               "to 9x9 (magnitudes to 7x7) run in registers, 4 or 8 adjacent pixels a thread, each "
-                               "input row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
+                               "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32 and RGBA8 "
+                               "kernels to 9x9 (magnitudes to 7x7) run in registers, 2 to 8 adjacent pixels a thread, "
+                               "each input row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
                                "window down column strips through shared memory, each input row read once; the rest "
                                "run a tile through shared memory.",
                                supportsSeparable, prepareSeparable, planSeparable, launchSeparable, separableCandidates};

@@ -64,6 +64,22 @@ inline QuadSpan grayF32QuadSpan(const KernelGeom& g, const KernelMath& m, int pi
     return grayQuadSpan(g, m, 4, pixels, m.kw / 2, rows);
 }
 
+// The separable mode's RGBA8 quads' span: each row loaded as one vector of
+// the quad's pixels, neighbours from the vectors of as many pixels each side
+// (radius 1: a pixel each side), and stored as one vector unless u8 is
+// written as floats.
+FS_HD QuadSpan rgba8QuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int radius, int rows) {
+    const std::uintptr_t alignBits =
+        g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src) |
+        (m.outFloat ? std::uintptr_t{0} : g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst));
+    const int side = radius == 1 ? 1 : (radius + pixels - 1) / pixels * pixels;
+    return quadSpan(g, pixels, rows, radius, side, alignBits, static_cast<unsigned>(pixels * 4));
+}
+// rgba8QuadSpan as LaunchPlan::quadSpan.
+inline QuadSpan rgba8SeparableQuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+    return rgba8QuadSpan(g, m, pixels, m.kw / 2, rows);
+}
+
 // quadKernel's span (3x3 on 4-byte pixels: gray f32, RGBA8): a pixel each
 // side, the source rows loaded as 16-byte vectors.
 FS_HD QuadSpan pixelQuadSpan(const KernelGeom& g, int rows) {

@@ -1,15 +1,16 @@
-// The separable mode's gray quads: square rank-1 kernels (one, or the two of
-// a magnitude) on gray u8 and f32 images, with no shared memory and no
-// barrier. Each thread computes N adjacent pixels x PY rows (N = 4, or 8 on
-// u8): it loads each of its PY + 2R input rows once (one N-pixel load and
-// the neighbouring words, as the registers mode's gray quads do), filters the
-// row in registers into N values per kernel, and adds those to the PY output
-// rows they feed: per output kw x (1 + 2R / PY) row multiply-adds and kw
-// column ones, against kw x kw in the registers mode, and no ring in shared
-// memory with its barriers as in the rolling strip. The outputs outside the
-// quads' span run in leading rows of blocks of the same launch
-// (gray_quads.cuh), with the same arithmetic in the same order, so the frame
-// and the quads agree bit for bit.
+// The separable mode's quads: square rank-1 kernels (one, or the two of a
+// magnitude) on gray u8 and f32 and on RGBA8 images, with no shared memory
+// and no barrier. Each thread computes N adjacent pixels x PY rows (gray: N =
+// 4, or 8 on u8; RGBA8: 2 or 4): it loads each of its PY + 2R input rows
+// once (one N-pixel load and the neighbouring words or vectors, as the
+// registers mode's quads do), filters the row in registers into N values per
+// kernel and channel, and adds those to the PY output rows they feed: per
+// output kw x (1 + 2R / PY) row multiply-adds and kw column ones, against kw
+// x kw in the registers mode, and no ring in shared memory with its barriers
+// as in the rolling strip. The outputs outside the quads' span run in
+// leading rows of blocks of the same launch (gray_quads.cuh), with the same
+// arithmetic in the same order, so the frame and the quads agree bit for
+// bit.
 #include "gray_quads.cuh"
 #include "kernel_variants.hpp"
 #include "separable_quads.hpp"
@@ -23,107 +24,200 @@ __constant__ float c_quadColumnWeights[kMaxKernels * kMaxKernelSize];
 // The quads' arithmetic for one frame output: each kernel row's taps summed
 // in order, then the rows weighted in order, every tap through
 // fs::borderIndex.
-template <class T, int R, int K>
+template <class T, int C, int R, int K>
 __device__ __forceinline__ void separableFramePixel(const KernelGeom& g, const KernelMath& m, int x, int y) {
     constexpr int kw = 2 * R + 1;
-    Px<1> acc[K];
+    Px<C> acc[K];
 #pragma unroll
-    for (int k = 0; k < K; ++k) acc[k] = splat<1>(0.0f);
+    for (int k = 0; k < K; ++k) acc[k] = splat<C>(0.0f);
 #pragma unroll 1
     for (int ky = 0; ky < kw; ++ky) {
-        float h[K];
+        Px<C> h[K];
 #pragma unroll
-        for (int k = 0; k < K; ++k) h[k] = 0.0f;
+        for (int k = 0; k < K; ++k) h[k] = splat<C>(0.0f);
 #pragma unroll
         for (int kx = 0; kx < kw; ++kx) {
-            const float v = loadPixel<T, 1>(g, x + kx - R, y + ky - R).c[0];
+            const Px<C> v = loadPixel<T, C>(g, x + kx - R, y + ky - R);
 #pragma unroll
-            for (int k = 0; k < K; ++k) h[k] = fmaf(c_quadRowWeights[k * kMaxKernelSize + kx], v, h[k]);
+            for (int k = 0; k < K; ++k) madd(h[k], c_quadRowWeights[k * kMaxKernelSize + kx], v);
         }
 #pragma unroll
-        for (int k = 0; k < K; ++k) acc[k].c[0] = fmaf(c_quadColumnWeights[k * kMaxKernelSize + ky], h[k], acc[k].c[0]);
+        for (int k = 0; k < K; ++k) madd(acc[k], c_quadColumnWeights[k * kMaxKernelSize + ky], h[k]);
     }
-    storePixel<T, 1>(g, m, x, y, acc[0], acc[K - 1]);
+    storePixel<T, C>(g, m, x, y, acc[0], acc[K - 1]);
 }
 
-template <class T, int N, int R, int PY, int K>
+// N consecutive words from one N-word load.
+template <int N> __device__ __forceinline__ void loadWords(const unsigned char* p, unsigned* w) {
+    if constexpr (N == 1) {
+        w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
+    } else if constexpr (N == 2) {
+        const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+        w[0] = v.x, w[1] = v.y;
+    } else {
+        static_assert(N == 4, "1, 2 or 4 words");
+        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    }
+}
+
+// One input row of N adjacent RGBA8 pixels (N = 2 or 4) and R neighbours
+// each side as floats: one N-pixel load, and the neighbours from the N-pixel
+// vectors each side (L1 hits as the next threads load them; a word each
+// side at radius 1).
+template <int N, int R>
+__device__ __forceinline__ void loadRgba8QuadRow(const unsigned char* row, Px<4> (&p)[N + 2 * R]) {
+    unsigned w[N + 2 * R];
+    loadWords<N>(row, w + R);
+    if constexpr (R == 1) {
+        w[0] = __ldg(reinterpret_cast<const unsigned*>(row - 4));
+        w[N + 1] = __ldg(reinterpret_cast<const unsigned*>(row + 4 * N));
+    } else {
+#pragma unroll
+        for (int c = 0; c < (R + N - 1) / N; ++c) {
+            unsigned left[N], right[N];
+            loadWords<N>(row - 4 * N * (c + 1), left);
+            loadWords<N>(row + 4 * N * (c + 1), right);
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+                const int l = R - N * (c + 1) + i, r = R + N * (c + 1) + i;
+                if (l >= 0) w[l] = left[i];
+                if (r < N + 2 * R) w[r] = right[i];
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N + 2 * R; ++i) p[i] = unpackRgba8(w[i]);
+}
+
+// Stores an RGBA8 quad's PY rows of N outputs at (x, yFirst): storePixel's
+// arithmetic, N pixels to one store, or a pixel at a time where u8 is written
+// as floats. As in storeGrayQuad, the identity mapping is skipped.
+template <int N, int PY, int K>
+__device__ __forceinline__ void storeRgba8Quad(const KernelGeom& g, const KernelMath& m, int x, int yFirst,
+                                               const Px<4> (&acc)[K][N][PY]) {
+    if (m.outFloat) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j)
+#pragma unroll
+            for (int o = 0; o < N; ++o)
+                storePixel<std::uint8_t, 4>(g, m, x + o, yFirst + j, acc[0][o][j], acc[K - 1][o][j]);
+        return;
+    }
+    auto storeRows = [&](auto skipMapping) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j) {
+            float v[N][4];
+#pragma unroll
+            for (int o = 0; o < N; ++o)
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[c], acc[K - 1][o][j].c[c])
+                                          : acc[0][o][j].c[c];
+                    v[o][c] = decltype(skipMapping)::value ? r : mappingUnfused(r, m.scale, m.offset, m.absolute);
+                }
+            unsigned word[N];
+#pragma unroll
+            for (int o = 0; o < N; ++o)
+                word[o] = packLowBytes(saturateRound(v[o][0], 255.0f), saturateRound(v[o][1], 255.0f),
+                                       saturateRound(v[o][2], 255.0f), saturateRound(v[o][3], 255.0f));
+            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * 4;
+            if constexpr (N == 2) *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[1]);
+            else *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+        }
+    };
+    if (m.scale == 1.0f && m.offset == 0.0f && !m.absolute) storeRows(std::true_type{});
+    else storeRows(std::false_type{});
+}
+
+template <class T, int C, int N, int R, int PY, int K>
 __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
     constexpr int kw = 2 * R + 1;
-    const QuadSpan span = grayQuadSpan(g, m, sizeof(T), N, R, PY);
+    const QuadSpan span = C == 1 ? grayQuadSpan(g, m, sizeof(T), N, R, PY) : rgba8QuadSpan(g, m, N, R, PY);
     if (quadFrameBlock<PY>(g, quadFrame(g, N, PY, span), frameBlockRows,
-                           [&](int x, int y) { separableFramePixel<T, R, K>(g, m, x, y); }))
+                           [&](int x, int y) { separableFramePixel<T, C, R, K>(g, m, x, y); }))
         return;
     const int qx = blockIdx.x * blockDim.x + threadIdx.x;
     const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
     if (!span.contains(qx, qy)) return;
     const int x = N * qx, yFirst = g.outRow0 + qy * PY;
-    Px<1> acc[K][N][PY];
+    Px<C> acc[K][N][PY];
 #pragma unroll
     for (int k = 0; k < K; ++k)
 #pragma unroll
         for (int o = 0; o < N; ++o)
 #pragma unroll
-            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<1>(0.0f);
+            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<C>(0.0f);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
-    const unsigned char* base = sourceRow(g, yFirst - R) + x * sizeof(T);
+    const unsigned char* base = sourceRow(g, yFirst - R) + x * C * sizeof(T);
 #pragma unroll
     for (int i = 0; i < PY + 2 * R; ++i) {
-        Px<1> p[N + 2 * R];
-        loadGrayQuadRow<T, N, R>(base + i * g.srcPitch, p);
+        Px<C> p[N + 2 * R];
+        if constexpr (C == 1) loadGrayQuadRow<T, N, R>(base + i * g.srcPitch, p);
+        else loadRgba8QuadRow<N, R>(base + i * g.srcPitch, p);
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-            float h[N];
+            Px<C> h[N];
 #pragma unroll
-            for (int o = 0; o < N; ++o) h[o] = 0.0f;
+            for (int o = 0; o < N; ++o) h[o] = splat<C>(0.0f);
 #pragma unroll
             for (int kx = 0; kx < kw; ++kx) {
                 const float w = c_quadRowWeights[k * kMaxKernelSize + kx];
 #pragma unroll
-                for (int o = 0; o < N; ++o) h[o] = fmaf(w, p[o + kx].c[0], h[o]);
+                for (int o = 0; o < N; ++o) madd(h[o], w, p[o + kx]);
             }
 #pragma unroll
             for (int j = 0; j < PY; ++j) {
                 const int ky = i - j;
                 if (ky < 0 || ky >= kw) continue;
 #pragma unroll
-                for (int o = 0; o < N; ++o)
-                    acc[k][o][j].c[0] = fmaf(c_quadColumnWeights[k * kMaxKernelSize + ky], h[o], acc[k][o][j].c[0]);
+                for (int o = 0; o < N; ++o) madd(acc[k][o][j], c_quadColumnWeights[k * kMaxKernelSize + ky], h[o]);
             }
         }
     }
-    storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
+    if constexpr (C == 1) storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
+    else storeRgba8Quad<N, PY, K>(g, m, x, yFirst, acc);
 }
 
-template <class T, int K> const void* variantFor(int radius, int pixels, int rows) {
+template <class T, int C, int K> const void* variantFor(int radius, int pixels, int rows) {
     const void* kernel = nullptr;
     auto offer = [&](auto r, auto n, auto py) {
         constexpr int R = decltype(r)::value, N = decltype(n)::value, PY = decltype(py)::value;
-        if constexpr (separableQuadBuilt(R, sizeof(T), K, N, PY))
+        if constexpr (separableQuadBuilt(R, sizeof(T), C, K, N, PY))
             if (radius == R && pixels == N && rows == PY)
-                kernel = reinterpret_cast<const void*>(separableQuadKernel<T, N, R, PY, K>);
+                kernel = reinterpret_cast<const void*>(separableQuadKernel<T, C, N, R, PY, K>);
     };
-    auto eachRows = [&](auto r) {
-        offer(r, std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{});
-        offer(r, std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{});
-        offer(r, std::integral_constant<int, 4>{}, std::integral_constant<int, 16>{});
-        offer(r, std::integral_constant<int, 8>{}, std::integral_constant<int, 4>{});
-        offer(r, std::integral_constant<int, 8>{}, std::integral_constant<int, 8>{});
+    auto eachShape = [&](auto r) {
+        auto eachRows = [&](auto n) {
+            offer(r, n, std::integral_constant<int, 2>{});
+            offer(r, n, std::integral_constant<int, 4>{});
+            offer(r, n, std::integral_constant<int, 8>{});
+            offer(r, n, std::integral_constant<int, 16>{});
+        };
+        eachRows(std::integral_constant<int, 2>{});
+        eachRows(std::integral_constant<int, 4>{});
+        eachRows(std::integral_constant<int, 8>{});
     };
-    eachRows(std::integral_constant<int, 1>{});
-    eachRows(std::integral_constant<int, 2>{});
-    eachRows(std::integral_constant<int, 3>{});
-    eachRows(std::integral_constant<int, 4>{});
+    eachShape(std::integral_constant<int, 1>{});
+    eachShape(std::integral_constant<int, 2>{});
+    eachShape(std::integral_constant<int, 3>{});
+    eachShape(std::integral_constant<int, 4>{});
     return kernel;
 }
 
 }  // namespace
 
-const void* separableQuadVariant(Depth depth, int radius, int kernels, int pixels, int rows) {
+const void* separableQuadVariant(Depth depth, int channels, int radius, int kernels, int pixels, int rows) {
+    if (depth == Depth::U8 && channels == 4)
+        return kernels > 1 ? variantFor<std::uint8_t, 4, 2>(radius, pixels, rows)
+                           : variantFor<std::uint8_t, 4, 1>(radius, pixels, rows);
+    if (channels != 1) return nullptr;
     if (depth == Depth::U8)
-        return kernels > 1 ? variantFor<std::uint8_t, 2>(radius, pixels, rows)
-                           : variantFor<std::uint8_t, 1>(radius, pixels, rows);
+        return kernels > 1 ? variantFor<std::uint8_t, 1, 2>(radius, pixels, rows)
+                           : variantFor<std::uint8_t, 1, 1>(radius, pixels, rows);
     if (depth == Depth::F32)
-        return kernels > 1 ? variantFor<float, 2>(radius, pixels, rows) : variantFor<float, 1>(radius, pixels, rows);
+        return kernels > 1 ? variantFor<float, 1, 2>(radius, pixels, rows)
+                           : variantFor<float, 1, 1>(radius, pixels, rows);
     return nullptr;
 }
 

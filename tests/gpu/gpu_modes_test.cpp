@@ -224,22 +224,33 @@ Kernel randomRankOneKernel(int side, std::mt19937& rng) {
     return Kernel(side, side, w);
 }
 
-// The separable mode's gray quads (one kernel 3x3 to 9x9, magnitudes to 7x7,
-// gray u8 and f32): against the reference on every border, on images smaller
-// than one quad, of odd widths and heights, and wide and short, so the quads
-// and their frame (the edge outputs, in leading blocks) both run; Sobel
-// magnitudes on u8 bit for bit.
-TEST(SeparableGrayQuads, MatchTheReferenceOnEveryBorder) {
+// The image layouts the separable mode's quads run.
+struct QuadLayout {
+    Depth depth;
+    int channels;
+};
+constexpr QuadLayout kSeparableQuadLayouts[] = {{Depth::U8, 1}, {Depth::F32, 1}, {Depth::U8, 4}};
+std::string layoutName(const QuadLayout& layout) {
+    return layout.channels == 4 ? std::string("rgba8") : std::string(depthName(layout.depth)) + " gray";
+}
+
+// The separable mode's quads (one kernel 3x3 to 9x9, magnitudes to 7x7, gray
+// u8 and f32 and RGBA8): against the reference on every border, on images
+// smaller than one quad, of odd widths and heights, and wide and short, so
+// the quads and their frame (the edge outputs, in leading blocks) both run;
+// Sobel magnitudes on u8 bit for bit.
+TEST(SeparableQuads, MatchTheReferenceOnEveryBorder) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
     const struct {
         int w, h;
     } sizes[] = {{3, 2}, {13, 9}, {83, 61}, {1001, 37}};
-    for (Depth depth : {Depth::U8, Depth::F32})
+    for (const QuadLayout& layout : kSeparableQuadLayouts)
         for (int borderIndex = 0; borderIndex < 5; ++borderIndex)
             for (const auto& size : sizes) {
-                const Image input = randomImage(size.w, size.h, 1, depth, rng);
+                const Depth depth = layout.depth;
+                const Image input = randomImage(size.w, size.h, layout.channels, depth, rng);
                 std::vector<std::pair<std::string, FilterSpec>> specs;
                 for (int side : {3, 5, 7, 9}) {
                     FilterSpec gaussian, random;
@@ -254,12 +265,12 @@ TEST(SeparableGrayQuads, MatchTheReferenceOnEveryBorder) {
                                      presetSpec("sobel-mag:" + std::to_string(side))});
                 for (auto& [name, spec] : specs) {
                     spec.border = matrixBorder(borderIndex, depth);
-                    SCOPED_TRACE(name + " " + depthName(depth) + " " + std::to_string(size.w) + "x" +
+                    SCOPED_TRACE(name + " " + layoutName(layout) + " " + std::to_string(size.w) + "x" +
                                  std::to_string(size.h) + " border " + borderModeName(spec.border.mode));
-                    const LaunchReport report =
-                        backend->describeLaunch(spec, size.w, size.h, depth, 1, "separable", LaunchConfig{});
+                    const LaunchReport report = backend->describeLaunch(spec, size.w, size.h, depth, layout.channels,
+                                                                        "separable", LaunchConfig{});
                     ASSERT_TRUE(report.ok()) << report.error;
-                    EXPECT_NE(report.kernel.find("gray quads"), std::string::npos) << report.kernel;
+                    EXPECT_NE(report.kernel.find("separable quads"), std::string::npos) << report.kernel;
                     Image actual;
                     ASSERT_TRUE(runPoisoned(spec, input.cview(), "separable", actual));
                     const Image expected = cpu::referenceFilter(spec, input.cview());
@@ -272,27 +283,28 @@ TEST(SeparableGrayQuads, MatchTheReferenceOnEveryBorder) {
 // image filtered whole and in pieces of 18 rows (each piece's last rows, 2
 // past a whole group, go to the frame) is the same bit for bit, with random
 // float weights whose sums round differently in any other order.
-TEST(SeparableGrayQuads, FrameAndQuadsAgreeBitForBit) {
+TEST(SeparableQuads, FrameAndQuadsAgreeBitForBit) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
-    for (Depth depth : {Depth::U8, Depth::F32})
+    for (const QuadLayout& layout : kSeparableQuadLayouts)
         for (int side : {3, 5, 7, 9}) {
-            const Image input = randomImage(301, 97, 1, depth, rng);
+            const Depth depth = layout.depth;
+            const Image input = randomImage(301, 97, layout.channels, depth, rng);
             FilterSpec spec;
             spec.kernels = {randomRankOneKernel(side, rng)};
             spec.output.floatOutput = true;  // u8 in, f32 out: no rounding to hide a difference
             spec.border = {BorderMode::Wrap, 0.0f};
-            SCOPED_TRACE(std::string(depthName(depth)) + " " + std::to_string(side) + "x" + std::to_string(side));
+            SCOPED_TRACE(layoutName(layout) + " " + std::to_string(side) + "x" + std::to_string(side));
             const RunResult whole = backend->runWithLaunch(spec, input.cview(), "separable", {});
             gpu::setPipelineRows(18);
             const RunResult pieces = backend->runWithLaunch(spec, input.cview(), "separable", {});
             gpu::setPipelineRows(0);
             ASSERT_TRUE(whole.ok()) << whole.error;
             ASSERT_TRUE(pieces.ok()) << pieces.error;
-            const LaunchReport report = backend->describeLaunch(spec, input.width(), input.height(), depth, 1,
-                                                                "separable", LaunchConfig{});
-            EXPECT_NE(report.kernel.find("gray quads"), std::string::npos) << report.kernel;
+            const LaunchReport report = backend->describeLaunch(spec, input.width(), input.height(), depth,
+                                                                layout.channels, "separable", LaunchConfig{});
+            EXPECT_NE(report.kernel.find("separable quads"), std::string::npos) << report.kernel;
             EXPECT_TRUE(imagesMatch(pieces.output, whole.output, exact()));
         }
 }

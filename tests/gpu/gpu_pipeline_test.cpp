@@ -224,8 +224,8 @@ TEST(CudaBackend, PhotographsMatchReference) {
 // inside the image (the one-vector-load-per-item steps); 129 and 261 do not.
 // Gray 15x15 and 31x31 run every size; each other radius and layout,
 // compiled separately, runs a small and a multi-strip size. The runs ask for
-// the strip's launch shape: by default the gray quads run gray u8 and f32 to
-// 9x9.
+// the strip's launch shape: by default the quads run gray u8 and f32 and
+// RGBA8 to 9x9.
 using StripParam = std::tuple<Depth, int, int>;  // depth, channels, taps
 class SeparableStrip : public ::testing::TestWithParam<StripParam> {};
 

@@ -74,8 +74,8 @@ std::vector<LaunchConfig> configsFor(const std::string& mode) {
                     const auto& b = blocks[(q + static_cast<int>(h)) % 4];
                     out.push_back({b[0], b[1], 1, q, h, r});
                 }
-        for (int p : {4, 8})  // the gray quads
-            for (int q : {4, 8, 16})
+        for (int p : {2, 4, 8})  // the quads: 2 and 4 on RGBA8, 4 and 8 on gray
+            for (int q : {2, 4, 8, 16})
                 for (const auto& b : {blocks[1], blocks[3]})
                     out.push_back({b[0], b[1], p, q, HaloScheme::Default, RadiusPath::Default});
         out.push_back({256, 1, 1, 16, HaloScheme::Cooperative, RadiusPath::Compiled});  // the gray and RGBA rolling strip
