@@ -78,7 +78,7 @@ constexpr bool separableRowsBuilt(int rowsPerThread, int channels) {
 
 // The separable mode's quads (separable_quads.cu): adjacent pixels and rows
 // per thread by default for an image of sampleBytes (u8 or f32) and channels
-// (gray, or RGBA8), K kernels and radius R, the fastest at 8K on the H200
+// (gray, BGR8 or RGBA8), K kernels and radius R, the fastest at 8K on the H200
 // (bench/results/h200-2026-11-28c/, h200-2026-11-28d/):
 // - gray u8 single kernels: 8 pixels x 4 rows to 5x5 (Gaussian 3x3 0.034 ms
 //   against 0.036 at 4 x 8, 5x5 0.047 against 0.048), 4 x 8 from 7x7 (7x7
@@ -90,22 +90,30 @@ constexpr bool separableRowsBuilt(int rowsPerThread, int channels) {
 //   2 x 8 and 0.180 at 2 x 4), 4 x 8 at 9x9 (0.330 against 0.347 at 2 x 8
 //   and 0.370 at 4 x 4);
 // - RGBA8 magnitudes: 2 x 4 to 5x5 (Sobel magnitude 5x5 0.347 against 0.386
-//   at 2 x 2 and 0.414 at 4 x 4), 4 x 4 at 7x7 (0.523 against 0.542 at 2 x 4).
+//   at 2 x 2 and 0.414 at 4 x 4), 4 x 4 at 7x7 (0.523 against 0.542 at 2 x 4);
+// - BGR8 (4 pixels): single kernels 4 x 8 (Gaussian 5x5 0.123 against 0.126
+//   at 4 x 4 and 0.156 at 4 x 2; 9x9 0.249 against 0.268; 7x7 0.183 against
+//   0.182), magnitudes 4 x 4 (Sobel magnitude 5x5 0.251 against 0.268 at 4 x
+//   2).
 // Built: 3x3 to 9x9 (magnitudes to 7x7), the default shape only unless every
 // variant is.
 constexpr int separableQuadPixels(int sampleBytes, int channels, int kernels, int radius) {
+    if (channels == 3) return 4;
     if (channels == 4) return kernels > 1 && radius <= 2 ? 2 : 4;
     return sampleBytes == 1 && kernels == 1 && radius <= 2 ? 8 : 4;
 }
 constexpr int separableQuadRows(int sampleBytes, int channels, int kernels, int radius) {
+    if (channels == 3) return kernels == 1 ? 8 : 4;
     if (channels == 4) return kernels == 1 && radius == 4 ? 8 : 4;
     return sampleBytes == 1 && kernels == 1 && radius > 2 ? 8 : 4;
 }
 constexpr bool separableQuadBuilt(int radius, int sampleBytes, int channels, int kernels, int pixels, int rows) {
     if (radius < 1 || radius > (kernels == 1 ? 4 : 3)) return false;
-    if (channels != 1 && (channels != 4 || sampleBytes != 1)) return false;
+    if (channels != 1 && ((channels != 3 && channels != 4) || sampleBytes != 1)) return false;
     if (kAllVariants) {
-        if (channels == 4) return (pixels == 2 || pixels == 4) && (rows == 2 || rows == 4 || (rows == 8 && kernels == 1));
+        if (channels == 3) return pixels == 4 && (rows == 2 || rows == 4 || (rows == 8 && kernels == 1));
+        if (channels == 4)
+            return (pixels == 2 || pixels == 4) && (rows == 2 || rows == 4 || (rows == 8 && kernels == 1));
         return (pixels == 4 && (rows == 4 || rows == 8 || (rows == 16 && kernels == 1))) ||
                (pixels == 8 && sampleBytes == 1 && (rows == 4 || (rows == 8 && kernels == 1)));
     }

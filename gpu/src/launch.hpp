@@ -160,7 +160,7 @@ const ModeImpl& autoMode();
 // 8-bit colour, that its quads do not run.
 bool separableRunsStrip(const PreparedFilter& f);
 // Whether it runs `f` as its quads: one square rank-1 kernel to 9x9, or a
-// magnitude of two to 7x7, on a gray u8 or f32 or an RGBA8 image.
+// magnitude of two to 7x7, on a gray u8 or f32, a BGR8 or an RGBA8 image.
 bool separableRunsQuads(const PreparedFilter& f);
 
 // ---- The registry (mode_registry.cpp) --------------------------------------

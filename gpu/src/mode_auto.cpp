@@ -55,28 +55,28 @@ bool sharedBeatsRegisters(const PreparedFilter& f) {
 }
 
 // The separable mode's quads (rank-1 kernels to 9x9 and magnitudes to 7x7 on
-// gray u8 and f32 and on RGBA8) beat the registers mode's kw x kw taps,
+// gray u8 and f32, BGR8 and RGBA8) beat the registers mode's kw x kw taps,
 // except at 3x3 for one f32 kernel and on RGBA8 (H200 8K: u8 Gaussian 3x3
 // 0.036 against 0.047 ms, 5x5 0.049 against 0.066, 7x7 0.065 against 0.101,
 // Sobel magnitude 3x3 0.060 against 0.073; f32 Gaussian 5x5 0.078 against
 // 0.083, 7x7 0.084 against 0.103, Sobel magnitude 3x3 0.073 against 0.077;
-// f32 Gaussian 3x3 0.071 against 0.069; RGBA8 Gaussian 5x5 0.161 against
-// 0.310, 3x3 0.115 against 0.090 in integer lanes, Sobel magnitude 3x3
-// 0.234 against 0.121; bench/results/h200-2026-11-28c/, h200-2026-11-28d/).
-// They also beat the rolling strip at RGBA8 7x7 and 9x9 (0.243 against
-// 0.345, 0.330 against 0.355).
+// f32 Gaussian 3x3 0.071 against 0.069; BGR8 Gaussian 3x3 0.087 against
+// 0.090, 5x5 0.123 against 0.287, Sobel magnitude 3x3 0.170 against 0.316;
+// RGBA8 Gaussian 5x5 0.161 against 0.310, 3x3 0.115 against 0.090 in integer
+// lanes, Sobel magnitude 3x3 0.234 against 0.121;
+// bench/results/h200-2026-11-28c/, h200-2026-11-28d/). They also beat the
+// rolling strip at 7x7 and 9x9 (BGR8 0.183 against 0.309 and 0.249 against
+// 0.321, RGBA8 0.243 against 0.345 and 0.330 against 0.355).
 bool quadsBeatRegisters(const PreparedFilter& f) {
-    const bool registers3x3 = f.math.kw == 3 && (f.channels == 4 || (f.inDepth == Depth::F32 && f.math.kernelCount == 1));
+    const bool oneF32Kernel = f.inDepth == Depth::F32 && f.math.kernelCount == 1;
+    const bool registers3x3 = f.math.kw == 3 && (f.channels == 4 || oneF32Kernel);
     return separableRunsQuads(f) && !registers3x3;
 }
 
-// 8K Gaussians the quads do not run: the strip wins at 7x7 on BGR (H100
-// 0.307 against 0.401 ms), and BGR keeps the registers mode at 5x5 (H100
-// 0.287 against 0.295). u16 gray 5x5, not timed, goes to the strip: its
-// registers kernel is one column a thread.
-bool stripBeatsRegisters(const PreparedFilter& f) {
-    return separableRunsStrip(f) && (f.math.kw >= 7 || (f.channels == 1 && f.inDepth == Depth::U16));
-}
+// The rolling strip runs single square kernels from 5x5 that the quads do
+// not: gray u16 from 5x5 (its registers kernel is one column a thread), and
+// gray and 8-bit colour from 11x11.
+bool stripBeatsRegisters(const PreparedFilter& f) { return separableRunsStrip(f); }
 
 // Magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7) on colour: the
 // separable mode's kw + kh taps beat the registers mode's kw x kw on every
@@ -102,10 +102,10 @@ const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
 const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
-        "Picks the fastest correct mode for the filter: separable for rank-1 kernels on gray u8 and f32 and RGBA8 "
-        "images to 9x9 (3x3 on RGBA8 and one f32 3x3 kernel excepted) and magnitudes of two to 7x7, which it runs "
-        "in registers, for rank-1 "
-        "kernels its rolling strip runs (gray u16 from 5x5, colour from 7x7) and for magnitudes of two rank-1 "
+        "Picks the fastest correct mode for the filter: separable for rank-1 kernels on gray u8 and f32, BGR8 and "
+        "RGBA8 images to 9x9 (3x3 on RGBA8 and one f32 3x3 kernel excepted) and magnitudes of two to 7x7, which it "
+        "runs in registers, for rank-1 kernels its rolling strip runs (gray u16 from 5x5, the rest from 11x11) and "
+        "for magnitudes of two rank-1 "
         "kernels from 5x5 (Sobel 5 and 7), registers for other kernels up to 7x7 (shared for "
         "one dense 7x7 on a gray u16 image), separable for larger rank-1 kernels, fft for dense kernels of "
         "289 taps (17x17) or more unless the shared mode has a faster compiled kernel (square, to 21x21 on gray "

@@ -2,8 +2,8 @@
 // pass then a column pass, kw + kh multiply-adds per pixel instead of kw * kh;
 // the intermediate never reaches device memory. Three paths:
 // - quads (separable_quads.cu: one square kernel from 3x3 to 9x9, or a
-//   magnitude pair to 7x7, on gray u8 and f32 and on RGBA8): 2 to 8 adjacent
-//   pixels x a column of rows per thread, each input row filtered in
+//   magnitude pair to 7x7, on gray u8 and f32, BGR8 and RGBA8): 2 to 8
+//   adjacent pixels x a column of rows per thread, each input row filtered in
 //   registers; the default for what they run.
 // - rolling strip (one square kernel from 5x5 to 31x31 that the quads do not
 //   run; gray, and 8-bit colour): each block walks down a strip of 128 gray
@@ -426,7 +426,7 @@ LaunchConfig stripConfig(int channels) {
 }
 
 // The quads (separable_quads.cu): square kernels to 9x9 (magnitudes to 7x7)
-// on gray u8 and f32 and on RGBA8 images, adjacent pixels a thread.
+// on gray u8 and f32, BGR8 and RGBA8 images, adjacent pixels a thread.
 bool quadsApply(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
@@ -458,12 +458,15 @@ Refusal planQuads(const PreparedFilter& f, const LaunchConfig& want, int width, 
     }
     out.block = pickBlock(want, dim3(32, 4));
     out.grid = gridFor(width, rows, out.block, px, py);
-    out.quadSpan = C == 4 ? rgba8SeparableQuadSpan : f.inDepth == Depth::U8 ? grayU8QuadSpan : grayF32QuadSpan;
+    out.quadSpan = C == 4   ? rgba8SeparableQuadSpan
+                   : C == 3 ? bgr8SeparableQuadSpan
+                   : f.inDepth == Depth::U8 ? grayU8QuadSpan
+                                            : grayF32QuadSpan;
     out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,
                               HaloScheme::Default, RadiusPath::Compiled};
     out.variant = "separable quads, compiled radius " + std::to_string(radius) + ", " + std::to_string(px) + "x" +
                   std::to_string(py) + " outputs per thread (" + std::to_string(px) + " adjacent " +
-                  (C == 4 ? "RGBA8" : sampleBytes == 1 ? "u8" : "f32") +
+                  (C == 4 ? "RGBA8" : C == 3 ? "BGR8" : sampleBytes == 1 ? "u8" : "f32") +
                   " pixels, each input row filtered in registers; edge pixels in extra leading blocks)";
     return checkPlan(out);
 }
@@ -503,7 +506,7 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
                                "its fused tile"
                              : "the separable mode computes 1 column per thread here (its row pass spreads the tile "
                                "over all threads; 4 or 8 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and "
-                               "f32, 4 on RGBA8)";
+                               "f32, 4 on BGR8, 2 or 4 on RGBA8)";
     // Colour tiles: 4 rows, gray: 8, the autotuner's fastest at 8K (8 rows of
     // 4-channel sums were much slower; docs/performance.md).
     const int py = pickCount(want.perThreadY, C == 1 ? 8 : 4, {2, 4, 8});
@@ -579,8 +582,8 @@ bool separableRunsQuads(const PreparedFilter& f) { return f.separable && quadsAp
 const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",
                                "Rank-1 kernels as a row pass and a column pass, the intermediate never in device "
-                               "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32 and RGBA8 "
-                               "kernels to 9x9 (magnitudes to 7x7) run in registers, 2 to 8 adjacent pixels a thread, "
+                               "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32, BGR8 and "
+                               "RGBA8 kernels to 9x9 (magnitudes to 7x7) run in registers, 2 to 8 adjacent pixels a thread, "
                                "each input row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
                                "window down column strips through shared memory, each input row read once; the rest "
                                "run a tile through shared memory.",

@@ -64,20 +64,32 @@ inline QuadSpan grayF32QuadSpan(const KernelGeom& g, const KernelMath& m, int pi
     return grayQuadSpan(g, m, 4, pixels, m.kw / 2, rows);
 }
 
-// The separable mode's RGBA8 quads' span: each row loaded as one vector of
-// the quad's pixels, neighbours from the vectors of as many pixels each side
-// (radius 1: a pixel each side), and stored as one vector unless u8 is
-// written as floats.
-FS_HD QuadSpan rgba8QuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int radius, int rows) {
+// The separable mode's colour quads' span (separable_quads.cu), stored as
+// vectors of the quad's pixels unless u8 is written as floats.
+// - RGBA8: each row loaded as one vector of the quad's pixels, neighbours
+//   from the vectors of as many pixels each side (radius 1: a pixel each
+//   side);
+// - BGR8 (4 pixels): the quad's 12 bytes and the ceil(3R / 4) words each
+//   side, 4-byte loads and stores.
+FS_HD int bgr8SideWords(int radius) { return (3 * radius + 3) / 4; }
+FS_HD QuadSpan colourQuadSpan(const KernelGeom& g, const KernelMath& m, int channels, int pixels, int radius,
+                              int rows) {
     const std::uintptr_t alignBits =
         g.srcPitch | reinterpret_cast<std::uintptr_t>(g.src) |
         (m.outFloat ? std::uintptr_t{0} : g.dstPitch | reinterpret_cast<std::uintptr_t>(g.dst));
+    if (channels == 3) {
+        const int side = (4 * bgr8SideWords(radius) + 2) / 3;  // pixels the side words touch
+        return quadSpan(g, pixels, rows, radius, side, alignBits, 4);
+    }
     const int side = radius == 1 ? 1 : (radius + pixels - 1) / pixels * pixels;
     return quadSpan(g, pixels, rows, radius, side, alignBits, static_cast<unsigned>(pixels * 4));
 }
-// rgba8QuadSpan as LaunchPlan::quadSpan.
+// colourQuadSpan as LaunchPlan::quadSpan.
 inline QuadSpan rgba8SeparableQuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
-    return rgba8QuadSpan(g, m, pixels, m.kw / 2, rows);
+    return colourQuadSpan(g, m, 4, pixels, m.kw / 2, rows);
+}
+inline QuadSpan bgr8SeparableQuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+    return colourQuadSpan(g, m, 3, pixels, m.kw / 2, rows);
 }
 
 // quadKernel's span (3x3 on 4-byte pixels: gray f32, RGBA8): a pixel each

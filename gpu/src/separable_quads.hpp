@@ -8,9 +8,9 @@
 
 namespace fs::gpu {
 
-// The kernel for an image of `depth` and channels (gray u8 or f32, RGBA8),
-// radius, kernels (1, or 2 for a magnitude), adjacent pixels and rows per
-// thread; nullptr when not built (separableQuadBuilt).
+// The kernel for an image of `depth` and channels (gray u8 or f32, BGR8,
+// RGBA8), radius, kernels (1, or 2 for a magnitude), adjacent pixels and rows
+// per thread; nullptr when not built (separableQuadBuilt).
 const void* separableQuadVariant(Depth depth, int channels, int radius, int kernels, int pixels, int rows);
 // The quads' row and column factors, kMaxKernelSize per kernel.
 cudaError_t uploadSeparableQuadWeights(const float (&rows)[kMaxKernels * kMaxKernelSize],

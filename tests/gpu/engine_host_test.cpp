@@ -248,10 +248,10 @@ TEST(ModeRegistry, TheTensorModeIsApproximateAndOnlyRunWhenAsked) {
 }
 
 // auto: the separable mode's quads for rank-1 kernels to 9x9 and magnitudes
-// to 7x7 on gray u8 and f32 and RGBA8 (3x3 on RGBA8 and one f32 3x3 kernel
-// excepted), its rolling strip where it beats the registers mode (gray u16
-// from 5x5, BGR u8 from 7x7), the registers mode for the rest up to 7x7;
-// Sobel magnitudes from 5x5 in the separable mode on every layout.
+// to 7x7 on gray u8 and f32, BGR8 and RGBA8 (3x3 on RGBA8 and one f32 3x3
+// kernel excepted), its rolling strip where the quads do not run (gray u16
+// from 5x5, 8-bit colour from 11x11), the registers mode for the rest up to
+// 7x7; Sobel magnitudes from 5x5 in the separable mode on every layout.
 TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     const auto chosen = [](int taps, Depth depth, int channels) {
         FilterSpec spec;
@@ -267,10 +267,11 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     EXPECT_EQ(chosen(3, Depth::U16, 1), &registersMode());
     EXPECT_EQ(chosen(5, Depth::U16, 1), &separableMode());  // the strip
     EXPECT_EQ(chosen(7, Depth::U16, 1), &separableMode());
-    EXPECT_EQ(chosen(5, Depth::U8, 3), &registersMode());
-    EXPECT_EQ(chosen(7, Depth::U8, 3), &separableMode());  // the strip
+    for (int taps : {3, 5, 7, 9}) EXPECT_EQ(chosen(taps, Depth::U8, 3), &separableMode()) << taps;  // the BGR8 quads
     EXPECT_EQ(chosen(3, Depth::U8, 4), &registersMode());  // integer lanes
     for (int taps : {5, 7, 9}) EXPECT_EQ(chosen(taps, Depth::U8, 4), &separableMode()) << taps;  // the RGBA8 quads
+    EXPECT_EQ(chosen(11, Depth::U8, 3), &separableMode());  // the strip
+    EXPECT_EQ(chosen(11, Depth::U8, 4), &separableMode());
     EXPECT_EQ(chosen(7, Depth::F32, 4), &registersMode());  // colour f32: no strip
     EXPECT_EQ(chosen(9, Depth::F32, 4), &separableMode());  // the fused tile
     const auto magnitude = [](int taps, Depth depth, int channels) {
@@ -279,7 +280,7 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
         return &autoMode().choose(f);
     };
     for (const auto& [depth, channels] : {std::pair{Depth::F32, 1}, {Depth::U8, 1}, {Depth::U8, 3}, {Depth::U8, 4}}) {
-        EXPECT_EQ(magnitude(3, depth, channels), channels == 1 ? &separableMode() : &registersMode()) << channels;
+        EXPECT_EQ(magnitude(3, depth, channels), channels == 4 ? &registersMode() : &separableMode()) << channels;
         EXPECT_EQ(magnitude(5, depth, channels), &separableMode()) << channels;
         EXPECT_EQ(magnitude(7, depth, channels), &separableMode()) << channels;
     }

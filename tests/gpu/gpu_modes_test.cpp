@@ -229,13 +229,14 @@ struct QuadLayout {
     Depth depth;
     int channels;
 };
-constexpr QuadLayout kSeparableQuadLayouts[] = {{Depth::U8, 1}, {Depth::F32, 1}, {Depth::U8, 4}};
+constexpr QuadLayout kSeparableQuadLayouts[] = {{Depth::U8, 1}, {Depth::F32, 1}, {Depth::U8, 3}, {Depth::U8, 4}};
 std::string layoutName(const QuadLayout& layout) {
-    return layout.channels == 4 ? std::string("rgba8") : std::string(depthName(layout.depth)) + " gray";
+    if (layout.channels == 1) return std::string(depthName(layout.depth)) + " gray";
+    return layout.channels == 3 ? "bgr8" : "rgba8";
 }
 
 // The separable mode's quads (one kernel 3x3 to 9x9, magnitudes to 7x7, gray
-// u8 and f32 and RGBA8): against the reference on every border, on images
+// u8 and f32, BGR8 and RGBA8): against the reference on every border, on images
 // smaller than one quad, of odd widths and heights, and wide and short, so
 // the quads and their frame (the edge outputs, in leading blocks) both run;
 // Sobel magnitudes on u8 bit for bit.
