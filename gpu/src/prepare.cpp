@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "fs/lane_math.hpp"
 #include "launch.hpp"
@@ -34,6 +35,21 @@ bool integerFactors(const Kernel& k, std::vector<float>& row, std::vector<float>
     for (int y = 0; y < k.height; ++y)
         for (int x = 0; x < k.width; ++x)
             if (static_cast<double>(column[y]) * row[x] != static_cast<double>(k.at(x, y))) return false;
+    return true;
+}
+
+// Dyadic kernels (every weight n / 2^shift: the binomial Gaussians to 9x9)
+// get the factors of their integer numerators, the row's scaled by 2^-shift:
+// every product and partial sum of both passes is then exact in float where
+// the reference's are (fs::DyadicKernel), so the separable mode matches it
+// bit for bit on integer images. fs::separate's pivot-normalised column
+// (4/6, 1/6 for 5x5) is inexact.
+bool dyadicFactors(const Kernel& k, std::vector<float>& row, std::vector<float>& column) {
+    const std::optional<DyadicKernel> d = dyadicForm(k, 16);
+    if (!d || d->shift == 0) return false;  // shift 0: integer weights, integerFactors' case
+    Kernel numerators(k.width, k.height, std::vector<float>(d->numerators.begin(), d->numerators.end()));
+    if (!integerFactors(numerators, row, column)) return false;
+    for (float& w : row) w = std::ldexp(w, -d->shift);
     return true;
 }
 
@@ -71,7 +87,7 @@ std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, P
         std::copy(padded.weights.begin(), padded.weights.end(),
                   f.weights.begin() + static_cast<std::ptrdiff_t>(k) * m.kw * m.kh);
         std::vector<float> row, column;
-        if (!integerFactors(padded, row, column)) {
+        if (!integerFactors(padded, row, column) && !dyadicFactors(padded, row, column)) {
             const std::optional<Separable> s = separate(padded);
             if (!s) {
                 f.separable = false;

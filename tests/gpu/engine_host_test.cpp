@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -285,6 +286,33 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
         EXPECT_EQ(magnitude(7, depth, channels), &separableMode()) << channels;
     }
     EXPECT_EQ(magnitude(3, Depth::U16, 1), &registersMode());
+}
+
+// The separable factors of dyadic kernels: the binomial Gaussians' integer
+// numerators, the row's scaled by a power of two, so every product of both
+// passes is exact and the outer product gives the kernel's weights exactly;
+// integer kernels keep integer factors; others fs::separate's.
+TEST(PrepareFilter, DyadicKernelsGetExactSeparableFactors) {
+    for (int side : {3, 5, 7, 9}) {
+        FilterSpec spec;
+        spec.kernels = {gaussianKernel(side, 0.0)};
+        PreparedFilter f;
+        ASSERT_EQ(prepareFilter(spec, Depth::U8, 4, f), "");
+        ASSERT_TRUE(f.separable) << side;
+        for (float c : f.sepCol) EXPECT_EQ(c, std::round(c)) << side;  // integers
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x)
+                EXPECT_EQ(static_cast<double>(f.sepCol[y]) * f.sepRow[x], spec.kernels[0].at(x, y)) << side;
+    }
+    PreparedFilter sobel;
+    ASSERT_EQ(prepareFilter(presetSpec("sobel-x"), Depth::U8, 1, sobel), "");
+    for (float w : sobel.sepRow) EXPECT_EQ(w, std::round(w));
+    FilterSpec wide;
+    wide.kernels = {gaussianKernel(15, 0.0)};  // sampled, not dyadic: fs::separate's factors
+    PreparedFilter f;
+    ASSERT_EQ(prepareFilter(wide, Depth::U8, 1, f), "");
+    EXPECT_TRUE(f.separable);
+    EXPECT_EQ(*std::max_element(f.sepCol.begin(), f.sepCol.end()), 1.0f);
 }
 
 // The teaching variants: listed beside the modes they explain, with a
