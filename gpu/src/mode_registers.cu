@@ -8,7 +8,9 @@
 // loads; RGBA8 2 adjacent pixels from 8-byte loads, or 4 from 16-byte loads,
 // in floats or, for dyadic weights whose sums fit 16-bit lanes (Gaussian, Laplacian,
 // sharpen, Sobel magnitude), in exact integer lanes; BGR8 single kernels with
-// such weights in the same lanes, 16 adjacent bytes per thread.
+// such weights in the same lanes, 16 adjacent bytes per thread. BGR8 single
+// 3x3 to 7x7 kernels otherwise run 4 adjacent pixels per thread from 4-byte
+// loads, in floats.
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -48,6 +50,7 @@ struct RegistersShape {
     int px = 1;                       // columns (or adjacent pixels) per thread
     bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
     bool bgr8Lanes = false;           // BGR u8 single 3x3 in exact integer lanes, 16 bytes per thread
+    bool bgr8Quads = false;           // BGR u8 single 3x3 to 7x7 in floats: 4 adjacent pixels
     bool separableGradient = false;   // lanes, a [1 b 1] x [-1 0 1] magnitude pair
 };
 
@@ -159,6 +162,20 @@ const RegistersFamily kFamilies[] = {
      [](const RegistersShape&) {
          return std::string(" (16 adjacent bytes in exact 16-bit integer lanes, 16-byte loads and stores)");
      }},
+    {// BGR u8 single 3x3 to 7x7 in floats, 4 adjacent pixels
+     [](const RegistersShape& s) { return s.bgr8Quads && s.px == 4; },
+     [](const RegistersShape&) {
+         if (!kAllVariants)
+             return RowChoice{bgr8QuadRows(), {bgr8QuadRows()}, "the BGR8 kernel of 4 adjacent pixels computes 4 rows "
+                                                                "per thread (2 and 8 measured slower)"};
+         return RowChoice{bgr8QuadRows(), {2, 4, 8}, "the BGR8 kernel of 4 adjacent pixels computes 2, 4 or 8 rows "
+                                                     "per thread"};
+     },
+     [](const RegistersShape& s, int py) { return bgr8QuadVariant(s.radius, py); },
+     [](const RegistersShape&) {
+         return std::string(" (4 adjacent BGR8 pixels, 4-byte loads and stores; edge pixels in extra leading blocks)");
+     },
+     bgr8QuadSpan},
     {// gray u8 3x3, adjacent pixels from 4-byte loads (8 and 16 from wider loads: built with every variant)
      [](const RegistersShape& s) { return s.gray8 && (s.px == 4 || (kAllVariants && (s.px == 8 || s.px == 16))); },
      [](const RegistersShape&) {
@@ -263,12 +280,13 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.grayF32Wide = grayQuads && f.inDepth == Depth::F32;
     s.lanes = s.rgba8 && f.packedLanes;
     s.bgr8Lanes = f.inDepth == Depth::U8 && s.C == 3 && s.radius == 1 && s.K == 1 && f.packedLanes;
+    s.bgr8Quads = f.inDepth == Depth::U8 && s.C == 3 && s.radius >= 1 && s.K == 1 && !s.bgr8Lanes;
     s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
     // and measured slower; docs/performance.md).
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
     const int columns = s.rgba8 ? rgba8Columns
-                        : s.grayF32 || s.gray8Wide || s.grayF32Wide ? 4
+                        : s.grayF32 || s.gray8Wide || s.grayF32Wide || s.bgr8Quads ? 4
                                                                     : defaultRegisterColumns(s.C, s.K, s.radius);
     // BGR8 lanes: 16 bytes per thread (5 1/3 pixels).
     const int px = s.gray8 || s.bgr8Lanes

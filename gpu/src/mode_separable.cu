@@ -453,13 +453,14 @@ Refusal planQuads(const PreparedFilter& f, const LaunchConfig& want, int width, 
             for (int rowCount : {2, 4, 8, 16})
                 if (separableQuadBuilt(radius, sampleBytes, C, K, n, rowCount))
                     built += (built.empty() ? "" : ", ") + std::to_string(n) + "x" + std::to_string(rowCount);
-        return "the separable mode's quads compute " + built +
-               " outputs per thread (pixels x rows) for this kernel and image in this build";
+        return "the separable mode computes " + built +
+               " outputs per thread (pixels x rows) in its quads for this kernel and image in this build, and 1 "
+               "column in its fused tile";
     }
     out.block = pickBlock(want, dim3(32, 4));
     out.grid = gridFor(width, rows, out.block, px, py);
-    out.quadSpan = C == 4   ? rgba8SeparableQuadSpan
-                   : C == 3 ? bgr8SeparableQuadSpan
+    out.quadSpan = C == 4   ? rgba8QuadSpan
+                   : C == 3 ? bgr8QuadSpan
                    : f.inDepth == Depth::U8 ? grayU8QuadSpan
                                             : grayF32QuadSpan;
     out.config = LaunchConfig{static_cast<int>(out.block.x), static_cast<int>(out.block.y), px, py,

@@ -5,7 +5,7 @@
 // outputs outside the span (the frame: the first and last quad columns and
 // row groups, or the whole image when rows or pointers are not aligned for
 // those loads) run one per thread in extra leading rows of blocks of the same
-// launch (gray_quads.cuh, quadFrameBlock): the edge path inlined into the
+// launch (quad_rows.cuh, quadFrameBlock): the edge path inlined into the
 // quads doubled their registers and halved their occupancy, and a second
 // launch added its whole latency (docs/performance.md). The host sizes those
 // blocks with the same arithmetic that the kernels test.
@@ -85,10 +85,10 @@ FS_HD QuadSpan colourQuadSpan(const KernelGeom& g, const KernelMath& m, int chan
     return quadSpan(g, pixels, rows, radius, side, alignBits, static_cast<unsigned>(pixels * 4));
 }
 // colourQuadSpan as LaunchPlan::quadSpan.
-inline QuadSpan rgba8SeparableQuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+inline QuadSpan rgba8QuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
     return colourQuadSpan(g, m, 4, pixels, m.kw / 2, rows);
 }
-inline QuadSpan bgr8SeparableQuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
+inline QuadSpan bgr8QuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int rows) {
     return colourQuadSpan(g, m, 3, pixels, m.kw / 2, rows);
 }
 

@@ -4,7 +4,7 @@
 // build in parallel.
 #include "constant_weights.cuh"
 #include "device_common.cuh"
-#include "gray_quads.cuh"
+#include "quad_rows.cuh"
 #include "kernel_variants.hpp"
 #include "quad_frame.hpp"
 
@@ -34,6 +34,9 @@ const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZe
 // BGR u8 3x3, one kernel, in the same lanes: 16 adjacent bytes per thread,
 // 2 rows (registers_lanes_u8.cu); nullptr when not built.
 const void* bgr8LaneVariant(int rows, bool clamps);
+// BGR u8 single 3x3 to 7x7 kernels, 4 adjacent pixels per thread
+// (registers_u8.cu); nullptr when not built.
+const void* bgr8QuadVariant(int radius, int rows);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {
@@ -280,7 +283,7 @@ __device__ __forceinline__ void loadQuadRow(const unsigned char* row, unsigned (
     w[0] = left, w[1] = mid.x, w[2] = mid.y, w[3] = mid.z, w[4] = mid.w, w[5] = right;
 }
 
-// The dense quads' frame (gray_quads.cuh): each output's taps through
+// The dense quads' frame (quad_rows.cuh): each output's taps through
 // fs::borderIndex, a kernel row at a time. True when this block is the frame's.
 template <class T, int C, int R, int PY, int K>
 __device__ __forceinline__ bool quadFrameBlock(const KernelGeom& g, const KernelMath& m, const QuadFrame& frame,
@@ -416,6 +419,37 @@ __global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m
         accumulateRow<R, N, PY, K>(acc, p, i);
     }
     storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
+}
+
+// BGR8 square kernels of radius 1 to 3, 4 adjacent pixels per thread: each
+// input row is the quad's 12 bytes and the words each side (loadBgr8QuadRow),
+// three 4-byte stores per output row (storeColourQuad), where the strided
+// kernel read 3 bytes per tap and thread. The quads of colourQuadSpan; the
+// leading frameBlockRows rows of blocks compute the rest (quadFrameBlock).
+template <int R, int PY, int K>
+__global__ void __launch_bounds__(256) bgr8QuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
+    const QuadSpan span = colourQuadSpan(g, m, 3, 4, R, PY);
+    if (quadFrameBlock<std::uint8_t, 3, R, PY, K>(g, m, quadFrame(g, 4, PY, span), frameBlockRows)) return;
+    const int qx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
+    if (!span.contains(qx, qy)) return;
+    const int x = 4 * qx, yFirst = g.outRow0 + qy * PY;
+    Px<3> acc[K][4][PY];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int o = 0; o < 4; ++o)
+#pragma unroll
+            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<3>(0.0f);
+    // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
+    const unsigned char* base = sourceRow(g, yFirst - R) + x * 3;
+#pragma unroll
+    for (int i = 0; i < PY + 2 * R; ++i) {
+        Px<3> p[4 + 2 * R];
+        loadBgr8QuadRow<R>(base + i * g.srcPitch, p);
+        accumulateRow<R, 4, PY, K>(acc, p, i);
+    }
+    storeColourQuad<3, 4, PY, K>(g, m, x, yFirst, acc);
 }
 
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.

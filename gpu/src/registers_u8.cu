@@ -69,4 +69,24 @@ const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels) {
     }
 }
 
+// BGR u8 single kernels, 4 adjacent pixels: the default rows only
+// (bgr8QuadRows), or with every variant 2, 4 and 8.
+const void* bgr8QuadVariant(int radius, int rows) {
+    const void* kernel = nullptr;
+    auto offer = [&](auto r, auto py) {
+        constexpr int R = decltype(r)::value, PY = decltype(py)::value;
+        if constexpr (bgr8QuadRowsBuilt(PY))
+            if (radius == R && rows == PY) kernel = reinterpret_cast<const void*>(bgr8QuadKernel<R, PY, 1>);
+    };
+    auto eachRows = [&](auto r) {
+        offer(r, std::integral_constant<int, 2>{});
+        offer(r, std::integral_constant<int, 4>{});
+        offer(r, std::integral_constant<int, 8>{});
+    };
+    eachRows(std::integral_constant<int, 1>{});
+    eachRows(std::integral_constant<int, 2>{});
+    eachRows(std::integral_constant<int, 3>{});
+    return kernel;
+}
+
 }  // namespace fs::gpu

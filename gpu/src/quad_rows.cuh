@@ -1,8 +1,8 @@
 #pragma once
-// What the gray quad kernels of the registers mode (registers_kernel.cuh) and
-// the separable mode (separable_quads.cu) share: the leading frame blocks, one
-// input row of N adjacent gray pixels and their neighbours as floats, and the
-// N-pixel stores.
+// What the quad kernels of the registers mode (registers_kernel.cuh) and the
+// separable mode (separable_quads.cu) share: the leading frame blocks, one
+// input row of N adjacent gray or 4 adjacent BGR8 pixels and their
+// neighbours as floats, and the N-pixel stores.
 #include <cstdint>
 #include <type_traits>
 
@@ -143,6 +143,74 @@ __device__ __forceinline__ void storeGrayQuad(const KernelGeom& g, const KernelM
         }
     };
     if (kBytes && m.scale == 1.0f && m.offset == 0.0f && !m.absolute) storeRows(std::true_type{});
+    else storeRows(std::false_type{});
+}
+
+// One input row of 4 adjacent BGR8 pixels and R neighbours each side as
+// floats: the quad's 12 bytes and bgr8SideWords(R) words each side, 4-byte
+// loads (a BGR quad starts on a word, not on a wider vector).
+template <int R>
+__device__ __forceinline__ void loadBgr8QuadRow(const unsigned char* row, Px<3> (&p)[4 + 2 * R]) {
+    constexpr int kSide = (3 * R + 3) / 4, kWords = 3 + 2 * kSide;
+    const unsigned* w = reinterpret_cast<const unsigned*>(row) - kSide;
+    float bytes[4 * kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+        const Px<4> b = unpackRgba8(__ldg(w + i));  // four bytes, not one pixel
+#pragma unroll
+        for (int c = 0; c < 4; ++c) bytes[4 * i + c] = b.c[c];
+    }
+    constexpr int kFirst = 4 * kSide - 3 * R;  // byte of the first neighbour's first channel
+#pragma unroll
+    for (int i = 0; i < 4 + 2 * R; ++i)
+#pragma unroll
+        for (int c = 0; c < 3; ++c) p[i].c[c] = bytes[kFirst + 3 * i + c];
+}
+
+// Stores a colour quad's PY rows of N outputs at (x, yFirst): storePixel's
+// arithmetic, N pixels to one store (RGBA8) or three words (BGR8), or a
+// pixel at a time where u8 is written as floats. As in storeGrayQuad, the
+// identity mapping is skipped.
+template <int C, int N, int PY, int K>
+__device__ __forceinline__ void storeColourQuad(const KernelGeom& g, const KernelMath& m, int x, int yFirst,
+                                                const Px<C> (&acc)[K][N][PY]) {
+    if (m.outFloat) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j)
+#pragma unroll
+            for (int o = 0; o < N; ++o)
+                storePixel<std::uint8_t, C>(g, m, x + o, yFirst + j, acc[0][o][j], acc[K - 1][o][j]);
+        return;
+    }
+    auto storeRows = [&](auto skipMapping) {
+#pragma unroll
+        for (int j = 0; j < PY; ++j) {
+            float v[N * C];  // the row's bytes in order
+#pragma unroll
+            for (int o = 0; o < N; ++o)
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    const float r = K > 1 ? magnitudeUnfused(acc[0][o][j].c[c], acc[K - 1][o][j].c[c])
+                                          : acc[0][o][j].c[c];
+                    v[o * C + c] = decltype(skipMapping)::value ? r : mappingUnfused(r, m.scale, m.offset, m.absolute);
+                }
+            unsigned word[N * C / 4];
+#pragma unroll
+            for (int q = 0; q < N * C / 4; ++q)
+                word[q] = packLowBytes(saturateRound(v[4 * q], 255.0f), saturateRound(v[4 * q + 1], 255.0f),
+                                       saturateRound(v[4 * q + 2], 255.0f), saturateRound(v[4 * q + 3], 255.0f));
+            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * C;
+            if constexpr (C == 3) {
+                unsigned* o = reinterpret_cast<unsigned*>(out);
+                o[0] = word[0], o[1] = word[1], o[2] = word[2];
+            } else if constexpr (N == 2) {
+                *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[1]);
+            } else {
+                *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+            }
+        }
+    };
+    if (m.scale == 1.0f && m.offset == 0.0f && !m.absolute) storeRows(std::true_type{});
     else storeRows(std::false_type{});
 }
 
