@@ -46,7 +46,7 @@ constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
 // Rows per thread of the registers mode's BGR8 kernel of 4 adjacent pixels
 // (single 3x3 to 7x7 kernels): 4, the fastest at every size (H200 8K dense
 // 3x3 0.089 ms against 0.095 at 8 rows and 0.097 at 2; 5x5 0.161 against
-// 0.173 and 0.177; 7x7 0.281 against 0.290 and 0.311).
+// 0.177 and 0.173; 7x7 0.281 against 0.311 and 0.290).
 constexpr int bgr8QuadRows() { return 4; }
 constexpr bool bgr8QuadRowsBuilt(int rows) { return kAllVariants || rows == bgr8QuadRows(); }
 
