@@ -58,6 +58,30 @@ __device__ __forceinline__ bool quadFrameBlock(const KernelGeom& g, const QuadFr
     return true;
 }
 
+// N consecutive words from one N-word load.
+template <int N> __device__ __forceinline__ void loadWords(const unsigned char* p, unsigned* w) {
+    if constexpr (N == 1) {
+        w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
+    } else if constexpr (N == 2) {
+        const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
+        w[0] = v.x, w[1] = v.y;
+    } else {
+        static_assert(N == 4, "1, 2 or 4 words");
+        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
+        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    }
+}
+
+// A quad kernel's sums, zeroed.
+template <int C, int K, int N, int PY> __device__ __forceinline__ void zeroSums(Px<C> (&acc)[K][N][PY]) {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int o = 0; o < N; ++o)
+#pragma unroll
+            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<C>(0.0f);
+}
+
 // One input row of N adjacent gray pixels (u8: N = 4, 8 or 16; f32: 4) and R
 // neighbours each side as floats: one N-pixel load, and the neighbours from
 // the words (f32: 16-byte vectors) each side, L1 hits as the next threads
@@ -67,15 +91,7 @@ __device__ __forceinline__ void loadGrayQuadRow(const unsigned char* row, Px<1> 
     static_assert(R >= 1 && R <= 4, "neighbours from at most one word each side");
     if constexpr (std::is_same_v<T, std::uint8_t>) {
         unsigned w[N / 4];
-        if constexpr (N == 4) {
-            w[0] = __ldg(reinterpret_cast<const unsigned*>(row));
-        } else if constexpr (N == 8) {
-            const uint2 v = __ldg(reinterpret_cast<const uint2*>(row));
-            w[0] = v.x, w[1] = v.y;
-        } else {
-            const uint4 v = __ldg(reinterpret_cast<const uint4*>(row));
-            w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-        }
+        loadWords<N / 4>(row, w);
         if constexpr (R == 1) {
             p[0].c[0] = byteToFloat(__ldg(row - 1));
             p[N + 1].c[0] = byteToFloat(__ldg(row + N));

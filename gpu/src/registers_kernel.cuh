@@ -177,12 +177,7 @@ __global__ void __launch_bounds__(256) rgba8PairKernel(KernelGeom g, KernelMath 
                           yFirst + rowsNeeded - 1 <= g.imageHeight && rowsNeeded == PY + 2;
     if (interior) {
         Px<4> acc[K][2][PY];
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-#pragma unroll
-            for (int o = 0; o < 2; ++o)
-#pragma unroll
-                for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<4>(0.0f);
+        zeroSums(acc);
         // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
         const unsigned char* base = sourceRow(g, yFirst - 1) + (x - 1) * 4;
 #pragma unroll
@@ -321,12 +316,7 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
     if (!span.contains(qx, qy)) return;
     const int x = 4 * qx, yFirst = g.outRow0 + qy * PY;
     Px<C> acc[K][4][PY];
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int o = 0; o < 4; ++o)
-#pragma unroll
-            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<C>(0.0f);
+    zeroSums(acc);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
     const unsigned char* base = sourceRow(g, yFirst - 1) + x * 4;
 #pragma unroll
@@ -403,12 +393,7 @@ __global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m
     if (!span.contains(qx, qy)) return;
     const int x = N * qx, yFirst = g.outRow0 + qy * PY;
     Px<1> acc[K][N][PY];
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int o = 0; o < N; ++o)
-#pragma unroll
-            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<1>(0.0f);
+    zeroSums(acc);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
     const unsigned char* base = sourceRow(g, yFirst - R) + x * sizeof(T);
 #pragma unroll
@@ -435,12 +420,7 @@ __global__ void __launch_bounds__(256) bgr8QuadKernel(KernelGeom g, KernelMath m
     if (!span.contains(qx, qy)) return;
     const int x = 4 * qx, yFirst = g.outRow0 + qy * PY;
     Px<3> acc[K][4][PY];
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int o = 0; o < 4; ++o)
-#pragma unroll
-            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<3>(0.0f);
+    zeroSums(acc);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
     const unsigned char* base = sourceRow(g, yFirst - R) + x * 3;
 #pragma unroll

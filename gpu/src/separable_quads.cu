@@ -55,20 +55,6 @@ __device__ __forceinline__ void separableFramePixel(const KernelGeom& g, const K
     storePixel<T, C>(g, m, x, y, acc[0], acc[K - 1]);
 }
 
-// N consecutive words from one N-word load.
-template <int N> __device__ __forceinline__ void loadWords(const unsigned char* p, unsigned* w) {
-    if constexpr (N == 1) {
-        w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
-    } else if constexpr (N == 2) {
-        const uint2 v = __ldg(reinterpret_cast<const uint2*>(p));
-        w[0] = v.x, w[1] = v.y;
-    } else {
-        static_assert(N == 4, "1, 2 or 4 words");
-        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
-        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-    }
-}
-
 // One input row of N adjacent RGBA8 pixels (N = 2 or 4) and R neighbours
 // each side as floats: one N-pixel load, and the neighbours from the N-pixel
 // vectors each side (L1 hits as the next threads load them; a word each
@@ -110,12 +96,7 @@ __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelM
     if (!span.contains(qx, qy)) return;
     const int x = N * qx, yFirst = g.outRow0 + qy * PY;
     Px<C> acc[K][N][PY];
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int o = 0; o < N; ++o)
-#pragma unroll
-            for (int j = 0; j < PY; ++j) acc[k][o][j] = splat<C>(0.0f);
+    zeroSums(acc);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
     const unsigned char* base = sourceRow(g, yFirst - R) + x * C * sizeof(T);
 #pragma unroll

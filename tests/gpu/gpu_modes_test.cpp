@@ -224,6 +224,12 @@ Kernel randomRankOneKernel(int side, std::mt19937& rng) {
     return Kernel(side, side, w);
 }
 
+// Images smaller than one quad, of odd widths and heights, and wide and short.
+struct QuadTestSize {
+    int w, h;
+};
+constexpr QuadTestSize kQuadTestSizes[] = {{3, 2}, {13, 9}, {83, 61}, {1001, 37}};
+
 // The image layouts the separable mode's quads run.
 struct QuadLayout {
     Depth depth;
@@ -244,12 +250,9 @@ TEST(SeparableQuads, MatchTheReferenceOnEveryBorder) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
-    const struct {
-        int w, h;
-    } sizes[] = {{3, 2}, {13, 9}, {83, 61}, {1001, 37}};
     for (const QuadLayout& layout : kSeparableQuadLayouts)
         for (int borderIndex = 0; borderIndex < 5; ++borderIndex)
-            for (const auto& size : sizes) {
+            for (const QuadTestSize& size : kQuadTestSizes) {
                 const Depth depth = layout.depth;
                 const Image input = randomImage(size.w, size.h, layout.channels, depth, rng);
                 std::vector<std::pair<std::string, FilterSpec>> specs;
@@ -324,11 +327,8 @@ TEST(RegistersBgr8Quads, MatchTheReferenceOnEveryBorder) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
-    const struct {
-        int w, h;
-    } sizes[] = {{3, 2}, {13, 9}, {83, 61}, {1001, 37}};
     for (int borderIndex = 0; borderIndex < 5; ++borderIndex)
-        for (const auto& size : sizes) {
+        for (const QuadTestSize& size : kQuadTestSizes) {
             const Image input = randomImage(size.w, size.h, 3, Depth::U8, rng);
             for (int side : {3, 5, 7}) {
                 FilterSpec dense, integer;
