@@ -64,14 +64,15 @@ inline QuadSpan grayF32QuadSpan(const KernelGeom& g, const KernelMath& m, int pi
     return grayQuadSpan(g, m, 4, pixels, m.kw / 2, rows);
 }
 
-// The separable mode's colour quads' span (separable_quads.cu), stored as
-// vectors of the quad's pixels unless u8 is written as floats.
+// The colour quads' span (the separable mode's, and the registers mode's
+// BGR8 quads), stored as vectors of the quad's pixels unless u8 is written
+// as floats.
 // - RGBA8: each row loaded as one vector of the quad's pixels, neighbours
 //   from the vectors of as many pixels each side (radius 1: a pixel each
 //   side);
 // - BGR8 (4 pixels): the quad's 12 bytes and the ceil(3R / 4) words each
 //   side, 4-byte loads and stores.
-FS_HD int bgr8SideWords(int radius) { return (3 * radius + 3) / 4; }
+FS_HD constexpr int bgr8SideWords(int radius) { return (3 * radius + 3) / 4; }
 FS_HD QuadSpan colourQuadSpan(const KernelGeom& g, const KernelMath& m, int channels, int pixels, int radius,
                               int rows) {
     const std::uintptr_t alignBits =

@@ -167,7 +167,7 @@ __device__ __forceinline__ void storeGrayQuad(const KernelGeom& g, const KernelM
 // loads (a BGR quad starts on a word, not on a wider vector).
 template <int R>
 __device__ __forceinline__ void loadBgr8QuadRow(const unsigned char* row, Px<3> (&p)[4 + 2 * R]) {
-    constexpr int kSide = (3 * R + 3) / 4, kWords = 3 + 2 * kSide;
+    constexpr int kSide = bgr8SideWords(R), kWords = 3 + 2 * kSide;
     const unsigned* w = reinterpret_cast<const unsigned*>(row) - kSide;
     float bytes[4 * kWords];
 #pragma unroll
