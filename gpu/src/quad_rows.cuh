@@ -2,7 +2,7 @@
 // What the quad kernels of the registers mode (registers_kernel.cuh) and the
 // separable mode (separable_quads.cu) share: the leading frame blocks, one
 // input row of N adjacent gray or 4 adjacent BGR8 pixels and their
-// neighbours as floats, and the N-pixel stores.
+// neighbours as floats, and the quads' stores.
 #include <cstdint>
 #include <type_traits>
 
@@ -72,6 +72,22 @@ template <int N> __device__ __forceinline__ void loadWords(const unsigned char* 
     }
 }
 
+// W consecutive words at p: one store of 1, 2 or 4 words, or three 4-byte
+// stores (a BGR8 quad starts on a word, not on a wider vector).
+template <int W> __device__ __forceinline__ void storeWords(unsigned char* p, const unsigned (&w)[W]) {
+    if constexpr (W == 1) {
+        *reinterpret_cast<unsigned*>(p) = w[0];
+    } else if constexpr (W == 2) {
+        *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
+    } else if constexpr (W == 3) {
+        unsigned* o = reinterpret_cast<unsigned*>(p);
+        o[0] = w[0], o[1] = w[1], o[2] = w[2];
+    } else {
+        static_assert(W == 4, "1 to 4 words");
+        *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
 // A quad kernel's sums, zeroed.
 template <int C, int K, int N, int PY> __device__ __forceinline__ void zeroSums(Px<C> (&acc)[K][N][PY]) {
 #pragma unroll
@@ -122,7 +138,9 @@ __device__ __forceinline__ void loadGrayQuadRow(const unsigned char* row, Px<1> 
 // arithmetic, N pixels to one store (u8: four bytes to a word) where the
 // output has the input's depth, else a pixel at a time (u8 written as
 // floats). The identity mapping is skipped on u8: it only turns -0 into +0,
-// which rounds to the same value (f32 keeps it).
+// which rounds to the same value (f32 keeps it). storeByteQuad packs u8 rows
+// alike; the gray kernels keep this copy, which takes the row's address
+// before packing it, the order they were timed in.
 template <class T, int N, int PY, int K>
 __device__ __forceinline__ void storeGrayQuad(const KernelGeom& g, const KernelMath& m, int x, int yFirst,
                                               const Px<1> (&acc)[K][N][PY]) {
@@ -150,9 +168,7 @@ __device__ __forceinline__ void storeGrayQuad(const KernelGeom& g, const KernelM
                 for (int q = 0; q < N / 4; ++q)
                     word[q] = packLowBytes(saturateRound(v[4 * q], 255.0f), saturateRound(v[4 * q + 1], 255.0f),
                                            saturateRound(v[4 * q + 2], 255.0f), saturateRound(v[4 * q + 3], 255.0f));
-                if constexpr (N == 4) *reinterpret_cast<unsigned*>(out) = word[0];
-                else if constexpr (N == 8) *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[1]);
-                else *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+                storeWords(out, word);
             } else {
                 *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
             }
@@ -184,9 +200,10 @@ __device__ __forceinline__ void loadBgr8QuadRow(const unsigned char* row, Px<3> 
 }
 
 // Stores a colour quad's PY rows of N outputs at (x, yFirst): storePixel's
-// arithmetic, N pixels to one store (RGBA8) or three words (BGR8), or a
-// pixel at a time where u8 is written as floats. As in storeGrayQuad, the
-// identity mapping is skipped.
+// arithmetic, the row's N x C bytes packed into words and stored at once
+// (storeWords: one vector on RGBA8, three words on BGR8), or a pixel at a
+// time where u8 is written as floats. As in storeGrayQuad, the identity
+// mapping is skipped.
 template <int C, int N, int PY, int K>
 __device__ __forceinline__ void storeColourQuad(const KernelGeom& g, const KernelMath& m, int x, int yFirst,
                                                 const Px<C> (&acc)[K][N][PY]) {
@@ -215,15 +232,7 @@ __device__ __forceinline__ void storeColourQuad(const KernelGeom& g, const Kerne
             for (int q = 0; q < N * C / 4; ++q)
                 word[q] = packLowBytes(saturateRound(v[4 * q], 255.0f), saturateRound(v[4 * q + 1], 255.0f),
                                        saturateRound(v[4 * q + 2], 255.0f), saturateRound(v[4 * q + 3], 255.0f));
-            unsigned char* out = g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * C;
-            if constexpr (C == 3) {
-                unsigned* o = reinterpret_cast<unsigned*>(out);
-                o[0] = word[0], o[1] = word[1], o[2] = word[2];
-            } else if constexpr (N == 2) {
-                *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[1]);
-            } else {
-                *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
-            }
+            storeWords(g.dst + static_cast<std::size_t>(yFirst + j - g.outRow0) * g.dstPitch + x * C, word);
         }
     };
     if (m.scale == 1.0f && m.offset == 0.0f && !m.absolute) storeRows(std::true_type{});
