@@ -287,10 +287,24 @@ TEST(SeparableQuads, MatchTheReferenceOnEveryBorder) {
             }
 }
 
-// The frame's outputs use the quads' arithmetic in the quads' order: an
-// image filtered whole and in pieces of 18 rows (each piece's last rows, 2
-// past a whole group, go to the frame) is the same bit for bit, with random
-// float weights whose sums round differently in any other order.
+// `mode` filters `input` whole and in pieces of 18 rows to the same bits:
+// each piece's last rows, 2 past a whole group of 4 or 8, go to a quad
+// kernel's frame, so this holds only where the frame sums in the quads'
+// order.
+::testing::AssertionResult piecesMatchWhole(Backend& backend, const FilterSpec& spec, const Image& input,
+                                            const char* mode) {
+    const RunResult whole = backend.runWithLaunch(spec, input.cview(), mode, {});
+    gpu::setPipelineRows(18);
+    const RunResult pieces = backend.runWithLaunch(spec, input.cview(), mode, {});
+    gpu::setPipelineRows(0);
+    if (!whole.ok()) return ::testing::AssertionFailure() << "whole: " << whole.error;
+    if (!pieces.ok()) return ::testing::AssertionFailure() << "pieces: " << pieces.error;
+    return imagesMatch(pieces.output, whole.output, exact());
+}
+
+// The frame's outputs use the quads' arithmetic in the quads' order
+// (piecesMatchWhole), with random float weights whose sums round
+// differently in any other order.
 TEST(SeparableQuads, FrameAndQuadsAgreeBitForBit) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
@@ -304,16 +318,10 @@ TEST(SeparableQuads, FrameAndQuadsAgreeBitForBit) {
             spec.output.floatOutput = true;  // u8 in, f32 out: no rounding to hide a difference
             spec.border = {BorderMode::Wrap, 0.0f};
             SCOPED_TRACE(layoutName(layout) + " " + std::to_string(side) + "x" + std::to_string(side));
-            const RunResult whole = backend->runWithLaunch(spec, input.cview(), "separable", {});
-            gpu::setPipelineRows(18);
-            const RunResult pieces = backend->runWithLaunch(spec, input.cview(), "separable", {});
-            gpu::setPipelineRows(0);
-            ASSERT_TRUE(whole.ok()) << whole.error;
-            ASSERT_TRUE(pieces.ok()) << pieces.error;
+            EXPECT_TRUE(piecesMatchWhole(*backend, spec, input, "separable"));
             const LaunchReport report = backend->describeLaunch(spec, input.width(), input.height(), depth,
                                                                 layout.channels, "separable", LaunchConfig{});
             EXPECT_NE(report.kernel.find("separable quads"), std::string::npos) << report.kernel;
-            EXPECT_TRUE(imagesMatch(pieces.output, whole.output, exact()));
         }
 }
 
@@ -367,13 +375,7 @@ TEST(RegistersBgr8Quads, FrameAndQuadsAgreeBitForBit) {
         spec.output.floatOutput = true;
         spec.border = {BorderMode::Wrap, 0.0f};
         SCOPED_TRACE(std::to_string(side) + "x" + std::to_string(side));
-        const RunResult whole = backend->runWithLaunch(spec, input.cview(), "registers", {});
-        gpu::setPipelineRows(18);
-        const RunResult pieces = backend->runWithLaunch(spec, input.cview(), "registers", {});
-        gpu::setPipelineRows(0);
-        ASSERT_TRUE(whole.ok()) << whole.error;
-        ASSERT_TRUE(pieces.ok()) << pieces.error;
-        EXPECT_TRUE(imagesMatch(pieces.output, whole.output, exact()));
+        EXPECT_TRUE(piecesMatchWhole(*backend, spec, input, "registers"));
     }
 }
 
