@@ -50,6 +50,17 @@ constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
 constexpr int bgr8QuadRows() { return 4; }
 constexpr bool bgr8QuadRowsBuilt(int rows) { return kAllVariants || rows == bgr8QuadRows(); }
 
+// Pixels and rows per thread of the registers mode's RGBA8 kernel of adjacent
+// pixels (single 5x5 and 7x7 kernels): 4 x 4 at 5x5, 4 x 2 at 7x7 (H200 8K
+// dense 5x5 0.213 ms against 0.215 at 4 x 2 and 2 x 8, 0.220 at 2 x 4, 0.246
+// at 4 x 8, 0.272 at 2 x 2; 7x7 0.375 against 0.392 at 4 x 4 and 2 x 4, 0.415
+// at 2 x 8, 0.445 at 2 x 2, 0.648 at 4 x 8).
+constexpr int rgba8DenseQuadPixels(int /*radius*/) { return 4; }
+constexpr int rgba8DenseQuadRows(int radius) { return radius == 2 ? 4 : 2; }
+constexpr bool rgba8DenseQuadBuilt(int radius, int pixels, int rows) {
+    return kAllVariants || (pixels == rgba8DenseQuadPixels(radius) && rows == rgba8DenseQuadRows(radius));
+}
+
 // The shared mode's compiled radii (square kernels) per rows per thread: at
 // the default 4 rows 3x3, 5x5, 7x7, 15x15 and 31x31, and on colour 9x9 to
 // 17x17, where `auto` runs the shared mode (one gray kernel of those sizes

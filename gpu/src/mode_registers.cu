@@ -10,7 +10,8 @@
 // sharpen, Sobel magnitude), in exact integer lanes; BGR8 single kernels with
 // such weights in the same lanes, 16 adjacent bytes per thread. BGR8 single
 // 3x3 to 7x7 kernels otherwise run 4 adjacent pixels per thread from 4-byte
-// loads, in floats.
+// loads, in floats, and RGBA8 single 5x5 and 7x7 kernels 4 adjacent pixels
+// from 16-byte loads.
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -51,6 +52,7 @@ struct RegistersShape {
     bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
     bool bgr8Lanes = false;           // BGR u8 single 3x3 in exact integer lanes, 16 bytes per thread
     bool bgr8Quads = false;           // BGR u8 single 3x3 to 7x7 in floats: 4 adjacent pixels
+    bool rgba8Quads = false;          // RGBA8 single 5x5 and 7x7 in floats: 2 or 4 adjacent pixels
     bool separableGradient = false;   // lanes, a [1 b 1] x [-1 0 1] magnitude pair
 };
 
@@ -176,6 +178,29 @@ const RegistersFamily kFamilies[] = {
          return std::string(" (4 adjacent BGR8 pixels, 4-byte loads and stores; edge pixels in extra leading blocks)");
      },
      bgr8QuadSpan},
+    {// RGBA8 single 5x5 and 7x7 in floats, adjacent pixels
+     [](const RegistersShape& s) {
+         return s.rgba8Quads && (rgba8DenseQuadBuilt(s.radius, s.px, 2) || rgba8DenseQuadBuilt(s.radius, s.px, 4) ||
+                                 rgba8DenseQuadBuilt(s.radius, s.px, 8));
+     },
+     [](const RegistersShape& s) {
+         RowChoice choice{rgba8DenseQuadRows(s.radius), {}, "the RGBA8 kernel of " + std::to_string(s.px) +
+                                                                " adjacent pixels computes "};
+         int listed = 0;
+         for (int rows : {2, 4, 8})
+             if (rgba8DenseQuadBuilt(s.radius, s.px, rows)) {
+                 choice.refusal += (listed ? " or " : "") + std::to_string(rows);
+                 choice.allowed[listed++] = rows;
+             }
+         choice.refusal += " rows per thread at this size in this build";
+         return choice;
+     },
+     [](const RegistersShape& s, int py) { return rgba8DenseQuadVariant(s.radius, s.px, py); },
+     [](const RegistersShape& s) {
+         return " (" + std::to_string(s.px) + " adjacent RGBA8 pixels, " + std::to_string(4 * s.px) +
+                "-byte loads and stores; edge pixels in extra leading blocks)";
+     },
+     rgba8QuadSpan},
     {// gray u8 3x3, adjacent pixels from 4-byte loads (8 and 16 from wider loads: built with every variant)
      [](const RegistersShape& s) { return s.gray8 && (s.px == 4 || (kAllVariants && (s.px == 8 || s.px == 16))); },
      [](const RegistersShape&) {
@@ -281,13 +306,15 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     s.lanes = s.rgba8 && f.packedLanes;
     s.bgr8Lanes = f.inDepth == Depth::U8 && s.C == 3 && s.radius == 1 && s.K == 1 && f.packedLanes;
     s.bgr8Quads = f.inDepth == Depth::U8 && s.C == 3 && s.radius >= 1 && s.K == 1 && !s.bgr8Lanes;
+    s.rgba8Quads = f.inDepth == Depth::U8 && s.C == 4 && s.radius >= 2 && s.K == 1;
     s.separableGradient = s.lanes && s.K == 2 && f.laneGradientCentre.has_value();
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
     // and measured slower; docs/performance.md).
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
-    const int columns = s.rgba8 ? rgba8Columns
+    const int columns = s.rgba8                                                      ? rgba8Columns
+                        : s.rgba8Quads                                               ? rgba8DenseQuadPixels(s.radius)
                         : s.grayF32 || s.gray8Wide || s.grayF32Wide || s.bgr8Quads ? 4
-                                                                    : defaultRegisterColumns(s.C, s.K, s.radius);
+                                                                                     : defaultRegisterColumns(s.C, s.K, s.radius);
     // BGR8 lanes: 16 bytes per thread (5 1/3 pixels).
     const int px = s.gray8 || s.bgr8Lanes
                        ? pickCount(want.perThreadX, s.bgr8Lanes ? 16 : kGray8Pixels, {1, 2, 4, 8, 16})

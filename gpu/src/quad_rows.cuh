@@ -1,7 +1,7 @@
 #pragma once
 // What the quad kernels of the registers mode (registers_kernel.cuh) and the
 // separable mode (separable_quads.cu) share: the leading frame blocks, one
-// input row of N adjacent gray or 4 adjacent BGR8 pixels and their
+// input row of N adjacent gray, RGBA8 or 4 adjacent BGR8 pixels and their
 // neighbours as floats, and the quads' stores.
 #include <cstdint>
 #include <type_traits>
@@ -197,6 +197,35 @@ __device__ __forceinline__ void loadBgr8QuadRow(const unsigned char* row, Px<3> 
     for (int i = 0; i < 4 + 2 * R; ++i)
 #pragma unroll
         for (int c = 0; c < 3; ++c) p[i].c[c] = bytes[kFirst + 3 * i + c];
+}
+
+// One input row of N adjacent RGBA8 pixels (N = 2 or 4) and R neighbours
+// each side as floats: one N-pixel load, and the neighbours from the N-pixel
+// vectors each side (L1 hits as the next threads load them; a word each
+// side at radius 1).
+template <int N, int R>
+__device__ __forceinline__ void loadRgba8QuadRow(const unsigned char* row, Px<4> (&p)[N + 2 * R]) {
+    unsigned w[N + 2 * R];
+    loadWords<N>(row, w + R);
+    if constexpr (R == 1) {
+        w[0] = __ldg(reinterpret_cast<const unsigned*>(row - 4));
+        w[N + 1] = __ldg(reinterpret_cast<const unsigned*>(row + 4 * N));
+    } else {
+#pragma unroll
+        for (int c = 0; c < (R + N - 1) / N; ++c) {
+            unsigned left[N], right[N];
+            loadWords<N>(row - 4 * N * (c + 1), left);
+            loadWords<N>(row + 4 * N * (c + 1), right);
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+                const int l = R - N * (c + 1) + i, r = R + N * (c + 1) + i;
+                if (l >= 0) w[l] = left[i];
+                if (r < N + 2 * R) w[r] = right[i];
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N + 2 * R; ++i) p[i] = unpackRgba8(w[i]);
 }
 
 // Stores a colour quad's PY rows of N outputs at (x, yFirst): storePixel's

@@ -34,9 +34,10 @@ const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZe
 // BGR u8 3x3, one kernel, in the same lanes: 16 adjacent bytes per thread,
 // 2 rows (registers_lanes_u8.cu); nullptr when not built.
 const void* bgr8LaneVariant(int rows, bool clamps);
-// BGR u8 single 3x3 to 7x7 kernels, 4 adjacent pixels per thread
-// (registers_u8.cu); nullptr when not built.
+// BGR u8 single 3x3 to 7x7 kernels, 4 adjacent pixels per thread, and RGBA8
+// single 5x5 and 7x7 kernels, 2 or 4 (registers_u8.cu); nullptr when not built.
 const void* bgr8QuadVariant(int radius, int rows);
+const void* rgba8DenseQuadVariant(int radius, int pixels, int rows);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {
@@ -406,30 +407,35 @@ __global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m
     storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
 }
 
-// BGR8 square kernels of radius 1 to 3, 4 adjacent pixels per thread: each
-// input row is the quad's 12 bytes and the words each side (loadBgr8QuadRow),
-// three 4-byte stores per output row (storeColourQuad), where the strided
-// kernel read 3 bytes per tap and thread. The quads of colourQuadSpan; the
-// leading frameBlockRows rows of blocks compute the rest (quadFrameBlock).
-template <int R, int PY, int K>
-__global__ void __launch_bounds__(256) bgr8QuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
-    const QuadSpan span = colourQuadSpan(g, m, 3, 4, R, PY);
-    if (quadFrameBlock<std::uint8_t, 3, R, PY, K>(g, m, quadFrame(g, 4, PY, span), frameBlockRows)) return;
+// Colour u8 square kernels of radius R, N adjacent pixels per thread: BGR8
+// (N = 4) each input row the quad's 12 bytes and the words each side
+// (loadBgr8QuadRow), three 4-byte stores per output row; RGBA8 (N = 2 or 4)
+// one N-pixel vector and the vectors each side (loadRgba8QuadRow), one
+// vector store per output row (storeColourQuad). The one-column kernel read
+// 3 or 4 bytes per tap and thread and held a column's sums for each of them.
+// The quads of colourQuadSpan; the leading frameBlockRows rows of blocks
+// compute the rest (quadFrameBlock).
+template <int C, int N, int R, int PY, int K>
+__global__ void __launch_bounds__(256) colourQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
+    static_assert(C == 3 ? N == 4 : (C == 4 && (N == 2 || N == 4)), "BGR8: 4 pixels; RGBA8: 2 or 4");
+    const QuadSpan span = colourQuadSpan(g, m, C, N, R, PY);
+    if (quadFrameBlock<std::uint8_t, C, R, PY, K>(g, m, quadFrame(g, N, PY, span), frameBlockRows)) return;
     const int qx = blockIdx.x * blockDim.x + threadIdx.x;
     const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
     if (!span.contains(qx, qy)) return;
-    const int x = 4 * qx, yFirst = g.outRow0 + qy * PY;
-    Px<3> acc[K][4][PY];
+    const int x = N * qx, yFirst = g.outRow0 + qy * PY;
+    Px<C> acc[K][N][PY];
     zeroSums(acc);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
-    const unsigned char* base = sourceRow(g, yFirst - R) + x * 3;
+    const unsigned char* base = sourceRow(g, yFirst - R) + x * C;
 #pragma unroll
     for (int i = 0; i < PY + 2 * R; ++i) {
-        Px<3> p[4 + 2 * R];
-        loadBgr8QuadRow<R>(base + i * g.srcPitch, p);
-        accumulateRow<R, 4, PY, K>(acc, p, i);
+        Px<C> p[N + 2 * R];
+        if constexpr (C == 3) loadBgr8QuadRow<R>(base + i * g.srcPitch, p);
+        else loadRgba8QuadRow<N, R>(base + i * g.srcPitch, p);
+        accumulateRow<R, N, PY, K>(acc, p, i);
     }
-    storeColourQuad<3, 4, PY, K>(g, m, x, yFirst, acc);
+    storeColourQuad<C, N, PY, K>(g, m, x, yFirst, acc);
 }
 
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.

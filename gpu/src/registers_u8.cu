@@ -76,7 +76,7 @@ const void* bgr8QuadVariant(int radius, int rows) {
     auto offer = [&](auto r, auto py) {
         constexpr int R = decltype(r)::value, PY = decltype(py)::value;
         if constexpr (bgr8QuadRowsBuilt(PY))
-            if (radius == R && rows == PY) kernel = reinterpret_cast<const void*>(bgr8QuadKernel<R, PY, 1>);
+            if (radius == R && rows == PY) kernel = reinterpret_cast<const void*>(colourQuadKernel<3, 4, R, PY, 1>);
     };
     auto eachRows = [&](auto r) {
         offer(r, std::integral_constant<int, 2>{});
@@ -86,6 +86,29 @@ const void* bgr8QuadVariant(int radius, int rows) {
     eachRows(std::integral_constant<int, 1>{});
     eachRows(std::integral_constant<int, 2>{});
     eachRows(std::integral_constant<int, 3>{});
+    return kernel;
+}
+
+// RGBA8 single 5x5 and 7x7 kernels: the default pixels and rows only
+// (rgba8DenseQuadPixels, rgba8DenseQuadRows), or with every variant 2 or 4
+// pixels x 2, 4 or 8 rows.
+const void* rgba8DenseQuadVariant(int radius, int pixels, int rows) {
+    const void* kernel = nullptr;
+    auto offer = [&](auto r, auto n, auto py) {
+        constexpr int R = decltype(r)::value, N = decltype(n)::value, PY = decltype(py)::value;
+        if constexpr (rgba8DenseQuadBuilt(R, N, PY))
+            if (radius == R && pixels == N && rows == PY)
+                kernel = reinterpret_cast<const void*>(colourQuadKernel<4, N, R, PY, 1>);
+    };
+    auto eachShape = [&](auto r) {
+        using two = std::integral_constant<int, 2>;
+        using four = std::integral_constant<int, 4>;
+        using eight = std::integral_constant<int, 8>;
+        offer(r, two{}, two{}), offer(r, two{}, four{}), offer(r, two{}, eight{});
+        offer(r, four{}, two{}), offer(r, four{}, four{}), offer(r, four{}, eight{});
+    };
+    eachShape(std::integral_constant<int, 2>{});
+    eachShape(std::integral_constant<int, 3>{});
     return kernel;
 }
 

@@ -55,35 +55,6 @@ __device__ __forceinline__ void separableFramePixel(const KernelGeom& g, const K
     storePixel<T, C>(g, m, x, y, acc[0], acc[K - 1]);
 }
 
-// One input row of N adjacent RGBA8 pixels (N = 2 or 4) and R neighbours
-// each side as floats: one N-pixel load, and the neighbours from the N-pixel
-// vectors each side (L1 hits as the next threads load them; a word each
-// side at radius 1).
-template <int N, int R>
-__device__ __forceinline__ void loadRgba8QuadRow(const unsigned char* row, Px<4> (&p)[N + 2 * R]) {
-    unsigned w[N + 2 * R];
-    loadWords<N>(row, w + R);
-    if constexpr (R == 1) {
-        w[0] = __ldg(reinterpret_cast<const unsigned*>(row - 4));
-        w[N + 1] = __ldg(reinterpret_cast<const unsigned*>(row + 4 * N));
-    } else {
-#pragma unroll
-        for (int c = 0; c < (R + N - 1) / N; ++c) {
-            unsigned left[N], right[N];
-            loadWords<N>(row - 4 * N * (c + 1), left);
-            loadWords<N>(row + 4 * N * (c + 1), right);
-#pragma unroll
-            for (int i = 0; i < N; ++i) {
-                const int l = R - N * (c + 1) + i, r = R + N * (c + 1) + i;
-                if (l >= 0) w[l] = left[i];
-                if (r < N + 2 * R) w[r] = right[i];
-            }
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < N + 2 * R; ++i) p[i] = unpackRgba8(w[i]);
-}
-
 template <class T, int C, int N, int R, int PY, int K>
 __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
     constexpr int kw = 2 * R + 1;

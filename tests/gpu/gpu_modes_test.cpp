@@ -325,58 +325,69 @@ TEST(SeparableQuads, FrameAndQuadsAgreeBitForBit) {
         }
 }
 
-// The registers mode's BGR8 quads (one dense kernel 3x3 to 7x7, 4 adjacent
-// pixels a thread): against the reference on every border and on images
-// smaller than one quad, of odd sizes, and wide and short, so the quads and
-// their frame both run; integer weights bit for bit; and an image filtered
-// whole and in pieces of 18 rows alike bit for bit (the frame's sums in the
-// quads' order).
-TEST(RegistersBgr8Quads, MatchTheReferenceOnEveryBorder) {
+// The registers mode's colour quads (one dense kernel, adjacent pixels a
+// thread: BGR8 3x3 to 7x7, RGBA8 5x5 and 7x7): against the reference on
+// every border and on images smaller than one quad, of odd sizes, and wide
+// and short, so the quads and their frame both run; integer weights bit for
+// bit; and an image filtered whole and in pieces of 18 rows alike bit for
+// bit (the frame's sums in the quads' order).
+struct ColourQuadCase {
+    int channels;
+    std::vector<int> sides;
+    const char* kernelName;
+};
+const ColourQuadCase kColourQuadCases[] = {{3, {3, 5, 7}, "adjacent BGR8"}, {4, {5, 7}, "adjacent RGBA8"}};
+
+TEST(RegistersColourQuads, MatchTheReferenceOnEveryBorder) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
-    for (int borderIndex = 0; borderIndex < 5; ++borderIndex)
-        for (const QuadTestSize& size : kQuadTestSizes) {
-            const Image input = randomImage(size.w, size.h, 3, Depth::U8, rng);
-            for (int side : {3, 5, 7}) {
-                FilterSpec dense, integer;
-                dense.kernels = {test::randomKernel(side, side, rng)};
-                dense.output.absolute = true;
-                std::vector<float> small(static_cast<std::size_t>(side) * side);
-                for (float& w : small) w = static_cast<float>(static_cast<int>(rng() % 7) - 3);
-                integer.kernels = {Kernel(side, side, small)};
-                integer.output.absolute = true;
-                for (FilterSpec* spec : {&dense, &integer}) {
-                    spec->border = matrixBorder(borderIndex, Depth::U8);
-                    SCOPED_TRACE(std::to_string(side) + "x" + std::to_string(side) +
-                                 (spec == &integer ? " integer " : " ") + std::to_string(size.w) + "x" +
-                                 std::to_string(size.h) + " border " + borderModeName(spec->border.mode));
-                    const LaunchReport report =
-                        backend->describeLaunch(*spec, size.w, size.h, Depth::U8, 3, "registers", LaunchConfig{});
-                    ASSERT_TRUE(report.ok()) << report.error;
-                    EXPECT_NE(report.kernel.find("adjacent BGR8"), std::string::npos) << report.kernel;
-                    Image actual;
-                    ASSERT_TRUE(runPoisoned(*spec, input.cview(), "registers", actual));
-                    const Image expected = cpu::referenceFilter(*spec, input.cview());
-                    EXPECT_TRUE(matchesReference(*spec, input.cview(), actual, expected));
+    for (const ColourQuadCase& layout : kColourQuadCases)
+        for (int borderIndex = 0; borderIndex < 5; ++borderIndex)
+            for (const QuadTestSize& size : kQuadTestSizes) {
+                const Image input = randomImage(size.w, size.h, layout.channels, Depth::U8, rng);
+                for (int side : layout.sides) {
+                    FilterSpec dense, integer;
+                    dense.kernels = {test::randomKernel(side, side, rng)};
+                    dense.output.absolute = true;
+                    std::vector<float> small(static_cast<std::size_t>(side) * side);
+                    for (float& w : small) w = static_cast<float>(static_cast<int>(rng() % 7) - 3);
+                    integer.kernels = {Kernel(side, side, small)};
+                    integer.output.absolute = true;
+                    for (FilterSpec* spec : {&dense, &integer}) {
+                        spec->border = matrixBorder(borderIndex, Depth::U8);
+                        SCOPED_TRACE(std::to_string(layout.channels) + " channels " + std::to_string(side) + "x" +
+                                     std::to_string(side) + (spec == &integer ? " integer " : " ") +
+                                     std::to_string(size.w) + "x" + std::to_string(size.h) + " border " +
+                                     borderModeName(spec->border.mode));
+                        const LaunchReport report = backend->describeLaunch(*spec, size.w, size.h, Depth::U8,
+                                                                            layout.channels, "registers", LaunchConfig{});
+                        ASSERT_TRUE(report.ok()) << report.error;
+                        EXPECT_NE(report.kernel.find(layout.kernelName), std::string::npos) << report.kernel;
+                        Image actual;
+                        ASSERT_TRUE(runPoisoned(*spec, input.cview(), "registers", actual));
+                        const Image expected = cpu::referenceFilter(*spec, input.cview());
+                        EXPECT_TRUE(matchesReference(*spec, input.cview(), actual, expected));
+                    }
                 }
             }
-        }
 }
 
-TEST(RegistersBgr8Quads, FrameAndQuadsAgreeBitForBit) {
+TEST(RegistersColourQuads, FrameAndQuadsAgreeBitForBit) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
-    for (int side : {3, 5, 7}) {
-        const Image input = randomImage(301, 97, 3, Depth::U8, rng);
-        FilterSpec spec;
-        spec.kernels = {test::randomKernel(side, side, rng)};
-        spec.output.floatOutput = true;
-        spec.border = {BorderMode::Wrap, 0.0f};
-        SCOPED_TRACE(std::to_string(side) + "x" + std::to_string(side));
-        EXPECT_TRUE(piecesMatchWhole(*backend, spec, input, "registers"));
-    }
+    for (const ColourQuadCase& layout : kColourQuadCases)
+        for (int side : layout.sides) {
+            const Image input = randomImage(301, 97, layout.channels, Depth::U8, rng);
+            FilterSpec spec;
+            spec.kernels = {test::randomKernel(side, side, rng)};
+            spec.output.floatOutput = true;
+            spec.border = {BorderMode::Wrap, 0.0f};
+            SCOPED_TRACE(std::to_string(layout.channels) + " channels " + std::to_string(side) + "x" +
+                         std::to_string(side));
+            EXPECT_TRUE(piecesMatchWhole(*backend, spec, input, "registers"));
+        }
 }
 
 }  // namespace
