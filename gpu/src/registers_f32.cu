@@ -23,20 +23,21 @@ const void* grayF32QuadVariant(int rows, int kernels) {
     return kernels > 1 ? pick(std::integral_constant<int, 2>{}) : pick(std::integral_constant<int, 1>{});
 }
 
-// Gray f32 single 5x5 and 7x7 kernels, 4 adjacent pixels per thread from
+// Gray f32 single 5x5 to 9x9 kernels, 4 adjacent pixels per thread from
 // 16-byte loads: grayF32WideRows(radius) rows (both 2 and 4 with every variant).
 const void* grayF32WideVariant(int radius, int rows) {
     auto pick = [&](auto r) -> const void* {
         constexpr int R = decltype(r)::value;
-        if (rows == 2 && (kAllVariants || grayF32WideRows(R) == 2))
-            return reinterpret_cast<const void*>(grayQuadKernel<float, 4, R, 2, 1>);
-        if (rows == 4 && (kAllVariants || grayF32WideRows(R) == 4))
-            return reinterpret_cast<const void*>(grayQuadKernel<float, 4, R, 4, 1>);
+        if constexpr (kAllVariants || grayF32WideRows(R) == 2)
+            if (rows == 2) return reinterpret_cast<const void*>(grayQuadKernel<float, 4, R, 2, 1>);
+        if constexpr (kAllVariants || grayF32WideRows(R) == 4)
+            if (rows == 4) return reinterpret_cast<const void*>(grayQuadKernel<float, 4, R, 4, 1>);
         return nullptr;
     };
     switch (radius) {
     case 2: return pick(std::integral_constant<int, 2>{});
     case 3: return pick(std::integral_constant<int, 3>{});
+    case 4: return pick(std::integral_constant<int, 4>{});
     default: return nullptr;
     }
 }

@@ -213,6 +213,11 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::U16), &sharedMode());    // 4 adjacent columns win
     EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::F32), &registersMode());  // 4 adjacent floats win
     EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::U8), &registersMode());   // 4 adjacent bytes win
+    for (int channels : {1, 3, 4})  // the registers mode's 9x9 quads
+        EXPECT_EQ(chosen(test::randomKernel(9, 9, rng), Depth::U8, channels), &registersMode()) << channels;
+    EXPECT_EQ(chosen(test::randomKernel(9, 9, rng), Depth::F32), &registersMode());
+    EXPECT_EQ(chosen(test::randomKernel(9, 9, rng), Depth::F32, 4), &sharedMode());  // no f32 colour quads
+    EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::U8), &sharedMode());
     std::vector<float> integers(31 * 31);
     for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
     integers[0] = 5.0f;  // not rank 1

@@ -325,43 +325,50 @@ TEST(SeparableQuads, FrameAndQuadsAgreeBitForBit) {
         }
 }
 
-// The registers mode's colour quads (one dense kernel, adjacent pixels a
-// thread: BGR8 3x3 to 7x7, RGBA8 5x5 and 7x7): against the reference on
-// every border and on images smaller than one quad, of odd sizes, and wide
-// and short, so the quads and their frame both run; integer weights bit for
-// bit; and an image filtered whole and in pieces of 18 rows alike bit for
-// bit (the frame's sums in the quads' order).
-struct ColourQuadCase {
+// The registers mode's quads of one dense kernel, adjacent pixels a thread
+// (gray u8 and f32 5x5 to 9x9, BGR8 3x3 to 9x9, RGBA8 5x5 to 9x9): against
+// the reference on every border and on images smaller than one quad, of odd
+// sizes, and wide and short, so the quads and their frame both run; integer
+// weights on u8 bit for bit; and an image filtered whole and in pieces of 18
+// rows alike bit for bit (the frame's sums in the quads' order).
+struct RegistersQuadCase {
+    Depth depth;
     int channels;
     std::vector<int> sides;
     const char* kernelName;
 };
-const ColourQuadCase kColourQuadCases[] = {{3, {3, 5, 7}, "adjacent BGR8"}, {4, {5, 7}, "adjacent RGBA8"}};
+const RegistersQuadCase kRegistersQuadCases[] = {{Depth::U8, 1, {5, 7, 9}, "adjacent u8"},
+                                                 {Depth::F32, 1, {5, 7, 9}, "adjacent f32"},
+                                                 {Depth::U8, 3, {3, 5, 7, 9}, "adjacent BGR8"},
+                                                 {Depth::U8, 4, {5, 7, 9}, "adjacent RGBA8"}};
 
-TEST(RegistersColourQuads, MatchTheReferenceOnEveryBorder) {
+std::string quadCaseName(const RegistersQuadCase& layout, int side) {
+    return std::string(depthName(layout.depth)) + " c" + std::to_string(layout.channels) + " " +
+           std::to_string(side) + "x" + std::to_string(side);
+}
+
+TEST(RegistersQuads, MatchTheReferenceOnEveryBorder) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
-    for (const ColourQuadCase& layout : kColourQuadCases)
+    for (const RegistersQuadCase& layout : kRegistersQuadCases)
         for (int borderIndex = 0; borderIndex < 5; ++borderIndex)
             for (const QuadTestSize& size : kQuadTestSizes) {
-                const Image input = randomImage(size.w, size.h, layout.channels, Depth::U8, rng);
+                const Image input = randomImage(size.w, size.h, layout.channels, layout.depth, rng);
                 for (int side : layout.sides) {
                     FilterSpec dense, integer;
                     dense.kernels = {test::randomKernel(side, side, rng)};
-                    dense.output.absolute = true;
                     std::vector<float> small(static_cast<std::size_t>(side) * side);
                     for (float& w : small) w = static_cast<float>(static_cast<int>(rng() % 7) - 3);
                     integer.kernels = {Kernel(side, side, small)};
-                    integer.output.absolute = true;
                     for (FilterSpec* spec : {&dense, &integer}) {
-                        spec->border = matrixBorder(borderIndex, Depth::U8);
-                        SCOPED_TRACE(std::to_string(layout.channels) + " channels " + std::to_string(side) + "x" +
-                                     std::to_string(side) + (spec == &integer ? " integer " : " ") +
+                        spec->output.absolute = layout.depth == Depth::U8;
+                        spec->border = matrixBorder(borderIndex, layout.depth);
+                        SCOPED_TRACE(quadCaseName(layout, side) + (spec == &integer ? " integer " : " ") +
                                      std::to_string(size.w) + "x" + std::to_string(size.h) + " border " +
                                      borderModeName(spec->border.mode));
-                        const LaunchReport report = backend->describeLaunch(*spec, size.w, size.h, Depth::U8,
-                                                                            layout.channels, "registers", LaunchConfig{});
+                        const LaunchReport report = backend->describeLaunch(
+                            *spec, size.w, size.h, layout.depth, layout.channels, "registers", LaunchConfig{});
                         ASSERT_TRUE(report.ok()) << report.error;
                         EXPECT_NE(report.kernel.find(layout.kernelName), std::string::npos) << report.kernel;
                         Image actual;
@@ -373,19 +380,18 @@ TEST(RegistersColourQuads, MatchTheReferenceOnEveryBorder) {
             }
 }
 
-TEST(RegistersColourQuads, FrameAndQuadsAgreeBitForBit) {
+TEST(RegistersQuads, FrameAndQuadsAgreeBitForBit) {
     FS_SKIP_WITHOUT_CUDA();
     const auto backend = gpu::makeCudaBackend();
     std::mt19937 rng = testRng();
-    for (const ColourQuadCase& layout : kColourQuadCases)
+    for (const RegistersQuadCase& layout : kRegistersQuadCases)
         for (int side : layout.sides) {
-            const Image input = randomImage(301, 97, layout.channels, Depth::U8, rng);
+            const Image input = randomImage(301, 97, layout.channels, layout.depth, rng);
             FilterSpec spec;
             spec.kernels = {test::randomKernel(side, side, rng)};
             spec.output.floatOutput = true;
             spec.border = {BorderMode::Wrap, 0.0f};
-            SCOPED_TRACE(std::to_string(layout.channels) + " channels " + std::to_string(side) + "x" +
-                         std::to_string(side));
+            SCOPED_TRACE(quadCaseName(layout, side));
             EXPECT_TRUE(piecesMatchWhole(*backend, spec, input, "registers"));
         }
 }
