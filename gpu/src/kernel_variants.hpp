@@ -29,9 +29,10 @@ constexpr bool registersRadiusBuilt(int radius, int sampleBytes, int channels, i
     return sampleBytes == 1 || (sampleBytes == 4 && channels == 1);
 }
 
-// Rows per thread of the gray f32 5x5 to 9x9 kernel of 4 adjacent pixels
+// Rows per thread of the gray f32 5x5 to 11x11 kernel of 4 adjacent pixels
 // (H200 8K: 5x5 2 rows 0.107 ms against 0.110 at 4; 7x7 4 rows 0.168 against
-// 0.174 at 2; 9x9 4 rows 0.133 against 0.144 at 2 and 0.152 at 8).
+// 0.174 at 2; 9x9 4 rows 0.133 against 0.144 at 2 and 0.152 at 8; 11x11 4
+// rows 0.203 against 0.211 at 2).
 constexpr int grayF32WideRows(int radius) { return radius == 2 ? 2 : 4; }
 
 // Rows per thread of the registers mode's general kernel with a compiled
@@ -44,10 +45,10 @@ constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
 }
 
 // Rows per thread of the registers mode's BGR8 kernel of 4 adjacent pixels
-// (single 3x3 to 9x9 kernels): 4, and 2 at 9x9 (H200 8K dense 3x3 0.089 ms
-// against 0.095 at 8 rows and 0.097 at 2; 5x5 0.161 against 0.177 and 0.173;
-// 7x7 0.281 against 0.311 and 0.290; 9x9 0.454 at 2 against 0.467 at 4 and
-// 1.06 at 8).
+// (single 3x3 to 11x11 kernels): 4, and 2 at 9x9 (H200 8K dense 3x3 0.089
+// ms against 0.095 at 8 rows and 0.097 at 2; 5x5 0.161 against 0.177 and
+// 0.173; 7x7 0.281 against 0.311 and 0.290; 9x9 0.454 at 2 against 0.467 at
+// 4 and 1.06 at 8; 11x11 0.758 at 4 against 0.792 at 2 and 0.896 at 8).
 constexpr int bgr8QuadRows(int radius) { return radius == 4 ? 2 : 4; }
 constexpr bool bgr8QuadRowsBuilt(int radius, int rows) { return kAllVariants || rows == bgr8QuadRows(radius); }
 

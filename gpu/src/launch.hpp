@@ -162,10 +162,10 @@ bool separableRunsStrip(const PreparedFilter& f);
 // Whether it runs `f` as its quads: one square rank-1 kernel to 9x9, or a
 // magnitude of two to 7x7, on a gray u8 or f32, a BGR8 or an RGBA8 image.
 bool separableRunsQuads(const PreparedFilter& f);
-// Whether the registers mode compiles `f` as 9x9 quads of adjacent pixels
-// (mode_registers.cu): one square 9x9 kernel on a u8 gray, BGR8 or RGBA8
-// image or on gray f32.
-bool registersRunsNineQuads(const PreparedFilter& f);
+// Whether the registers mode compiles `f` as 9x9 or 11x11 quads of adjacent
+// pixels (mode_registers.cu): one square kernel of those sizes on a gray u8
+// or f32 or a BGR8 image, or one 9x9 on an RGBA8 image.
+bool registersRunsWideQuads(const PreparedFilter& f);
 
 // ---- The registry (mode_registry.cpp) --------------------------------------
 // Every mode in display order, the choosing one last.

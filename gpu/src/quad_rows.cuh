@@ -100,11 +100,12 @@ template <int C, int K, int N, int PY> __device__ __forceinline__ void zeroSums(
 
 // One input row of N adjacent gray pixels (u8: N = 4, 8 or 16; f32: 4) and R
 // neighbours each side as floats: one N-pixel load, and the neighbours from
-// the words (f32: 16-byte vectors) each side, L1 hits as the next threads
-// load them; a byte each side at radius 1 on u8.
+// the (R + 3) / 4 words (f32: 16-byte vectors) each side, L1 hits as the next
+// threads load them; a byte each side at radius 1 on u8.
 template <class T, int N, int R>
 __device__ __forceinline__ void loadGrayQuadRow(const unsigned char* row, Px<1> (&p)[N + 2 * R]) {
-    static_assert(R >= 1 && R <= 4, "neighbours from at most one word each side");
+    static_assert(R >= 1 && R <= 8, "neighbours from at most two words each side");
+    constexpr int kSide = (R + 3) / 4;
     if constexpr (std::is_same_v<T, std::uint8_t>) {
         unsigned w[N / 4];
         loadWords<N / 4>(row, w);
@@ -112,10 +113,16 @@ __device__ __forceinline__ void loadGrayQuadRow(const unsigned char* row, Px<1> 
             p[0].c[0] = byteToFloat(__ldg(row - 1));
             p[N + 1].c[0] = byteToFloat(__ldg(row + N));
         } else {
-            const Px<4> left = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row - 4)));
-            const Px<4> right = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row + N)));
+            float left[4 * kSide], right[4 * kSide];
 #pragma unroll
-            for (int e = 0; e < R; ++e) p[e].c[0] = left.c[4 - R + e], p[N + R + e].c[0] = right.c[e];
+            for (int s = 0; s < kSide; ++s) {
+                const Px<4> l = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row - 4 * (kSide - s))));
+                const Px<4> r = unpackRgba8(__ldg(reinterpret_cast<const unsigned*>(row + N + 4 * s)));
+#pragma unroll
+                for (int i = 0; i < 4; ++i) left[4 * s + i] = l.c[i], right[4 * s + i] = r.c[i];
+            }
+#pragma unroll
+            for (int e = 0; e < R; ++e) p[e].c[0] = left[4 * kSide - R + e], p[N + R + e].c[0] = right[e];
         }
 #pragma unroll
         for (int q = 0; q < N / 4; ++q) {
@@ -126,10 +133,20 @@ __device__ __forceinline__ void loadGrayQuadRow(const unsigned char* row, Px<1> 
     } else {
         static_assert(std::is_same_v<T, float> && N == 4, "f32: 4 pixels");
         const float4* v = reinterpret_cast<const float4*>(row);
-        const float4 left = __ldg(v - 1), mid = __ldg(v), right = __ldg(v + 1);
-        const float l[4] = {left.x, left.y, left.z, left.w}, r[4] = {right.x, right.y, right.z, right.w};
+        float l[4 * kSide], r[4 * kSide];
 #pragma unroll
-        for (int e = 0; e < R; ++e) p[e].c[0] = l[4 - R + e], p[N + R + e].c[0] = r[e];
+        for (int s = 0; s < kSide; ++s) {
+            const float4 left = __ldg(v - (kSide - s));
+            l[4 * s] = left.x, l[4 * s + 1] = left.y, l[4 * s + 2] = left.z, l[4 * s + 3] = left.w;
+        }
+        const float4 mid = __ldg(v);
+#pragma unroll
+        for (int s = 0; s < kSide; ++s) {
+            const float4 right = __ldg(v + 1 + s);
+            r[4 * s] = right.x, r[4 * s + 1] = right.y, r[4 * s + 2] = right.z, r[4 * s + 3] = right.w;
+        }
+#pragma unroll
+        for (int e = 0; e < R; ++e) p[e].c[0] = l[4 * kSide - R + e], p[N + R + e].c[0] = r[e];
         p[R].c[0] = mid.x, p[R + 1].c[0] = mid.y, p[R + 2].c[0] = mid.z, p[R + 3].c[0] = mid.w;
     }
 }

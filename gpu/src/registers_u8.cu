@@ -37,7 +37,8 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 
 namespace {
 // Gray u8 (pixels x rows) for radius R and K kernels: the defaults only
-// (3x3: 4 x 2; single 5x5 to 9x9: 4 x 4 (9x9: 0.148 ms against 0.149 at 8 x 4); docs/performance.md has the
+// (3x3: 4 x 2; single 5x5 to 11x11: 4 x 4 (9x9: 0.148 ms against 0.149 at 8
+// x 4; 11x11: 0.235 against 0.228 at 8 x 2, kept for one shape at every size); docs/performance.md has the
 // others, all slower), or with every variant 4, 8 and (3x3) 16 pixels x 2
 // or 4 rows.
 template <int R, int K> const void* gray8Quad(int pixels, int rows) {
@@ -59,18 +60,19 @@ template <int R, int K> const void* gray8Quad(int pixels, int rows) {
 }
 }  // namespace
 
-// Gray u8 3x3 (one kernel or a magnitude pair) and single 5x5 to 9x9 kernels.
+// Gray u8 3x3 (one kernel or a magnitude pair) and single 5x5 to 11x11 kernels.
 const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels) {
     switch (radius) {
     case 1: return kernels > 1 ? gray8Quad<1, 2>(pixels, rows) : gray8Quad<1, 1>(pixels, rows);
     case 2: return kernels == 1 ? gray8Quad<2, 1>(pixels, rows) : nullptr;
     case 3: return kernels == 1 ? gray8Quad<3, 1>(pixels, rows) : nullptr;
     case 4: return kernels == 1 ? gray8Quad<4, 1>(pixels, rows) : nullptr;
+    case 5: return kernels == 1 ? gray8Quad<5, 1>(pixels, rows) : nullptr;
     default: return nullptr;
     }
 }
 
-// BGR u8 single kernels 3x3 to 9x9, 4 adjacent pixels: the default rows only
+// BGR u8 single kernels 3x3 to 11x11, 4 adjacent pixels: the default rows only
 // (bgr8QuadRows), or with every variant 2, 4 and 8.
 const void* bgr8QuadVariant(int radius, int rows) {
     const void* kernel = nullptr;
@@ -88,6 +90,7 @@ const void* bgr8QuadVariant(int radius, int rows) {
     eachRows(std::integral_constant<int, 2>{});
     eachRows(std::integral_constant<int, 3>{});
     eachRows(std::integral_constant<int, 4>{});
+    eachRows(std::integral_constant<int, 5>{});
     return kernel;
 }
 

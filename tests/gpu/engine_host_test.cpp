@@ -217,7 +217,11 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
         EXPECT_EQ(chosen(test::randomKernel(9, 9, rng), Depth::U8, channels), &registersMode()) << channels;
     EXPECT_EQ(chosen(test::randomKernel(9, 9, rng), Depth::F32), &registersMode());
     EXPECT_EQ(chosen(test::randomKernel(9, 9, rng), Depth::F32, 4), &sharedMode());  // no f32 colour quads
-    EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::U8), &sharedMode());
+    for (int channels : {1, 3})  // and 11x11 but on RGBA8
+        EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::U8, channels), &registersMode()) << channels;
+    EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::F32), &registersMode());
+    EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::U8, 4), &sharedMode());
+    EXPECT_EQ(chosen(test::randomKernel(13, 13, rng), Depth::U8), &sharedMode());
     std::vector<float> integers(31 * 31);
     for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
     integers[0] = 5.0f;  // not rank 1
