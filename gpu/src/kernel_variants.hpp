@@ -32,7 +32,7 @@ constexpr bool registersRadiusBuilt(int radius, int sampleBytes, int channels, i
 // Rows per thread of the gray f32 5x5 to 11x11 kernel of 4 adjacent pixels
 // (H200 8K: 5x5 2 rows 0.107 ms against 0.110 at 4; 7x7 4 rows 0.168 against
 // 0.174 at 2; 9x9 4 rows 0.133 against 0.144 at 2 and 0.152 at 8; 11x11 4
-// rows 0.203 against 0.211 at 2).
+// rows 0.202 against 0.211 at 2).
 constexpr int grayF32WideRows(int radius) { return radius == 2 ? 2 : 4; }
 
 // Rows per thread of the registers mode's general kernel with a compiled
@@ -47,17 +47,17 @@ constexpr int registersDefaultRows(int radius, int channelsTimesKernels) {
 // Rows per thread of the registers mode's BGR8 kernel of 4 adjacent pixels
 // (single 3x3 to 11x11 kernels): 4, and 2 at 9x9 (H200 8K dense 3x3 0.089
 // ms against 0.095 at 8 rows and 0.097 at 2; 5x5 0.161 against 0.177 and
-// 0.173; 7x7 0.281 against 0.311 and 0.290; 9x9 0.454 at 2 against 0.467 at
+// 0.173; 7x7 0.281 against 0.311 and 0.290; 9x9 0.454 at 2 against 0.466 at
 // 4 and 1.06 at 8; 11x11 0.758 at 4 against 0.792 at 2 and 0.896 at 8).
 constexpr int bgr8QuadRows(int radius) { return radius == 4 ? 2 : 4; }
 constexpr bool bgr8QuadRowsBuilt(int radius, int rows) { return kAllVariants || rows == bgr8QuadRows(radius); }
 
 // Pixels and rows per thread of the registers mode's RGBA8 kernel of adjacent
 // pixels (single 5x5 to 9x9 kernels): 4 x 4 at 5x5, 4 x 2 from 7x7 (H200 8K
-// dense 5x5 0.213 ms against 0.215 at 4 x 2 and 2 x 8, 0.220 at 2 x 4, 0.246
+// dense 5x5 0.213 ms against 0.215 at 4 x 2 and 2 x 8, 0.220 at 2 x 4, 0.242
 // at 4 x 8, 0.272 at 2 x 2; 7x7 0.375 against 0.392 at 4 x 4 and 2 x 4, 0.415
-// at 2 x 8, 0.445 at 2 x 2, 0.648 at 4 x 8; 9x9 0.618 against 0.626 at 2 x 4,
-// 0.67 at 4 x 4, 0.69 at 2 x 2, 0.72 at 2 x 8, 1.43 at 4 x 8).
+// at 2 x 8, 0.445 at 2 x 2, 0.647 at 4 x 8; 9x9 0.618 against 0.626 at 2 x 4,
+// 0.667 at 4 x 4, 0.687 at 2 x 2, 0.721 at 2 x 8, 1.43 at 4 x 8).
 constexpr int rgba8DenseQuadPixels(int /*radius*/) { return 4; }
 constexpr int rgba8DenseQuadRows(int radius) { return radius == 2 ? 4 : 2; }
 constexpr bool rgba8DenseQuadBuilt(int radius, int pixels, int rows) {

@@ -89,9 +89,9 @@ bool separablePairBeatsRegisters(const PreparedFilter& f) {
 
 // One dense 9x9 or 11x11 kernel where the registers mode compiles its quads
 // (registersRunsWideQuads): they beat the shared mode (H200 8K 9x9: u8 gray
-// 0.148 against 0.255 ms, f32 0.133 against 0.221, BGR8 0.454 against 0.673,
-// RGBA8 0.618 against 0.751; 11x11: u8 gray 0.235 against 0.331, f32 0.203
-// against 0.277, BGR8 0.758 against 0.895; bench/results/h200-2026-11-28e/).
+// 0.148 against 0.255 ms, f32 0.133 against 0.221, BGR8 0.454 against 0.672,
+// RGBA8 0.618 against 0.751; 11x11: u8 gray 0.235 against 0.331, f32 0.202
+// against 0.276, BGR8 0.758 against 0.895; bench/results/h200-2026-11-28e/).
 bool wideQuadsBeatShared(const PreparedFilter& f) { return !f.separable && registersRunsWideQuads(f); }
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {

@@ -37,10 +37,10 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 
 namespace {
 // Gray u8 (pixels x rows) for radius R and K kernels: the defaults only
-// (3x3: 4 x 2; single 5x5 to 11x11: 4 x 4 (9x9: 0.148 ms against 0.149 at 8
-// x 4; 11x11: 0.235 against 0.228 at 8 x 2, kept for one shape at every size); docs/performance.md has the
-// others, all slower), or with every variant 4, 8 and (3x3) 16 pixels x 2
-// or 4 rows.
+// (3x3: 4 x 2; single 5x5 to 11x11: 4 x 4; docs/performance.md has the
+// others, slower but 11x11 at 8 x 2, 0.227 ms against 0.235, where one
+// shape for every size is kept), or with every variant 4, 8 and (3x3) 16
+// pixels x 2 or 4 rows.
 template <int R, int K> const void* gray8Quad(int pixels, int rows) {
     const void* kernel = nullptr;
     auto offer = [&](auto n, auto py) {
