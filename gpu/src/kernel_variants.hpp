@@ -29,11 +29,12 @@ constexpr bool registersRadiusBuilt(int radius, int sampleBytes, int channels, i
     return sampleBytes == 1 || (sampleBytes == 4 && channels == 1);
 }
 
-// Rows per thread of the gray f32 5x5 to 11x11 kernel of 4 adjacent pixels
+// Rows per thread of the gray f32 5x5 to 15x15 kernel of 4 adjacent pixels
 // (H200 8K: 5x5 2 rows 0.107 ms against 0.110 at 4; 7x7 4 rows 0.168 against
 // 0.174 at 2; 9x9 4 rows 0.133 against 0.144 at 2 and 0.152 at 8; 11x11 4
-// rows 0.202 against 0.211 at 2).
-constexpr int grayF32WideRows(int radius) { return radius == 2 ? 2 : 4; }
+// rows 0.202 against 0.211 at 2; 13x13 2 rows 0.281 against 0.291 at 4;
+// 15x15 4 rows 0.403 against 0.406 at 2).
+constexpr int grayF32WideRows(int radius) { return radius == 2 || radius == 6 ? 2 : 4; }
 
 // Rows per thread of the registers mode's general kernel with a compiled
 // radius, for C x K sums per output (the autotuner's fastest at 8K; longer

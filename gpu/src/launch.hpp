@@ -162,9 +162,9 @@ bool separableRunsStrip(const PreparedFilter& f);
 // Whether it runs `f` as its quads: one square rank-1 kernel to 9x9, or a
 // magnitude of two to 7x7, on a gray u8 or f32, a BGR8 or an RGBA8 image.
 bool separableRunsQuads(const PreparedFilter& f);
-// Whether the registers mode compiles `f` as 9x9 or 11x11 quads of adjacent
-// pixels (mode_registers.cu): one square kernel of those sizes on a gray u8
-// or f32 or a BGR8 image, or one 9x9 on an RGBA8 image.
+// Whether the registers mode compiles `f` as quads of adjacent pixels above
+// 7x7 (mode_registers.cu): one square kernel 9x9 to 15x15 on a gray u8 or
+// f32 image, to 11x11 on BGR8, 9x9 on RGBA8.
 bool registersRunsWideQuads(const PreparedFilter& f);
 
 // ---- The registry (mode_registry.cpp) --------------------------------------

@@ -1,6 +1,7 @@
 // Mode "auto": the separable mode for the rank-1 kernels and magnitude pairs
 // it runs faster than the registers mode, the registers mode for other kernels
-// up to 7x7 and one dense 9x9 or 11x11 where it compiles its quads, the separable mode
+// up to 7x7 and one dense kernel above where it compiles its quads, the
+// separable mode
 // for larger rank-1 kernels (kw + kh work instead of kw * kh), the fft mode for dense kernels of kFftAutoMinTaps taps
 // or more (fft_tiling.hpp) where no compiled shared-mode kernel is faster and
 // a direct mode would not be bit-exact anyway, otherwise the shared-memory
@@ -87,11 +88,13 @@ bool separablePairBeatsRegisters(const PreparedFilter& f) {
            separableMode().supports(f).ok();
 }
 
-// One dense 9x9 or 11x11 kernel where the registers mode compiles its quads
+// One dense kernel above 7x7 where the registers mode compiles its quads
 // (registersRunsWideQuads): they beat the shared mode (H200 8K 9x9: u8 gray
 // 0.148 against 0.255 ms, f32 0.133 against 0.221, BGR8 0.454 against 0.672,
 // RGBA8 0.618 against 0.751; 11x11: u8 gray 0.235 against 0.331, f32 0.202
-// against 0.276, BGR8 0.758 against 0.895; bench/results/h200-2026-11-28e/).
+// against 0.276, BGR8 0.758 against 0.895; 13x13 and 15x15: u8 gray 0.341
+// and 0.440 against 0.418 and 0.541, f32 0.281 and 0.403 against 0.392 and
+// 0.489; bench/results/h200-2026-11-28e/).
 bool wideQuadsBeatShared(const PreparedFilter& f) { return !f.separable && registersRunsWideQuads(f); }
 
 const ModeImpl& chooseAutoMode(const PreparedFilter& f) {
@@ -114,8 +117,8 @@ const ModeImpl& autoMode() {
         "runs in registers, for rank-1 kernels its rolling strip runs (gray u16 from 5x5, the rest from 11x11) and "
         "for magnitudes of two rank-1 "
         "kernels from 5x5 (Sobel 5 and 7), registers for other kernels up to 7x7 (shared for "
-        "one dense 7x7 on a gray u16 image) and one dense 9x9 or 11x11 on gray u8 and f32 and BGR8 (9x9 also "
-        "RGBA8), separable for larger rank-1 kernels, fft for dense kernels of "
+        "one dense 7x7 on a gray u16 image) and for one dense kernel to 15x15 on gray u8 and f32, 11x11 on BGR8 "
+        "and 9x9 on RGBA8, separable for larger rank-1 kernels, fft for dense kernels of "
         "289 taps (17x17) or more unless the shared mode has a faster compiled kernel (square, to 21x21 on gray "
         "images, 17x17 on colour) or integer weights on integer images keep the direct modes bit-exact, otherwise "
         "shared; with the launch configuration the autotuner found for this GPU, filter and image size, when there "

@@ -11,8 +11,8 @@
 // such weights in the same lanes, 16 adjacent bytes per thread. BGR8 single
 // 3x3 to 7x7 kernels otherwise run 4 adjacent pixels per thread from 4-byte
 // loads, in floats, and RGBA8 single 5x5 and 7x7 kernels 4 adjacent pixels
-// from 16-byte loads. One 9x9 or 11x11 kernel on gray u8 and f32 and on
-// BGR8, and one 9x9 on RGBA8, runs these quads too (compiled for them only):
+// from 16-byte loads. One 9x9 to 15x15 kernel on gray u8 and f32, to 11x11
+// on BGR8 and 9x9 on RGBA8 runs these quads too (compiled for them only):
 // 0.6-0.85x the shared mode's time.
 #include <algorithm>
 #include <array>
@@ -48,8 +48,8 @@ struct RegistersShape {
     bool rgba8 = false;               // u8 RGBA 3x3: adjacent pixels from wide loads
     bool grayF32 = false;             // f32 gray 3x3: 4 adjacent pixels
     bool gray8 = false;               // u8 gray 3x3: 4, 8 or 16 adjacent pixels
-    bool gray8Wide = false;           // u8 gray single 5x5 to 11x11: 4 or 8 adjacent pixels
-    bool grayF32Wide = false;         // f32 gray single 5x5 to 11x11: 4 adjacent pixels
+    bool gray8Wide = false;           // u8 gray single 5x5 to 15x15: 4 or 8 adjacent pixels
+    bool grayF32Wide = false;         // f32 gray single 5x5 to 15x15: 4 adjacent pixels
     int px = 1;                       // columns (or adjacent pixels) per thread
     bool lanes = false;               // rgba8 in exact integer lanes (PreparedFilter::packedLanes)
     bool bgr8Lanes = false;           // BGR u8 single 3x3 in exact integer lanes, 16 bytes per thread
@@ -214,18 +214,18 @@ const RegistersFamily kFamilies[] = {
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(1, s.px, py, s.K); },
      describeAdjacentU8, grayU8QuadSpan},
-    {// gray u8 single 5x5 to 11x11, 4 adjacent pixels from 4-byte loads (8: built with every variant)
+    {// gray u8 single 5x5 to 15x15, 4 adjacent pixels from 4-byte loads (8: built with every variant)
      [](const RegistersShape& s) { return s.gray8Wide && (s.px == 4 || (kAllVariants && s.px == 8)); },
      [](const RegistersShape&) {
          if (!kAllVariants)
-             return RowChoice{4, {4}, "the gray u8 5x5 to 11x11 kernel of 4 adjacent pixels computes 4 rows per "
+             return RowChoice{4, {4}, "the gray u8 5x5 to 15x15 kernel of 4 adjacent pixels computes 4 rows per "
                                       "thread (2 measured slower)"};
-         return RowChoice{4, {2, 4}, "the gray u8 5x5 to 11x11 kernel of adjacent pixels computes 2 or 4 rows per "
+         return RowChoice{4, {2, 4}, "the gray u8 5x5 to 15x15 kernel of adjacent pixels computes 2 or 4 rows per "
                                      "thread"};
      },
      [](const RegistersShape& s, int py) { return gray8QuadVariant(s.radius, s.px, py, s.K); },
      describeAdjacentU8, grayU8QuadSpan},
-    {// gray f32 single 5x5 to 11x11, 4 adjacent pixels from 16-byte loads
+    {// gray f32 single 5x5 to 15x15, 4 adjacent pixels from 16-byte loads
      [](const RegistersShape& s) { return s.grayF32Wide && s.px == 4; },
      [](const RegistersShape& s) {
          const int rows = grayF32WideRows(s.radius);
@@ -234,7 +234,7 @@ const RegistersFamily kFamilies[] = {
              return RowChoice{rows, {rows}, "the gray f32 " + size + "x" + size +
                                                 " kernel of 4 adjacent pixels computes " + std::to_string(rows) +
                                                 " rows per thread (" + (rows == 2 ? "4" : "2") + " measured slower)"};
-         return RowChoice{rows, {2, 4}, "the gray f32 5x5 to 11x11 kernel of 4 adjacent pixels computes 2 or 4 rows "
+         return RowChoice{rows, {2, 4}, "the gray f32 5x5 to 15x15 kernel of 4 adjacent pixels computes 2 or 4 rows "
                                         "per thread"};
      },
      [](const RegistersShape& s, int py) { return grayF32WideVariant(s.radius, py); },
@@ -276,24 +276,25 @@ const void* stridedKernel(const RegistersShape& s, int py) {
     return kernel;
 }
 
-// Gray u8 or f32, one square 5x5 to 11x11 kernel: 4 adjacent pixels a thread.
+// Gray u8 or f32, one square 5x5 to 15x15 kernel: 4 adjacent pixels a thread.
 bool registersRunsGrayQuads(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     return f.channels == 1 && m.kernelCount == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) &&
-           m.kw == m.kh && m.kw >= 5 && m.kw <= 11 &&
+           m.kw == m.kh && m.kw >= 5 && m.kw <= 15 &&
            (m.kw >= 9 || registersRadiusBuilt(m.kw / 2, static_cast<int>(depthBytes(f.inDepth)), 1, 1));
 }
 
 }  // namespace
 
-// 9x9 on u8 gray, BGR8 and RGBA8 and on gray f32; 11x11 on all but RGBA8,
-// whose quads of 2 or 4 pixels at 11x11 lost to the shared mode (H200 8K
-// dense: 0.999 ms at best, 4 x 8, against 0.940).
+// 9x9 to 15x15 on gray u8 and f32, 9x9 and 11x11 on BGR8, 9x9 on RGBA8:
+// where the quads beat the shared mode (H200 8K dense, shared against the
+// best quad shape: RGBA8 11x11 0.940 against 0.999 ms, BGR8 13x13 1.163
+// against 1.130, 15x15 1.581 against 1.614; docs/performance.md).
 bool registersRunsWideQuads(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     const bool gray = f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32);
-    const bool colour = f.inDepth == Depth::U8 && (f.channels == 3 || (f.channels == 4 && m.kw == 9));
-    return m.kw == m.kh && (m.kw == 9 || m.kw == 11) && m.kernelCount == 1 && (gray || colour);
+    const int maxSide = gray ? 15 : f.inDepth != Depth::U8 ? 0 : f.channels == 3 ? 11 : f.channels == 4 ? 9 : 0;
+    return m.kw == m.kh && m.kw >= 9 && m.kw <= maxSide && m.kernelCount == 1;
 }
 
 namespace {
@@ -308,9 +309,9 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     if (want.radius == RadiusPath::Compiled && !compilable)
         return squareUpTo7 ? "the registers mode compiles 5x5 and 7x7 for single kernels on 8-bit images and gray "
                              "f32 in this build; this one needs the run-time radius"
-                           : "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7), and 9x9 and "
-                             "11x11 for one kernel on gray u8 and f32 and on BGR8 (9x9 also RGBA8); this one needs the "
-                             "run-time radius";
+                           : "the registers mode compiles square kernels of radius 1 to 3 (3x3 to 7x7), and for one "
+                             "kernel 9x9 to 15x15 on gray u8 and f32, to 11x11 on BGR8 and 9x9 on RGBA8; this one needs "
+                             "the run-time radius";
     RegistersShape s;
     s.f = &f;
     s.C = f.channels;
@@ -343,7 +344,7 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
         return s.gray8 || s.bgr8Lanes
                    ? "the registers mode computes 1, 2, 4, 8 or 16 columns (BGR8 lanes: bytes) per thread for gray u8 "
                      "3x3 and BGR8 3x3 integer lanes"
-               : s.gray8Wide ? "the registers mode computes 1, 2, 4 or 8 columns per thread for gray u8 5x5 to 11x11"
+               : s.gray8Wide ? "the registers mode computes 1, 2, 4 or 8 columns per thread for gray u8 5x5 to 15x15"
                              : "the registers mode computes 1, 2 or 4 columns per thread";
     s.px = px;
 
@@ -352,9 +353,9 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
                              [&](const RegistersFamily& fam) { return fam.applies(s); });
     };
     const RegistersFamily* chosen = &familyFor();
-    if (s.radius > 3 && !chosen->span) {  // 9x9 and 11x11 are compiled for the quads of adjacent pixels only
+    if (s.radius > 3 && !chosen->span) {  // 9x9 and above are compiled for the quads of adjacent pixels only
         if (want.radius == RadiusPath::Compiled)
-            return "the registers mode compiles 9x9 and 11x11 for its kernels of adjacent pixels only; " + std::to_string(px) +
+            return "the registers mode compiles 9x9 and above for its kernels of adjacent pixels only; " + std::to_string(px) +
                    " columns per thread need the run-time radius";
         s.radius = -1;
         s.gray8Wide = s.grayF32Wide = s.bgr8Quads = s.rgba8Quads = false;

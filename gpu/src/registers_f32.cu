@@ -23,7 +23,7 @@ const void* grayF32QuadVariant(int rows, int kernels) {
     return kernels > 1 ? pick(std::integral_constant<int, 2>{}) : pick(std::integral_constant<int, 1>{});
 }
 
-// Gray f32 single 5x5 to 11x11 kernels, 4 adjacent pixels per thread from
+// Gray f32 single 5x5 to 15x15 kernels, 4 adjacent pixels per thread from
 // 16-byte loads: grayF32WideRows(radius) rows (both 2 and 4 with every variant).
 const void* grayF32WideVariant(int radius, int rows) {
     auto pick = [&](auto r) -> const void* {
@@ -39,6 +39,8 @@ const void* grayF32WideVariant(int radius, int rows) {
     case 3: return pick(std::integral_constant<int, 3>{});
     case 4: return pick(std::integral_constant<int, 4>{});
     case 5: return pick(std::integral_constant<int, 5>{});
+    case 6: return pick(std::integral_constant<int, 6>{});
+    case 7: return pick(std::integral_constant<int, 7>{});
     default: return nullptr;
     }
 }

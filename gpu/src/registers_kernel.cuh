@@ -22,10 +22,10 @@ const void* rgba8PairVariant(int rows, int kernels);
 const void* grayF32QuadVariant(int rows, int kernels);
 const void* rgba8QuadVariant(int rows, int kernels);
 // Gray u8 3x3, `pixels` (4, or 16 with every variant) adjacent pixels per
-// thread, and single 5x5 to 11x11 kernels, 4 pixels (registers_u8.cu);
+// thread, and single 5x5 to 15x15 kernels, 4 pixels (registers_u8.cu);
 // nullptr when not built.
 const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels);
-// Gray f32 single 5x5 to 11x11 kernels, 4 adjacent pixels per thread
+// Gray f32 single 5x5 to 15x15 kernels, 4 adjacent pixels per thread
 // (registers_f32.cu); nullptr when not built.
 const void* grayF32WideVariant(int radius, int rows);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
@@ -377,9 +377,9 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
 // Gray square kernels of radius R, N adjacent pixels per thread from one
 // N-pixel load per input row plus the R neighbours each side
 // (loadGrayQuadRow), and one N-pixel store per output row where the output
-// has the input's depth (storeGrayQuad). u8: 3x3 to 11x11, N = 4, 8 or
+// has the input's depth (storeGrayQuad). u8: 3x3 to 15x15, N = 4, 8 or
 // 16 (a warp moves 128 to 512 bytes per load instruction; the one-column
-// kernel reads a byte per tap). f32: 5x5 to 11x11, N = 4 (3x3 runs quadKernel). The quads of
+// kernel reads a byte per tap). f32: 5x5 to 15x15, N = 4 (3x3 runs quadKernel). The quads of
 // grayQuadSpan; the leading frameBlockRows rows of blocks compute the rest
 // (quadFrameBlock).
 template <class T, int N, int R, int PY, int K>

@@ -37,10 +37,10 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 
 namespace {
 // Gray u8 (pixels x rows) for radius R and K kernels: the defaults only
-// (3x3: 4 x 2; single 5x5 to 11x11: 4 x 4; docs/performance.md has the
-// others, slower but 11x11 at 8 x 2, 0.227 ms against 0.235, where one
-// shape for every size is kept), or with every variant 4, 8 and (3x3) 16
-// pixels x 2 or 4 rows.
+// (3x3: 4 x 2; single 5x5 to 15x15: 4 x 4; docs/performance.md has the
+// others, slower but 8 x 2 at 11x11, 0.227 ms against 0.235, and 13x13,
+// 0.327 against 0.341, where one shape for every size is kept), or with
+// every variant 4, 8 and (3x3) 16 pixels x 2 or 4 rows.
 template <int R, int K> const void* gray8Quad(int pixels, int rows) {
     const void* kernel = nullptr;
     auto offer = [&](auto n, auto py) {
@@ -60,7 +60,7 @@ template <int R, int K> const void* gray8Quad(int pixels, int rows) {
 }
 }  // namespace
 
-// Gray u8 3x3 (one kernel or a magnitude pair) and single 5x5 to 11x11 kernels.
+// Gray u8 3x3 (one kernel or a magnitude pair) and single 5x5 to 15x15 kernels.
 const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels) {
     switch (radius) {
     case 1: return kernels > 1 ? gray8Quad<1, 2>(pixels, rows) : gray8Quad<1, 1>(pixels, rows);
@@ -68,6 +68,8 @@ const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels) {
     case 3: return kernels == 1 ? gray8Quad<3, 1>(pixels, rows) : nullptr;
     case 4: return kernels == 1 ? gray8Quad<4, 1>(pixels, rows) : nullptr;
     case 5: return kernels == 1 ? gray8Quad<5, 1>(pixels, rows) : nullptr;
+    case 6: return kernels == 1 ? gray8Quad<6, 1>(pixels, rows) : nullptr;
+    case 7: return kernels == 1 ? gray8Quad<7, 1>(pixels, rows) : nullptr;
     default: return nullptr;
     }
 }

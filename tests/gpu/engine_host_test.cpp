@@ -208,7 +208,8 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
     EXPECT_EQ(chosen(test::randomKernel(21, 21, rng), Depth::F32), &sharedMode());  // 4 adjacent columns, compiled
     EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::U8, 4), &sharedMode());  // colour, compiled
     EXPECT_EQ(chosen(test::randomKernel(19, 19, rng), Depth::U8, 3), large);           // colour, run-time radius
-    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::F32), &sharedMode());  // 225: below 289 taps
+    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::F32), &registersMode());  // 225: the quads
+    EXPECT_EQ(chosen(test::randomKernel(15, 15, rng), Depth::U8, 3), &sharedMode());   // 225: below 289 taps
     EXPECT_EQ(chosen(test::randomKernel(31, 9, rng), Depth::F32), &sharedMode());   // 279: below it
     EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::U16), &sharedMode());    // 4 adjacent columns win
     EXPECT_EQ(chosen(test::randomKernel(7, 7, rng), Depth::F32), &registersMode());  // 4 adjacent floats win
@@ -221,7 +222,10 @@ TEST(ModeRegistry, AutoRunsLargeDenseFloatKernelsInTheFftMode) {
         EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::U8, channels), &registersMode()) << channels;
     EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::F32), &registersMode());
     EXPECT_EQ(chosen(test::randomKernel(11, 11, rng), Depth::U8, 4), &sharedMode());
-    EXPECT_EQ(chosen(test::randomKernel(13, 13, rng), Depth::U8), &sharedMode());
+    for (Depth depth : {Depth::U8, Depth::F32})  // 13x13 and 15x15 on gray
+        for (int side : {13, 15}) EXPECT_EQ(chosen(test::randomKernel(side, side, rng), depth), &registersMode()) << side;
+    EXPECT_EQ(chosen(test::randomKernel(13, 13, rng), Depth::U8, 3), &sharedMode());
+    EXPECT_EQ(chosen(test::randomKernel(17, 17, rng), Depth::U8), &sharedMode());
     std::vector<float> integers(31 * 31);
     for (std::size_t i = 0; i < integers.size(); ++i) integers[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
     integers[0] = 5.0f;  // not rank 1

@@ -326,7 +326,7 @@ TEST(SeparableQuads, FrameAndQuadsAgreeBitForBit) {
 }
 
 // The registers mode's quads of one dense kernel, adjacent pixels a thread
-// (gray u8 and f32 5x5 to 11x11, BGR8 3x3 to 11x11, RGBA8 5x5 to 9x9):
+// (gray u8 and f32 5x5 to 15x15, BGR8 3x3 to 11x11, RGBA8 5x5 to 9x9):
 // against the reference on every border and on images smaller than one quad,
 // of odd sizes, and wide and short, so the quads and their frame both run;
 // integer weights on u8 bit for bit; and an image filtered whole and in
@@ -337,8 +337,8 @@ struct RegistersQuadCase {
     std::vector<int> sides;
     const char* kernelName;
 };
-const RegistersQuadCase kRegistersQuadCases[] = {{Depth::U8, 1, {5, 7, 9, 11}, "adjacent u8"},
-                                                 {Depth::F32, 1, {5, 7, 9, 11}, "adjacent f32"},
+const RegistersQuadCase kRegistersQuadCases[] = {{Depth::U8, 1, {5, 7, 9, 11, 13, 15}, "adjacent u8"},
+                                                 {Depth::F32, 1, {5, 7, 9, 11, 13, 15}, "adjacent f32"},
                                                  {Depth::U8, 3, {3, 5, 7, 9, 11}, "adjacent BGR8"},
                                                  {Depth::U8, 4, {5, 7, 9}, "adjacent RGBA8"}};
 

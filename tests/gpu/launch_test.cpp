@@ -44,7 +44,7 @@ std::vector<Case> casesFor(const std::string& mode, std::mt19937& rng) {
     add("sobel-magnitude", {sobelKernel(3, true), sobelKernel(3, false)}, Combine::Magnitude);
     if (mode == "shared" || mode == "registers") add("int9x9", {randomIntegerKernel(9, 9, rng)});
     if (mode == "registers") add("int11x11", {randomIntegerKernel(11, 11, rng)});
-    if (mode == "shared") add("int15x15", {randomIntegerKernel(15, 15, rng)});
+    if (mode == "shared" || mode == "registers") add("int15x15", {randomIntegerKernel(15, 15, rng)});
     return out;
 }
 
@@ -175,10 +175,10 @@ TEST(LaunchRefusals, SayWhichLimitIsExceeded) {
     EXPECT_NE(refusal(sobel3(), 1, "global", {0, 0, 9, 1, {}, {}}).find("1 to 8"), std::string::npos);
     EXPECT_NE(refusal(sobel3(), 1, "constant", {0, 0, 0, 0, HaloScheme::PerThread, {}}).find("halo"),
               std::string::npos);
-    FilterSpec nine, thirteen;
+    FilterSpec nine, seventeen;
     nine.kernels = {gaussianKernel(9, 2.0)};
-    thirteen.kernels = {gaussianKernel(13, 3.0)};
-    EXPECT_NE(refusal(thirteen, 1, "registers", {0, 0, 0, 0, {}, RadiusPath::Compiled}).find("run-time radius"),
+    seventeen.kernels = {gaussianKernel(17, 3.5)};
+    EXPECT_NE(refusal(seventeen, 1, "registers", {0, 0, 0, 0, {}, RadiusPath::Compiled}).find("run-time radius"),
               std::string::npos);
     // 9x9 and 11x11 are compiled for the quads of 4 adjacent pixels only.
     EXPECT_NE(refusal(nine, 1, "registers", {0, 0, 1, 0, {}, RadiusPath::Compiled}).find("adjacent pixels only"),
