@@ -287,9 +287,10 @@ bool registersRunsGrayQuads(const PreparedFilter& f) {
 }  // namespace
 
 // 9x9 to 15x15 on gray u8 and f32, 9x9 and 11x11 on BGR8, 9x9 on RGBA8:
-// where the quads beat the shared mode (H200 8K dense, shared against the
-// best quad shape: RGBA8 11x11 0.940 against 0.999 ms, BGR8 13x13 1.163
-// against 1.130, 15x15 1.581 against 1.614; docs/performance.md).
+// where the quads clearly beat the shared mode. Not above (H200 8K dense,
+// shared against the best quad shape): RGBA8 11x11 0.940 against 0.999 ms,
+// BGR8 15x15 1.581 against 1.614, and BGR8 13x13 1.163 against 1.130, too
+// close to pay for one more kernel per architecture (docs/performance.md).
 bool registersRunsWideQuads(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     const bool gray = f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32);
@@ -331,10 +332,10 @@ Refusal planRegisters(const PreparedFilter& f, const LaunchConfig& want, int wid
     // RGBA8: 4 adjacent pixels; a magnitude in floats 2 (4 needs 114 registers
     // and measured slower; docs/performance.md).
     const int rgba8Columns = s.K == 1 || f.packedLanes ? 4 : 2;
-    const int columns = s.rgba8                                                      ? rgba8Columns
-                        : s.rgba8Quads                                               ? rgba8DenseQuadPixels(s.radius)
-                        : s.grayF32 || s.gray8Wide || s.grayF32Wide || s.bgr8Quads ? 4
-                                                                                     : defaultRegisterColumns(s.C, s.K, s.radius);
+    int columns = defaultRegisterColumns(s.C, s.K, s.radius);
+    if (s.rgba8) columns = rgba8Columns;
+    else if (s.rgba8Quads) columns = rgba8DenseQuadPixels(s.radius);
+    else if (s.grayF32 || s.gray8Wide || s.grayF32Wide || s.bgr8Quads) columns = 4;
     // BGR8 lanes: 16 bytes per thread (5 1/3 pixels).
     const int px = s.gray8 || s.bgr8Lanes
                        ? pickCount(want.perThreadX, s.bgr8Lanes ? 16 : kGray8Pixels, {1, 2, 4, 8, 16})
