@@ -281,8 +281,9 @@ TEST(SeparableQuads, MatchTheReferenceOnEveryBorder) {
                     EXPECT_TRUE(matchesReference(spec, input.cview(), actual, expected));
                     // Binomial Gaussians to 9x9 have dyadic weights: both passes are exact in
                     // float on u8 images, as the reference is.
-                    if (depth == Depth::U8 && name.rfind("gaussian", 0) == 0)
+                    if (depth == Depth::U8 && name.rfind("gaussian", 0) == 0) {
                         EXPECT_TRUE(imagesMatch(actual, expected, exact()));
+                    }
                 }
             }
 }
