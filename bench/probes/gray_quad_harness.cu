@@ -1,4 +1,4 @@
-// A diagnostic, not part of the build: the registers mode's grayQuadKernel
+// A diagnostic, not part of the build: the registers mode's gray u8 denseQuadKernel
 // (included from gpu/src) against a standalone copy of its loop for interior
 // threads only (the probe of bench/results/h100-2026-11-28e/gray-quads/),
 // on the same 8K gray u8 image with the same weights in one process. It
@@ -218,8 +218,8 @@ template <int R, int PY> void compareOne(const unsigned char* src, unsigned char
     const int frameRows = static_cast<int>((frame.quads() * 4 * PY + rowThreads - 1) / rowThreads);
     const dim3 withFrame(grid.x, grid.y + frameRows);
     const float landed =
-        timeIt([&] { grayQuadKernel<std::uint8_t, 4, R, PY, 1><<<withFrame, block>>>(g, m, frameRows); });
-    const float quadsOnly = timeIt([&] { grayQuadKernel<std::uint8_t, 4, R, PY, 1><<<grid, block>>>(g, m, 0); });
+        timeIt([&] { denseQuadKernel<std::uint8_t, 1, 4, R, PY, 1><<<withFrame, block>>>(g, m, frameRows); });
+    const float quadsOnly = timeIt([&] { denseQuadKernel<std::uint8_t, 1, 4, R, PY, 1><<<grid, block>>>(g, m, 0); });
     std::printf("u8 %dx%d, 4 x %d: landed %.4f ms, of which the quads alone %.4f ms\n", kw, kw, PY, landed, quadsOnly);
     const float probe = timeIt([&] { probeQuad<R, PY><<<grid, block>>>(src, pitch, dProbe, W, H); });
     // The bisection: landed code with the edge path and the store branches on or off (dst: dProbe, not compared).

@@ -42,10 +42,11 @@ FS_HD QuadSpan quadSpan(const KernelGeom& g, int pixels, int rows, int radius, i
     return s;
 }
 
-// grayQuadKernel's span: neighbours of a u8 quad come from the (radius + 3)
-// / 4 words each side (3x3: a byte each side), of an f32 quad from as many
-// 16-byte vectors each side; every row is loaded, and stored unless u8 is
-// written as floats, as one vector of the quad's bytes.
+// The gray quads' span (denseQuadKernel, separableQuadKernel): neighbours of
+// a u8 quad come from the (radius + 3) / 4 words each side (3x3: a byte each
+// side), of an f32 quad from as many 16-byte vectors each side; every row is
+// loaded, and stored unless u8 is written as floats, as one vector of the
+// quad's bytes.
 FS_HD QuadSpan grayQuadSpan(const KernelGeom& g, const KernelMath& m, int sampleBytes, int pixels, int radius,
                             int rows) {
     const bool vectorStore = sampleBytes != 1 || !m.outFloat;

@@ -285,5 +285,27 @@ __device__ __forceinline__ void storeColourQuad(const KernelGeom& g, const Kerne
     else storeRows(std::false_type{});
 }
 
+// What the quad kernels of both modes share for a layout (gray u8 or f32,
+// BGR8, RGBA8): their span, one input row of N pixels and R neighbours each
+// side as floats, and their stores.
+template <class T, int C>
+__device__ __forceinline__ QuadSpan layoutQuadSpan(const KernelGeom& g, const KernelMath& m, int pixels, int radius,
+                                                   int rows) {
+    return C == 1 ? grayQuadSpan(g, m, sizeof(T), pixels, radius, rows)
+                  : colourQuadSpan(g, m, C, pixels, radius, rows);
+}
+template <class T, int C, int N, int R>
+__device__ __forceinline__ void loadQuadPixels(const unsigned char* row, Px<C> (&p)[N + 2 * R]) {
+    if constexpr (C == 1) loadGrayQuadRow<T, N, R>(row, p);
+    else if constexpr (C == 3) loadBgr8QuadRow<R>(row, p);
+    else loadRgba8QuadRow<N, R>(row, p);
+}
+template <class T, int C, int N, int PY, int K>
+__device__ __forceinline__ void storeQuad(const KernelGeom& g, const KernelMath& m, int x, int yFirst,
+                                          const Px<C> (&acc)[K][N][PY]) {
+    if constexpr (C == 1) storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
+    else storeColourQuad<C, N, PY, K>(g, m, x, yFirst, acc);
+}
+
 }  // namespace
 }  // namespace fs::gpu

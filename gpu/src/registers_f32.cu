@@ -29,9 +29,9 @@ const void* grayF32WideVariant(int radius, int rows) {
     auto pick = [&](auto r) -> const void* {
         constexpr int R = decltype(r)::value;
         if constexpr (kAllVariants || grayF32WideRows(R) == 2)
-            if (rows == 2) return reinterpret_cast<const void*>(grayQuadKernel<float, 4, R, 2, 1>);
+            if (rows == 2) return reinterpret_cast<const void*>(denseQuadKernel<float, 1, 4, R, 2, 1>);
         if constexpr (kAllVariants || grayF32WideRows(R) == 4)
-            if (rows == 4) return reinterpret_cast<const void*>(grayQuadKernel<float, 4, R, 4, 1>);
+            if (rows == 4) return reinterpret_cast<const void*>(denseQuadKernel<float, 1, 4, R, 4, 1>);
         return nullptr;
     };
     switch (radius) {

@@ -374,52 +374,26 @@ __global__ void __launch_bounds__(256) quadKernel(KernelGeom g, KernelMath m, in
     storeRows(std::false_type{});
 }
 
-// Gray square kernels of radius R, N adjacent pixels per thread from one
-// N-pixel load per input row plus the R neighbours each side
-// (loadGrayQuadRow), and one N-pixel store per output row where the output
-// has the input's depth (storeGrayQuad). u8: 3x3 to 15x15, N = 4, 8 or
-// 16 (a warp moves 128 to 512 bytes per load instruction; the one-column
-// kernel reads a byte per tap). f32: 5x5 to 15x15, N = 4 (3x3 runs quadKernel). The quads of
-// grayQuadSpan; the leading frameBlockRows rows of blocks compute the rest
-// (quadFrameBlock).
-template <class T, int N, int R, int PY, int K>
-__global__ void __launch_bounds__(256) grayQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
-    constexpr bool kBytes = std::is_same_v<T, std::uint8_t>;
-    static_assert(kBytes ? (N == 4 || N == 8 || N == 16) : (std::is_same_v<T, float> && N == 4 && R >= 2),
-                  "u8: 4, 8 or 16 pixels per thread; f32: 4, from 5x5");
-    const QuadSpan span = grayQuadSpan(g, m, sizeof(T), N, R, PY);
-    if (quadFrameBlock<T, 1, R, PY, K>(g, m, quadFrame(g, N, PY, span), frameBlockRows)) return;
-    const int qx = blockIdx.x * blockDim.x + threadIdx.x;
-    const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
-    if (!span.contains(qx, qy)) return;
-    const int x = N * qx, yFirst = g.outRow0 + qy * PY;
-    Px<1> acc[K][N][PY];
-    zeroSums(acc);
-    // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
-    const unsigned char* base = sourceRow(g, yFirst - R) + x * sizeof(T);
-#pragma unroll
-    for (int i = 0; i < PY + 2 * R; ++i) {
-        const unsigned char* row = base + i * g.srcPitch;
-        Px<1> p[N + 2 * R];
-        loadGrayQuadRow<T, N, R>(row, p);
-        accumulateRow<R, N, PY, K>(acc, p, i);
-    }
-    storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
-}
-
-// Colour u8 square kernels of radius R, N adjacent pixels per thread: BGR8
-// (N = 4) each input row the quad's 12 bytes and the words each side
-// (loadBgr8QuadRow), three 4-byte stores per output row; RGBA8 (N = 2 or 4)
-// one N-pixel vector and the vectors each side (loadRgba8QuadRow), one
-// vector store per output row (storeColourQuad). The one-column kernel read
-// 3 or 4 bytes per tap and thread and held a column's sums for each of them.
-// The quads of colourQuadSpan; the leading frameBlockRows rows of blocks
+// One square kernel of radius R, or a magnitude pair, N adjacent pixels per
+// thread, on one layout (quad_rows.cuh: loadQuadPixels, storeQuad):
+// - gray u8 (N = 4, 8 or 16; 3x3 to 15x15): one N-byte load per input row
+//   and the words each side, one N-byte store per output row, where the
+//   one-column kernel read a byte per tap;
+// - gray f32 (N = 4; 5x5 to 15x15, 3x3 runs quadKernel): 16-byte vectors;
+// - BGR8 (N = 4; 3x3 to 11x11): the quad's 12 bytes and the words each side,
+//   three 4-byte stores per output row;
+// - RGBA8 (N = 2 or 4; 5x5 to 9x9): one N-pixel vector and the vectors each
+//   side, one vector store per output row.
+// The quads of layoutQuadSpan; the leading frameBlockRows rows of blocks
 // compute the rest (quadFrameBlock).
-template <int C, int N, int R, int PY, int K>
-__global__ void __launch_bounds__(256) colourQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
-    static_assert(C == 3 ? N == 4 : (C == 4 && (N == 2 || N == 4)), "BGR8: 4 pixels; RGBA8: 2 or 4");
-    const QuadSpan span = colourQuadSpan(g, m, C, N, R, PY);
-    if (quadFrameBlock<std::uint8_t, C, R, PY, K>(g, m, quadFrame(g, N, PY, span), frameBlockRows)) return;
+template <class T, int C, int N, int R, int PY, int K>
+__global__ void __launch_bounds__(256) denseQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
+    constexpr bool kBytes = std::is_same_v<T, std::uint8_t>;
+    static_assert(C == 1 ? (kBytes ? (N == 4 || N == 8 || N == 16) : (std::is_same_v<T, float> && N == 4 && R >= 2))
+                         : (kBytes && (C == 3 ? N == 4 : (C == 4 && (N == 2 || N == 4)))),
+                  "gray u8: 4, 8 or 16 pixels; gray f32: 4, from 5x5; BGR8: 4; RGBA8: 2 or 4");
+    const QuadSpan span = layoutQuadSpan<T, C>(g, m, N, R, PY);
+    if (quadFrameBlock<T, C, R, PY, K>(g, m, quadFrame(g, N, PY, span), frameBlockRows)) return;
     const int qx = blockIdx.x * blockDim.x + threadIdx.x;
     const int qy = (blockIdx.y - frameBlockRows) * blockDim.y + threadIdx.y;
     if (!span.contains(qx, qy)) return;
@@ -427,22 +401,21 @@ __global__ void __launch_bounds__(256) colourQuadKernel(KernelGeom g, KernelMath
     Px<C> acc[K][N][PY];
     zeroSums(acc);
     // Rows inside the image are consecutive in the source buffer, also in a wrap strip.
-    const unsigned char* base = sourceRow(g, yFirst - R) + x * C;
+    const unsigned char* base = sourceRow(g, yFirst - R) + x * C * sizeof(T);
 #pragma unroll
     for (int i = 0; i < PY + 2 * R; ++i) {
         Px<C> p[N + 2 * R];
-        if constexpr (C == 3) loadBgr8QuadRow<R>(base + i * g.srcPitch, p);
-        else loadRgba8QuadRow<N, R>(base + i * g.srcPitch, p);
+        loadQuadPixels<T, C, N, R>(base + i * g.srcPitch, p);
         accumulateRow<R, N, PY, K>(acc, p, i);
     }
-    storeColourQuad<C, N, PY, K>(g, m, x, yFirst, acc);
+    storeQuad<T, C, N, PY, K>(g, m, x, yFirst, acc);
 }
 
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.
 template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
     auto pick = [&](auto r) -> const void* {
         constexpr int R = decltype(r)::value;
-        // 3x3 gray f32, gray u8 and RGBA8 run as adjacent pixels (quadKernel, grayQuadKernel,
+        // 3x3 gray f32, gray u8 and RGBA8 run as adjacent pixels (quadKernel, denseQuadKernel,
         // rgba8PairKernel, the lanes).
         constexpr bool adjacentPixels = R == 1 && ((std::is_same_v<T, float> && C == 1) ||
                                                    (std::is_same_v<T, std::uint8_t> && (C == 1 || C == 4)));

@@ -48,7 +48,7 @@ template <int R, int K> const void* gray8Quad(int pixels, int rows) {
         constexpr bool isDefault = N == 4 && PY == (R == 1 ? 2 : 4);
         if constexpr (isDefault || (kAllVariants && (N < 16 || R == 1)))
             if (pixels == N && rows == PY)
-                kernel = reinterpret_cast<const void*>(grayQuadKernel<std::uint8_t, N, R, PY, K>);
+                kernel = reinterpret_cast<const void*>(denseQuadKernel<std::uint8_t, 1, N, R, PY, K>);
     };
     using two = std::integral_constant<int, 2>;
     using four = std::integral_constant<int, 4>;
@@ -81,7 +81,8 @@ const void* bgr8QuadVariant(int radius, int rows) {
     auto offer = [&](auto r, auto py) {
         constexpr int R = decltype(r)::value, PY = decltype(py)::value;
         if constexpr (bgr8QuadRowsBuilt(R, PY))
-            if (radius == R && rows == PY) kernel = reinterpret_cast<const void*>(colourQuadKernel<3, 4, R, PY, 1>);
+            if (radius == R && rows == PY)
+                kernel = reinterpret_cast<const void*>(denseQuadKernel<std::uint8_t, 3, 4, R, PY, 1>);
     };
     auto eachRows = [&](auto r) {
         offer(r, std::integral_constant<int, 2>{});
@@ -105,7 +106,7 @@ const void* rgba8DenseQuadVariant(int radius, int pixels, int rows) {
         constexpr int R = decltype(r)::value, N = decltype(n)::value, PY = decltype(py)::value;
         if constexpr (rgba8DenseQuadBuilt(R, N, PY))
             if (radius == R && pixels == N && rows == PY)
-                kernel = reinterpret_cast<const void*>(colourQuadKernel<4, N, R, PY, 1>);
+                kernel = reinterpret_cast<const void*>(denseQuadKernel<std::uint8_t, 4, N, R, PY, 1>);
     };
     auto eachShape = [&](auto r) {
         using two = std::integral_constant<int, 2>;

@@ -58,7 +58,7 @@ __device__ __forceinline__ void separableFramePixel(const KernelGeom& g, const K
 template <class T, int C, int N, int R, int PY, int K>
 __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelMath m, int frameBlockRows) {
     constexpr int kw = 2 * R + 1;
-    const QuadSpan span = C == 1 ? grayQuadSpan(g, m, sizeof(T), N, R, PY) : colourQuadSpan(g, m, C, N, R, PY);
+    const QuadSpan span = layoutQuadSpan<T, C>(g, m, N, R, PY);
     if (quadFrameBlock<PY>(g, quadFrame(g, N, PY, span), frameBlockRows,
                            [&](int x, int y) { separableFramePixel<T, C, R, K>(g, m, x, y); }))
         return;
@@ -73,9 +73,7 @@ __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelM
 #pragma unroll
     for (int i = 0; i < PY + 2 * R; ++i) {
         Px<C> p[N + 2 * R];
-        if constexpr (C == 1) loadGrayQuadRow<T, N, R>(base + i * g.srcPitch, p);
-        else if constexpr (C == 3) loadBgr8QuadRow<R>(base + i * g.srcPitch, p);
-        else loadRgba8QuadRow<N, R>(base + i * g.srcPitch, p);
+        loadQuadPixels<T, C, N, R>(base + i * g.srcPitch, p);
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             Px<C> h[N];
@@ -96,8 +94,7 @@ __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelM
             }
         }
     }
-    if constexpr (C == 1) storeGrayQuad<T, N, PY, K>(g, m, x, yFirst, acc);
-    else storeColourQuad<C, N, PY, K>(g, m, x, yFirst, acc);
+    storeQuad<T, C, N, PY, K>(g, m, x, yFirst, acc);
 }
 
 template <class T, int C, int K> const void* variantFor(int radius, int pixels, int rows) {

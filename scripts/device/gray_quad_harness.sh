@@ -13,7 +13,7 @@ nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Igpu/src -Igpu/include
 for run in 1 2; do /tmp/gray-quad-harness | tee -a "$S"; done
 if [ "${NCU:-0}" = 1 ]; then
   # HARNESS_REPS=1: each kernel's 3 warm-ups and 1 timed launch, every one profiled.
-  HARNESS_REPS=1 timeout 300 ncu --clock-control none -k regex:'probeQuad|grayQuadKernel|bisectQuad' \
+  HARNESS_REPS=1 timeout 300 ncu --clock-control none -k regex:'probeQuad|denseQuadKernel|bisectQuad' \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section MemoryWorkloadAnalysis --section SchedulerStats /tmp/gray-quad-harness >"$OUT/ncu.txt" 2>&1
   say "ncu exit $?"
