@@ -31,7 +31,7 @@ namespace {
 // docs/performance.md). Only those rows are built for a compiled radius,
 // 4 for the run-time radius (-DFS_CUDA_ALL_VARIANTS=ON: 2, 4, 8 and 16, 16
 // only when C x K <= 2: more accumulators would spill).
-// Gray u8 3x3: adjacent pixels per thread from one 4-byte load (grayQuadKernel;
+// Gray u8 3x3: adjacent pixels per thread from one 4-byte load (denseQuadKernel;
 // 8 and 16 from wider loads measured slower, docs/performance.md); single 5x5
 // and 7x7 kernels too, 4 pixels, and on gray f32 4 pixels from 16-byte loads.
 constexpr int kGray8Pixels = 4;
@@ -279,9 +279,10 @@ const void* stridedKernel(const RegistersShape& s, int py) {
 // Gray u8 or f32, one square 5x5 to 15x15 kernel: 4 adjacent pixels a thread.
 bool registersRunsGrayQuads(const PreparedFilter& f) {
     const KernelMath& m = f.math;
+    const bool fiveOrSeven = (m.kw == 5 || m.kw == 7) &&
+                             registersRadiusBuilt(m.kw / 2, static_cast<int>(depthBytes(f.inDepth)), 1, 1);
     return f.channels == 1 && m.kernelCount == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32) &&
-           m.kw == m.kh && m.kw >= 5 && m.kw <= 15 &&
-           (m.kw >= 9 || registersRadiusBuilt(m.kw / 2, static_cast<int>(depthBytes(f.inDepth)), 1, 1));
+           m.kw == m.kh && (fiveOrSeven || registersRunsWideQuads(f));
 }
 
 }  // namespace

@@ -359,9 +359,7 @@ TEST(RegistersQuads, MatchTheReferenceOnEveryBorder) {
                 for (int side : layout.sides) {
                     FilterSpec dense, integer;
                     dense.kernels = {test::randomKernel(side, side, rng)};
-                    std::vector<float> small(static_cast<std::size_t>(side) * side);
-                    for (float& w : small) w = static_cast<float>(static_cast<int>(rng() % 7) - 3);
-                    integer.kernels = {Kernel(side, side, small)};
+                    integer.kernels = {randomIntegerKernel(side, side, rng)};
                     for (FilterSpec* spec : {&dense, &integer}) {
                         spec->output.absolute = layout.depth == Depth::U8;
                         spec->border = matrixBorder(borderIndex, layout.depth);
