@@ -107,7 +107,14 @@ constexpr bool separableRowsBuilt(int rowsPerThread, int channels) {
 //   0.065 against 0.066 at 8 x 4 and 0.074 at 4 x 4; 4 x 16 0.085);
 // - gray magnitudes and f32: 4 x 4 (u8 Sobel magnitude 5x5 0.084 against
 //   0.090 at 4 x 8 and 0.092 at 8 x 4; f32 Gaussian 7x7 0.083 against 0.090
-//   at 4 x 8);
+//   at 4 x 8), f32 4 x 8 at 11x11 (0.105 against 0.116 at 4 x 4 and 0.135
+//   at 4 x 16);
+// - gray from 11x11 (bench/results/h200-2026-11-28f/): u8 4 x 8 to 13x13
+//   (Gaussian 11x11 0.103 against the rolling strip's 0.133 and 0.114 at 8 x
+//   4; 13x13 0.128 against 0.137, 8 x 8 0.130; 15x15 0.159 against 0.141),
+//   f32 to 11x11 (13x13 0.127 against the strip's 0.126). Colour loses to
+//   the strip from 11x11 at every shape (BGR8 4 x 8 0.352 against 0.357,
+//   13x13 0.555 against 0.369; RGBA8 0.480 against 0.392).
 // - RGBA8 single kernels: 4 x 4 to 7x7 (Gaussian 5x5 0.161 against 0.166 at
 //   2 x 8 and 0.180 at 2 x 4), 4 x 8 at 9x9 (0.330 against 0.347 at 2 x 8
 //   and 0.370 at 4 x 4);
@@ -117,8 +124,13 @@ constexpr bool separableRowsBuilt(int rowsPerThread, int channels) {
 //   at 4 x 4 and 0.156 at 4 x 2; 9x9 0.249 against 0.268; 7x7 0.183 against
 //   0.182), magnitudes 4 x 4 (Sobel magnitude 5x5 0.251 against 0.268 at 4 x
 //   2).
-// Built: 3x3 to 9x9 (magnitudes to 7x7), the default shape only unless every
-// variant is.
+// Built: one kernel 3x3 to 9x9 (gray u8 to 13x13, f32 to 11x11), magnitudes
+// to 7x7; the default shape only unless every variant is.
+constexpr int separableQuadMaxRadius(int sampleBytes, int channels, int kernels) {
+    if (kernels > 1) return 3;
+    if (channels > 1) return 4;
+    return sampleBytes == 1 ? 6 : 5;
+}
 constexpr int separableQuadPixels(int sampleBytes, int channels, int kernels, int radius) {
     if (channels == 3) return 4;
     if (channels == 4) return kernels > 1 && radius <= 2 ? 2 : 4;
@@ -127,10 +139,11 @@ constexpr int separableQuadPixels(int sampleBytes, int channels, int kernels, in
 constexpr int separableQuadRows(int sampleBytes, int channels, int kernels, int radius) {
     if (channels == 3) return kernels == 1 ? 8 : 4;
     if (channels == 4) return kernels == 1 && radius == 4 ? 8 : 4;
-    return sampleBytes == 1 && kernels == 1 && radius > 2 ? 8 : 4;
+    if (sampleBytes == 4) return kernels == 1 && radius == 5 ? 8 : 4;
+    return kernels == 1 && radius > 2 ? 8 : 4;
 }
 constexpr bool separableQuadBuilt(int radius, int sampleBytes, int channels, int kernels, int pixels, int rows) {
-    if (radius < 1 || radius > (kernels == 1 ? 4 : 3)) return false;
+    if (radius < 1 || radius > separableQuadMaxRadius(sampleBytes, channels, kernels)) return false;
     if (channels != 1 && ((channels != 3 && channels != 4) || sampleBytes != 1)) return false;
     if (kAllVariants) {
         if (channels == 3) return pixels == 4 && (rows == 2 || rows == 4 || (rows == 8 && kernels == 1));

@@ -159,8 +159,9 @@ const ModeImpl& autoMode();
 // (mode_separable.cu): one square rank-1 kernel from 5x5 to 31x31, gray or
 // 8-bit colour, that its quads do not run.
 bool separableRunsStrip(const PreparedFilter& f);
-// Whether it runs `f` as its quads: one square rank-1 kernel to 9x9, or a
-// magnitude of two to 7x7, on a gray u8 or f32, a BGR8 or an RGBA8 image.
+// Whether it runs `f` as its quads: one square rank-1 kernel to 9x9 (gray u8
+// to 13x13, f32 to 11x11), or a magnitude of two to 7x7, on a gray u8 or f32,
+// a BGR8 or an RGBA8 image.
 bool separableRunsQuads(const PreparedFilter& f);
 // Whether the registers mode compiles `f` as quads of adjacent pixels above
 // 7x7 (mode_registers.cu): one square kernel 9x9 to 15x15 on a gray u8 or

@@ -55,19 +55,21 @@ bool sharedBeatsRegisters(const PreparedFilter& f) {
            m.kh == 7;
 }
 
-// The separable mode's quads (rank-1 kernels to 9x9 and magnitudes to 7x7 on
-// gray u8 and f32, BGR8 and RGBA8) beat the registers mode's kw x kw taps,
-// except at 3x3 for one f32 kernel and on RGBA8 (H200 8K: u8 Gaussian 3x3
-// 0.036 against 0.047 ms, 5x5 0.049 against 0.066, 7x7 0.065 against 0.101,
-// Sobel magnitude 3x3 0.060 against 0.073; f32 Gaussian 5x5 0.078 against
-// 0.083, 7x7 0.084 against 0.103, Sobel magnitude 3x3 0.073 against 0.077;
-// f32 Gaussian 3x3 0.071 against 0.069; BGR8 Gaussian 3x3 0.087 against
-// 0.090, 5x5 0.123 against 0.287, Sobel magnitude 3x3 0.170 against 0.316;
-// RGBA8 Gaussian 5x5 0.161 against 0.310, 3x3 0.115 against 0.090 in integer
-// lanes, Sobel magnitude 3x3 0.234 against 0.121;
+// The separable mode's quads (rank-1 kernels to 9x9, gray u8 to 13x13 and f32
+// to 11x11, and magnitudes to 7x7 on gray u8 and f32, BGR8 and RGBA8) beat the
+// registers mode's kw x kw taps, except at 3x3 for one f32 kernel and on RGBA8
+// (H200 8K: u8 Gaussian 3x3 0.036 against 0.047 ms, 5x5 0.049 against 0.066,
+// 7x7 0.065 against 0.101, Sobel magnitude 3x3 0.060 against 0.073; f32
+// Gaussian 5x5 0.078 against 0.083, 7x7 0.084 against 0.103, Sobel magnitude
+// 3x3 0.073 against 0.077; f32 Gaussian 3x3 0.071 against 0.069; BGR8 Gaussian
+// 3x3 0.087 against 0.090, 5x5 0.123 against 0.287, Sobel magnitude 3x3 0.170
+// against 0.316; RGBA8 Gaussian 5x5 0.161 against 0.310, 3x3 0.115 against
+// 0.090 in integer lanes, Sobel magnitude 3x3 0.234 against 0.121;
 // bench/results/h200-2026-11-28c/, h200-2026-11-28d/). They also beat the
 // rolling strip at 7x7 and 9x9 (BGR8 0.183 against 0.309 and 0.249 against
-// 0.321, RGBA8 0.243 against 0.345 and 0.330 against 0.355).
+// 0.321, RGBA8 0.243 against 0.345 and 0.330 against 0.355), and on gray at
+// 11x11 and u8 13x13 (u8 0.103 and 0.128 against 0.133 and 0.137, f32 0.105
+// against 0.122; bench/results/h200-2026-11-28f/).
 bool quadsBeatRegisters(const PreparedFilter& f) {
     const bool oneF32Kernel = f.inDepth == Depth::F32 && f.math.kernelCount == 1;
     const bool registers3x3 = f.math.kw == 3 && (f.channels == 4 || oneF32Kernel);
@@ -75,8 +77,8 @@ bool quadsBeatRegisters(const PreparedFilter& f) {
 }
 
 // The rolling strip runs single square kernels from 5x5 that the quads do
-// not: gray u16 from 5x5 (its registers kernel is one column a thread), and
-// gray and 8-bit colour from 11x11.
+// not: gray u16 from 5x5 (its registers kernel is one column a thread),
+// gray u8 from 15x15, f32 from 13x13 and 8-bit colour from 11x11.
 bool stripBeatsRegisters(const PreparedFilter& f) { return separableRunsStrip(f); }
 
 // Magnitudes of two rank-1 kernels from 5x5 (Sobel 5 and 7) on colour: the
@@ -113,8 +115,9 @@ const ModeImpl& autoMode() {
     static const ModeImpl mode{
         "auto",
         "Picks the fastest correct mode for the filter: separable for rank-1 kernels on gray u8 and f32, BGR8 and "
-        "RGBA8 images to 9x9 (3x3 on RGBA8 and one f32 3x3 kernel excepted) and magnitudes of two to 7x7, which it "
-        "runs in registers, for rank-1 kernels its rolling strip runs (gray u16 from 5x5, the rest from 11x11) and "
+        "RGBA8 images to 9x9, gray u8 to 13x13 and f32 to 11x11 (3x3 on RGBA8 and one f32 3x3 kernel excepted) "
+        "and magnitudes of two to 7x7, which it runs in registers, for rank-1 kernels its rolling strip runs (gray "
+        "u16 from 5x5, u8 from 15x15, f32 from 13x13, colour from 11x11) and "
         "for magnitudes of two rank-1 "
         "kernels from 5x5 (Sobel 5 and 7), registers for other kernels up to 7x7 (shared for "
         "one dense 7x7 on a gray u16 image) and for one dense kernel to 15x15 on gray u8 and f32, 11x11 on BGR8 "

@@ -1,8 +1,9 @@
 // Mode "separable": rank-1 kernels (Gaussian, box, Sobel components) as a row
 // pass then a column pass, kw + kh multiply-adds per pixel instead of kw * kh;
 // the intermediate never reaches device memory. Three paths:
-// - quads (separable_quads.cu: one square kernel from 3x3 to 9x9, or a
-//   magnitude pair to 7x7, on gray u8 and f32, BGR8 and RGBA8): 2 to 8
+// - quads (separable_quads.cu: one square kernel from 3x3 to 9x9, on gray
+//   u8 to 13x13 and f32 to 11x11, or a magnitude pair to 7x7, on gray u8 and
+//   f32, BGR8 and RGBA8): 2 to 8
 //   adjacent pixels x a column of rows per thread, each input row filtered in
 //   registers; the default for what they run.
 // - rolling strip (one square kernel from 5x5 to 31x31 that the quads do not
@@ -425,8 +426,9 @@ LaunchConfig stripConfig(int channels) {
     return LaunchConfig{stripThreads(channels), 1, 1, kStripRowsPerThread, HaloScheme::Cooperative, RadiusPath::Compiled};
 }
 
-// The quads (separable_quads.cu): square kernels to 9x9 (magnitudes to 7x7)
-// on gray u8 and f32, BGR8 and RGBA8 images, adjacent pixels a thread.
+// The quads (separable_quads.cu): square kernels to 9x9 (gray u8 13x13, f32
+// 11x11; magnitudes 7x7) on gray u8 and f32, BGR8 and RGBA8 images, adjacent
+// pixels a thread.
 bool quadsApply(const PreparedFilter& f) {
     const KernelMath& m = f.math;
     const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
@@ -506,8 +508,8 @@ Refusal planSeparable(const PreparedFilter& f, const LaunchConfig& want, int wid
         return quadsApply(f) ? "the separable mode computes 2, 4 or 8 columns per thread in its quads, 1 column in "
                                "its fused tile"
                              : "the separable mode computes 1 column per thread here (its row pass spreads the tile "
-                               "over all threads; 4 or 8 for one kernel to 9x9 or a magnitude to 7x7 on gray u8 and "
-                               "f32, 4 on BGR8, 2 or 4 on RGBA8)";
+                               "over all threads; 4 or 8 for one kernel to 9x9 (gray u8 13x13, f32 11x11) or a "
+                               "magnitude to 7x7 on gray u8 and f32, 4 on BGR8, 2 or 4 on RGBA8)";
     // Colour tiles: 4 rows, gray: 8, the autotuner's fastest at 8K (8 rows of
     // 4-channel sums were much slower; docs/performance.md).
     const int py = pickCount(want.perThreadY, C == 1 ? 8 : 4, {2, 4, 8});
@@ -584,7 +586,8 @@ const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",
                                "Rank-1 kernels as a row pass and a column pass, the intermediate never in device "
                                "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32, BGR8 and "
-                               "RGBA8 kernels to 9x9 (magnitudes to 7x7) run in registers, 2 to 8 adjacent pixels a thread, "
+                               "RGBA8 kernels to 9x9 (gray u8 to 13x13, f32 to 11x11; magnitudes to 7x7) run in registers, 2 "
+                               "to 8 adjacent pixels a thread, "
                                "each input row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
                                "window down column strips through shared memory, each input row read once; the rest "
                                "run a tile through shared memory.",

@@ -120,6 +120,8 @@ template <class T, int C, int K> const void* variantFor(int radius, int pixels, 
     eachShape(std::integral_constant<int, 2>{});
     eachShape(std::integral_constant<int, 3>{});
     eachShape(std::integral_constant<int, 4>{});
+    eachShape(std::integral_constant<int, 5>{});
+    eachShape(std::integral_constant<int, 6>{});
     return kernel;
 }
 

@@ -261,11 +261,12 @@ TEST(ModeRegistry, TheTensorModeIsApproximateAndOnlyRunWhenAsked) {
             }
 }
 
-// auto: the separable mode's quads for rank-1 kernels to 9x9 and magnitudes
-// to 7x7 on gray u8 and f32, BGR8 and RGBA8 (3x3 on RGBA8 and one f32 3x3
-// kernel excepted), its rolling strip where the quads do not run (gray u16
-// from 5x5, 8-bit colour from 11x11), the registers mode for the rest up to
-// 7x7; Sobel magnitudes from 5x5 in the separable mode on every layout.
+// auto: the separable mode's quads for rank-1 kernels to 9x9 (gray u8 to
+// 13x13, f32 to 11x11) and magnitudes to 7x7 on gray u8 and f32, BGR8 and
+// RGBA8 (3x3 on RGBA8 and one f32 3x3 kernel excepted), its rolling strip
+// where the quads do not run (gray u16 from 5x5, u8 from 15x15, f32 from
+// 13x13, 8-bit colour from 11x11), the registers mode for the rest up to 7x7;
+// Sobel magnitudes from 5x5 in the separable mode on every layout.
 TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     const auto chosen = [](int taps, Depth depth, int channels) {
         FilterSpec spec;
@@ -286,6 +287,22 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     for (int taps : {5, 7, 9}) EXPECT_EQ(chosen(taps, Depth::U8, 4), &separableMode()) << taps;  // the RGBA8 quads
     EXPECT_EQ(chosen(11, Depth::U8, 3), &separableMode());  // the strip
     EXPECT_EQ(chosen(11, Depth::U8, 4), &separableMode());
+    const auto quadsOrStrip = [](int taps, Depth depth, int channels) -> std::string {
+        FilterSpec spec;
+        spec.kernels = {gaussianKernel(taps, 0.0)};
+        PreparedFilter f;
+        EXPECT_EQ(prepareFilter(spec, depth, channels, f), "");
+        EXPECT_EQ(&autoMode().choose(f), &separableMode()) << taps;
+        return separableRunsQuads(f) ? "quads" : separableRunsStrip(f) ? "strip" : "other";
+    };
+    EXPECT_EQ(quadsOrStrip(11, Depth::U8, 1), "quads");
+    EXPECT_EQ(quadsOrStrip(13, Depth::U8, 1), "quads");
+    EXPECT_EQ(quadsOrStrip(15, Depth::U8, 1), "strip");
+    EXPECT_EQ(quadsOrStrip(11, Depth::F32, 1), "quads");
+    EXPECT_EQ(quadsOrStrip(13, Depth::F32, 1), "strip");
+    EXPECT_EQ(quadsOrStrip(9, Depth::U8, 3), "quads");
+    EXPECT_EQ(quadsOrStrip(11, Depth::U8, 3), "strip");
+    EXPECT_EQ(quadsOrStrip(11, Depth::U8, 4), "strip");
     EXPECT_EQ(chosen(7, Depth::F32, 4), &registersMode());  // colour f32: no strip
     EXPECT_EQ(chosen(9, Depth::F32, 4), &separableMode());  // the fused tile
     const auto magnitude = [](int taps, Depth depth, int channels) {
