@@ -111,24 +111,6 @@ __device__ __forceinline__ void storePixel(const KernelGeom& g, const KernelMath
     else storeChannels<T, C>(reinterpret_cast<T*>(row) + x * C, v);
 }
 
-// storePixel's arithmetic for one kernel's gray column: v[j] goes to (x, y + j)
-// for j < rows. The row address is computed once and advanced by the pitch
-// instead of once per pixel (a 64-bit multiply each).
-template <class T, int N>
-__device__ __forceinline__ void storeColumn(const KernelGeom& g, const KernelMath& m, int x, int y, int rows,
-                                            const float (&v)[N]) {
-    auto store = [&](auto tag) {
-        using TO = decltype(tag);
-        unsigned char* p = g.dst + static_cast<std::size_t>(y - g.outRow0) * g.dstPitch + x * sizeof(TO);
-#pragma unroll
-        for (int j = 0; j < N; ++j, p += g.dstPitch)
-            if (j < rows)
-                *reinterpret_cast<TO*>(p) = PixelTraits<TO>::store(mappingUnfused(v[j], m.scale, m.offset, m.absolute));
-    };
-    if (std::is_same_v<T, float> || m.outFloat) store(float{});
-    else store(T{});
-}
-
 // acc += w * v for every channel.
 template <int C> __device__ __forceinline__ void madd(Px<C>& acc, float w, const Px<C>& v) {
 #pragma unroll

@@ -138,6 +138,27 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
 }
 
 // ---- Rolling strip path ----------------------------------------------------
+// The strip's column store: storePixel's arithmetic for one kernel's gray column: v[j] goes to (x, y + j)
+// for j < rows. The row address is computed once and advanced by the pitch
+// instead of once per pixel (a 64-bit multiply each). Integer outputs skip
+// the identity mapping, which only turns -0 into +0, rounded alike.
+template <class T, int N>
+__device__ __forceinline__ void storeColumn(const KernelGeom& g, const KernelMath& m, int x, int y, int rows,
+                                            const float (&v)[N]) {
+    auto store = [&](auto tag, auto skipMapping) {
+        using TO = decltype(tag);
+        unsigned char* p = g.dst + static_cast<std::size_t>(y - g.outRow0) * g.dstPitch + x * sizeof(TO);
+#pragma unroll
+        for (int j = 0; j < N; ++j, p += g.dstPitch)
+            if (j < rows)
+                *reinterpret_cast<TO*>(p) = PixelTraits<TO>::store(
+                    decltype(skipMapping)::value ? v[j] : mappingUnfused(v[j], m.scale, m.offset, m.absolute));
+    };
+    if (std::is_same_v<T, float> || m.outFloat) store(float{}, std::false_type{});
+    else if (m.scale == 1.0f && m.offset == 0.0f && !m.absolute) store(T{}, std::true_type{});
+    else store(T{}, std::false_type{});
+}
+
 // A strip row holds kLanes floats: C channels of stripPixels(C) pixels. In
 // shared memory each channel is a plane of its own, so the row pass of every
 // layout is the gray one (float4 windows of 8 outputs); the column pass maps
