@@ -3,9 +3,9 @@
 // the intermediate never reaches device memory. Three paths:
 // - quads (separable_quads.cu: one square kernel from 3x3 to 9x9, on gray
 //   u8 to 13x13 and f32 to 11x11, or a magnitude pair to 7x7, on gray u8 and
-//   f32, BGR8 and RGBA8): 2 to 8
-//   adjacent pixels x a column of rows per thread, each input row filtered in
-//   registers; the default for what they run.
+//   f32, BGR8 and RGBA8): 2 to 8 adjacent pixels x a column of rows per
+//   thread, each input row filtered in registers; the default for what they
+//   run.
 // - rolling strip (one square kernel from 5x5 to 31x31 that the quads do not
 //   run; gray, and 8-bit colour): each block walks down a strip of 128 gray
 //   or 32 colour pixels, row-filters each input row once into a ring of the
@@ -138,10 +138,12 @@ __global__ void __launch_bounds__(512) separableKernel(KernelGeom g, KernelMath 
 }
 
 // ---- Rolling strip path ----------------------------------------------------
-// The strip's column store: storePixel's arithmetic for one kernel's gray column: v[j] goes to (x, y + j)
-// for j < rows. The row address is computed once and advanced by the pitch
-// instead of once per pixel (a 64-bit multiply each). Integer outputs skip
-// the identity mapping, which only turns -0 into +0, rounded alike.
+// The strip's column store, storePixel's arithmetic for one kernel's gray
+// column: v[j] goes to (x, y + j) for j < rows. The row address is computed
+// once and advanced by the pitch instead of once per pixel (a 64-bit
+// multiply each). Integer outputs skip the identity mapping, which only
+// turns -0 into +0, rounded alike; with it the BGR8 strip needed 86-96
+// registers and fitted 3 blocks an SM instead of 4 (docs/performance.md).
 template <class T, int N>
 __device__ __forceinline__ void storeColumn(const KernelGeom& g, const KernelMath& m, int x, int y, int rows,
                                             const float (&v)[N]) {
@@ -607,11 +609,11 @@ const ModeImpl& separableMode() {
     static const ModeImpl mode{"separable",
                                "Rank-1 kernels as a row pass and a column pass, the intermediate never in device "
                                "memory: kw + kh multiply-adds per pixel instead of kw * kh. Gray u8 and f32, BGR8 and "
-                               "RGBA8 kernels to 9x9 (gray u8 to 13x13, f32 to 11x11; magnitudes to 7x7) run in registers, 2 "
-                               "to 8 adjacent pixels a thread, "
-                               "each input row filtered once; larger square kernels on gray and 8-bit colour walk a rolling "
-                               "window down column strips through shared memory, each input row read once; the rest "
-                               "run a tile through shared memory.",
+                               "RGBA8 kernels to 9x9 (gray u8 to 13x13, f32 to 11x11; magnitudes to 7x7) run in "
+                               "registers, 2 to 8 adjacent pixels a thread, each input row filtered once; larger "
+                               "square kernels on gray and 8-bit colour walk a rolling window down column strips "
+                               "through shared memory, each input row read once; the rest run a tile through shared "
+                               "memory.",
                                supportsSeparable, prepareSeparable, planSeparable, launchSeparable, separableCandidates};
     return mode;
 }
