@@ -268,12 +268,15 @@ TEST(ModeRegistry, TheTensorModeIsApproximateAndOnlyRunWhenAsked) {
 // 13x13, 8-bit colour from 11x11), the registers mode for the rest up to 7x7;
 // Sobel magnitudes from 5x5 in the separable mode on every layout.
 TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
-    const auto chosen = [](int taps, Depth depth, int channels) {
+    const auto gaussian = [](int taps, Depth depth, int channels) {
         FilterSpec spec;
         spec.kernels = {gaussianKernel(taps, 0.0)};
         PreparedFilter f;
         EXPECT_EQ(prepareFilter(spec, depth, channels, f), "");
-        return &autoMode().choose(f);
+        return f;
+    };
+    const auto chosen = [&](int taps, Depth depth, int channels) {
+        return &autoMode().choose(gaussian(taps, depth, channels));
     };
     EXPECT_EQ(chosen(3, Depth::F32, 1), &registersMode());  // 4 adjacent pixels, 9 taps
     for (Depth depth : {Depth::F32, Depth::U8})
@@ -287,11 +290,8 @@ TEST(ModeRegistry, AutoRunsSmallRankOneKernelsWhereTheStripIsFaster) {
     for (int taps : {5, 7, 9}) EXPECT_EQ(chosen(taps, Depth::U8, 4), &separableMode()) << taps;  // the RGBA8 quads
     EXPECT_EQ(chosen(11, Depth::U8, 3), &separableMode());  // the strip
     EXPECT_EQ(chosen(11, Depth::U8, 4), &separableMode());
-    const auto quadsOrStrip = [](int taps, Depth depth, int channels) -> std::string {
-        FilterSpec spec;
-        spec.kernels = {gaussianKernel(taps, 0.0)};
-        PreparedFilter f;
-        EXPECT_EQ(prepareFilter(spec, depth, channels, f), "");
+    const auto quadsOrStrip = [&](int taps, Depth depth, int channels) -> std::string {
+        const PreparedFilter f = gaussian(taps, depth, channels);
         EXPECT_EQ(&autoMode().choose(f), &separableMode()) << taps;
         return separableRunsQuads(f) ? "quads" : separableRunsStrip(f) ? "strip" : "other";
     };
