@@ -16,7 +16,7 @@ B=build-verify
 # The peers need only the GPU, which the build leaves idle: run them meanwhile
 # (CUDA-event timings; peers.txt's "ours" is an earlier run's, the side-by-side
 # table in the summary pairs them with this run's bench.csv below).
-( timeout 300 python3 bench/peers/peers.py bench/results/h100-2026-11-24/bench.csv --quick --out /tmp/peers.csv \
+( timeout 300 python3 bench/peers/peers.py bench/peers/quick-cases.csv --quick --out /tmp/peers.csv \
     >"$OUT/peers.txt" 2>&1; echo "peers exit $?" >>"$OUT/peers.txt"
   timeout 200 python3 bench/peers/opencl_peers.py --images gray --sizes 3,15,31 --out /tmp/opencl_peers.csv >"$OUT/opencl.txt" 2>&1
   echo "opencl peers exit $?" >>"$OUT/opencl.txt" ) &
