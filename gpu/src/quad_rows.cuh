@@ -38,7 +38,7 @@ __device__ __forceinline__ unsigned packLowBytes(unsigned b0, unsigned b1, unsig
 // of their grid's blocks, one output per thread: compute(x, y) for this
 // thread's. First, so that its few blocks' load latency hides under the quads
 // that follow; a pixel per thread, so that it needs fewer registers than the
-// quads: a separate launch added its whole latency (10-28 us at 8K), and the
+// quads: a separate launch added its whole latency, and the
 // one-column path inlined doubled the quads' registers
 // (docs/performance.md). True when this block is the frame's.
 template <int PY, class Compute>

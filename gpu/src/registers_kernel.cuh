@@ -103,7 +103,8 @@ __device__ __forceinline__ void registersColumn(const KernelGeom& g, const Kerne
     // where an unrolled copy per architecture cost far more compile time than
     // the few edge warps gain (gpu/README.md, "Kept variants"). A plain
     // `#pragma unroll` at 3x3, as before the edge path was cut: with
-    // `unroll PY + 2` the 3x3 kernels ran 3-10% slower (docs/performance.md).
+    // `unroll PY + 2` the loop stayed rolled, its sums spilled and every 3x3
+    // kernel ran slower (docs/performance.md).
     if constexpr (RX == 1 && RY == 1) {
 #pragma unroll
         for (int i = 0; i < PY + kh - 1; ++i) {

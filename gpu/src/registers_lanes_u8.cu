@@ -174,8 +174,8 @@ __global__ void __launch_bounds__(256) rgba8GradientLaneKernel(KernelGeom g, Ker
 // bottom rows, or on unaligned rows take the float column path for every
 // pixel their bytes touch (pixels straddling two threads are written by both,
 // with the same values). Gray u8 in these lanes (neighbours 1 byte away) ran
-// slower than its 4-pixel float kernel (H100: Gaussian 0.0725 against 0.0598
-// ms at 8K), so it keeps that.
+// slower than its 4-pixel float kernel, which converts each byte once for all
+// its taps where the lanes permute bytes per input row, so it keeps that.
 template <int PY, bool kClamp>
 __global__ void __launch_bounds__(256) bgr8LaneKernel(KernelGeom g, KernelMath m, int) {
     constexpr int CS = 3;  // bytes from a sample to its neighbour

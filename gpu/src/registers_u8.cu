@@ -37,9 +37,9 @@ const void* rgba8QuadVariant(int rows, int kernels) {
 
 namespace {
 // Gray u8 (pixels x rows) for radius R and K kernels: the defaults only
-// (3x3: 4 x 2; single 5x5 to 15x15: 4 x 4; docs/performance.md has the
-// others, slower but 8 x 2 at 11x11, 0.227 ms against 0.235, and 13x13,
-// 0.327 against 0.341, where one shape for every size is kept), or with
+// (3x3: 4 x 2; single 5x5 to 15x15: 4 x 4; the others measured slower but
+// 8 x 2 at 11x11 and 13x13, narrowly, where one shape for every size is kept;
+// docs/performance.md), or with
 // every variant 4, 8 and (3x3) 16 pixels x 2 or 4 rows.
 template <int R, int K> const void* gray8Quad(int pixels, int rows) {
     const void* kernel = nullptr;

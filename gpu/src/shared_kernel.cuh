@@ -46,8 +46,8 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m, 
 
     // Full unrolling while the body stays small; big compiled kernels unroll
     // the taps of a row only, reading each weight at a run-time index. 4624
-    // FMAs unrolls the colour radii to 17x17: RGBA8 13x13 to 17x17 and BGR
-    // 15x15 and 17x17 run 13-23 % faster than with the old limit of 2048.
+    // FMAs unrolls the colour radii to 17x17, which run faster unrolled than
+    // with the weights at run-time indices (docs/performance.md).
     constexpr int kBody = (2 * R + 1) * (2 * R + 1) * PY * C * K;
     constexpr int kRowUnroll = R < 0 ? 4 : kBody <= 4624 ? PY + 2 * R : 1;
     const int firstRow = threadIdx.y * PY;
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(512) sharedKernel(KernelGeom g, KernelMath m, 
 }
 
 // The gray variant (shared_quad.cu): 4 adjacent columns x 4 rows a thread
-// (8 rows measured 4-30 % slower on the H100 at 7x7 to 21x21).
+// (8 rows measured slower from 7x7 to 21x21, and spill at the largest radii).
 constexpr int kSharedQuadRows = 4;
 // A thread reads 2R + 4 window values a row as float4s; each window row is
 // padded so the last thread's reads stay inside it.

@@ -213,7 +213,7 @@ FrameStats measure(const fs::FilterSpec& spec, fs::gpu::DeviceImageHandle image,
             s.kernel.add(timing.kernelMs.value_or(0.0));
             s.map.add(timing.mapMs.value_or(0.0));
         }
-        // The readback path of the same filter, on every tenth frame (it is ~100x slower):
+        // The readback path of the same filter, on every tenth frame (it is far slower):
         // result to host memory, texture from there.
         if ((f - o.warmup) % 10 != 0 && f != 0) continue;
         glFinish();
