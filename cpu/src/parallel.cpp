@@ -248,8 +248,7 @@ public:
         // Chunks of a row. Where rows are read in place, the halo-wide chunks at
         // either end come from the padded ring and all others from the image.
         // Rows under 2048 samples stay in the ring: on them the extra chunks
-        // and conversions cost more than the ring's traffic (512x512 Gaussian
-        // 3: 0.13 ms in place, 0.11 ms from the ring).
+        // and conversions cost more than the ring's traffic (docs/performance.md).
         const int halo = padX_ * in.channels;
         edgeChunks_ = (in.depth == Depth::F32 || typedInPlace_) && rowValues_ >= 2048 && rowValues_ > 4 * halo;
         // Edge chunks at least 64 samples wide, so that they too run as vectors.

@@ -370,8 +370,8 @@ std::size_t separableBytes(int tileW, int tileH, int rx, int ry, int channels, i
 
 // Compiled radii of the fused-tile path (square kernels); others run-time.
 // Gray single kernels from 5x5 run the rolling strip, so the gray fused tile
-// compiles radius 1 only, the rest with every variant (0.395 ms against the
-// strip's 0.189 at 31x31); 3-channel tiles skip radius 2 and 3.
+// compiles radius 1 only, the rest with every variant (the strip reads each
+// row once where the tile re-reads its halo); 3-channel tiles skip radius 2 and 3.
 constexpr bool grayWideTileBuilt(int radius, int channels) {
     if (kAllVariants) return true;
     // 3-channel 5x5 and 7x7 in this mode only when asked for it (auto runs registers): not timed.

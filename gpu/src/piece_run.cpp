@@ -290,10 +290,9 @@ int automaticPieceCount(std::size_t imageBytes) {
     // upload and download running at once (PCIe duplex rate). Filling and
     // draining (the first upload, the last kernel and download) shrink as 1/n;
     // each piece adds a few microseconds of copy and launch setup and a
-    // shorter kernel grid. 8K RGBA8 (133 MB) on the H100, measured (one run,
-    // duplex 43.2 of 54.6 GB/s each way): 4 pieces 0.70x of serial, 12 0.62x,
-    // 24 0.64x, 32 0.66x, 48 0.75x: past 12 the per-piece cost wins.
-    constexpr std::size_t kWholeImageBytes = 8u << 20;  // below this one piece: overlap would save < 0.2 ms
+    // shorter kernel grid. On an 8K RGBA8 frame the overlap improves up to
+    // about 12 pieces; past 12 the per-piece cost wins (docs/performance.md).
+    constexpr std::size_t kWholeImageBytes = 8u << 20;  // below this one piece: overlap would save too little
     constexpr std::size_t kMinPieceBytes = 4u << 20;    // keeps per-piece setup small against the copy
     constexpr int kMaxPieces = 12;
     if (imageBytes <= kWholeImageBytes) return 1;
