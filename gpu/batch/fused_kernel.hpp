@@ -9,12 +9,13 @@
 #include <vector>
 
 #include "device_image.hpp"
+#include "dispatch.hpp"
 #include "launch.hpp"
 
 namespace fs::gpu::batch {
 
-constexpr int kFusedMaxSize = 31;            // larger kernels take their mode's own launch
-constexpr int kFusedMaxFilters = 32;         // per launch: they travel as kernel parameters
+constexpr int kFusedMaxSize = kBatchFusedMaxSide;        // larger kernels take auto's rules (dispatch.hpp)
+constexpr int kFusedMaxFilters = kBatchFusedMaxFilters;  // per launch: they travel as kernel parameters
 constexpr int kFusedWeightCapacity = 12288;  // floats of constant memory (48 KB)
 
 struct FusedFilter {

@@ -61,19 +61,6 @@ inline long long fftBatchTiles(long long tiles, int channels, int kernels, int n
     return batch > gridLimit ? gridLimit : batch;
 }
 
-// "auto" runs dense (not rank-1) kernels of at least this many taps in the
-// fft mode, unless the direct modes would be bit-exact (integer weights on
-// integer images) or the shared mode has a compiled kernel for the size that
-// beats it: square, up to kFftAutoGrayDirectMax on one gray kernel (4
-// adjacent columns a thread) and kFftAutoColourDirectMax on one colour
-// kernel. The fft mode's time barely depends on the kernel; direct ones grow
-// with the taps and run sizes without a compiled kernel through a run-time
-// radius, several times slower. H100, 8K (bench/results/h100-2026-11-28b/):
-// fft 0.85 ms on f32 gray at every size against direct 0.61 (17x17), 0.79
-// (21x21) and 3.16 (23x23, run-time radius); BGR u8 fft 2.22 against 2.12
-// (17x17) and 3.57 (19x19), RGBA8 2.95 against 2.33 and 3.81.
-inline constexpr int kFftAutoMinTaps = 289;
-inline constexpr int kFftAutoGrayDirectMax = 21;
-inline constexpr int kFftAutoColourDirectMax = 17;
+// auto's thresholds for the fft mode (kFftAuto*) live in dispatch.hpp.
 
 }  // namespace fs::gpu

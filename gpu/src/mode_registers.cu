@@ -287,15 +287,11 @@ bool registersRunsGrayQuads(const PreparedFilter& f) {
 
 }  // namespace
 
-// 9x9 to 15x15 on gray u8 and f32, 9x9 and 11x11 on BGR8, 9x9 on RGBA8:
-// where the quads clearly beat the shared mode. Not above (H200 8K dense,
-// shared against the best quad shape): RGBA8 11x11 0.940 against 0.999 ms,
-// BGR8 15x15 1.581 against 1.614, and BGR8 13x13 1.163 against 1.130, too
-// close to pay for one more kernel per architecture (docs/performance.md).
+// One square dense kernel from 9x9 up to dispatch.hpp's registersWideQuadMaxSide.
 bool registersRunsWideQuads(const PreparedFilter& f) {
     const KernelMath& m = f.math;
-    const bool gray = f.channels == 1 && (f.inDepth == Depth::U8 || f.inDepth == Depth::F32);
-    const int maxSide = gray ? 15 : f.inDepth != Depth::U8 ? 0 : f.channels == 3 ? 11 : f.channels == 4 ? 9 : 0;
+    const int maxSide = registersWideQuadMaxSide(static_cast<int>(depthBytes(f.inDepth)), f.inDepth == Depth::F32,
+                                                 f.channels);
     return m.kw == m.kh && m.kw >= 9 && m.kw <= maxSide && m.kernelCount == 1;
 }
 

@@ -173,7 +173,6 @@ constexpr int kRowOutputs = 8;     // row-pass outputs per item, a multiple of 4
 
 // Every radius is compiled: the taps' loops unroll into straight FMAs, with
 // no predicate per tap.
-constexpr int kStripMinRadius = 2, kStripMaxRadius = 15;
 // Colour strips are 32 pixels wide: 96 or 128 lanes, the ring within 3 blocks' shared memory.
 constexpr int stripPixels(int channels) { return channels == 1 ? kStripW : 32; }
 constexpr int stripLanes(int channels) { return channels * stripPixels(channels); }
