@@ -37,6 +37,25 @@ LaunchReport Backend::describeLaunch(const FilterSpec&, int, int, Depth, int, co
     return report;
 }
 
+Explanation Backend::explain(const FilterSpec& spec, int width, int height, Depth, int, const std::string& mode) const {
+    Explanation e;
+    const std::optional<ModeInfo> info = findMode(mode);
+    if (!info) {
+        e.error = "unknown " + displayName() + " mode '" + mode + "'";
+        return e;
+    }
+    if (std::string why = validateSpec(spec); !why.empty()) {
+        e.error = why;
+        return e;
+    }
+    e.mode = info->id;
+    e.why = info->description;
+    e.kernel = displayName() + " " + info->id;
+    e.launch = std::to_string(width) + "x" + std::to_string(height) + " image";
+    if (!info->available) e.note = info->unavailableReason;
+    return e;
+}
+
 TuneResult Backend::tune(const FilterSpec&, ConstImageView, const std::string& mode, const TuneOptions&,
                          const TuneProgress&) {
     TuneResult result;

@@ -94,3 +94,16 @@ std::string sizeClass(int width, int height) {
 }
 
 }  // namespace fs
+
+namespace fs {
+
+std::string Explanation::sentence() const {
+    if (!ok()) return "cannot run: " + error;
+    std::string s = "runs " + mode;
+    if (!rule.empty()) s += " (rule \"" + rule + "\")";
+    if (!kernel.empty()) s += ": " + kernel;
+    if (!why.empty()) s += " — " + why;
+    return s;
+}
+
+}  // namespace fs

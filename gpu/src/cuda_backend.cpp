@@ -4,6 +4,7 @@
 #include <new>
 
 #include "device_list.hpp"
+#include "dispatch.hpp"
 #include "fs/gpu/engine.hpp"
 #include "launch.hpp"
 #include "tuning.hpp"
@@ -63,6 +64,19 @@ public:
     LaunchReport describeLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
                                 const std::string& mode, const LaunchConfig& launch) const override {
         return describeCudaLaunch(spec, width, height, depth, channels, mode, launch);
+    }
+
+    std::string dispatchRules() const override { return dispatchTableMarkdown(); }
+
+    Explanation explain(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                        const std::string& mode) const override {
+        try {
+            return explainCuda(spec, width, height, depth, channels, mode);
+        } catch (const std::exception& e) {
+            Explanation out;
+            out.error = e.what();
+            return out;
+        }
     }
 
     TuneResult tune(const FilterSpec& spec, ConstImageView input, const std::string& mode, const TuneOptions& options,

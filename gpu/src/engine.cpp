@@ -212,6 +212,7 @@ std::string Engine::run(const FilterSpec& spec, DeviceImageHandle image, const s
     if (Refusal why = resolveLaunch(spec, in.depth, in.channels, mode, launch, in.width, in.height, resolved); !why.ok())
         return why.message;
     timing.launch = resolved.plan.config.shortLabel();
+    timing.kernel = resolved.plan.variant;
     const Depth outDepth = spec.outputDepth(in.depth);
     const std::size_t outRowBytes = depthBytes(outDepth) * in.channels * static_cast<std::size_t>(in.width);
     if (std::string why = checkRunTarget(target, in.width, in.height, in.channels, outDepth); !why.empty()) return why;

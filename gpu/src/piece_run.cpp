@@ -326,6 +326,7 @@ std::string runPieces(DeviceSession& session, const FilterSpec& spec, ConstImage
         !why.ok())
         return why.message;
     timing.launch = resolved.plan.config.shortLabel();
+    timing.kernel = resolved.plan.variant;
     if (std::string why = checkRunTarget(target, input.width, input.height, input.channels,
                                          spec.outputDepth(input.depth));
         !why.empty())

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "channel_planes.hpp"
+#include "dispatch.hpp"
 #include "engine_core.hpp"
 
 namespace fs::gpu {
@@ -298,6 +299,32 @@ LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, D
         return report;
     }
     return reportPlan(r.plan, r.mode->id);
+}
+
+Explanation explainCuda(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                        const std::string& modeId) {
+    Explanation e;
+    if (width < 1 || height < 1) return e.error = "no image", e;
+    ResolvedLaunch r;
+    if (const Refusal why = resolveMode(spec, depth, channels, modeId, r); !why.ok()) return e.error = why.message, e;
+    e.mode = r.mode->id;
+    if (r.tunedByDefault) {
+        const AutoChoice choice = chooseAuto(r.filter);
+        if (choice.rule) e.rule = choice.rule->id, e.why = choice.rule->why;
+    }
+    const std::string noDevice = Engine::instance().unavailableReason();
+    LaunchConfig config;
+    if (noDevice.empty() && r.tunedByDefault) {
+        config = tunedConfig(*r.mode, r.filter, width, height);
+        if (!config.isDefault()) e.tuned = config.toString() + " (from the tuning cache)";
+    }
+    const Refusal planned = r.mode->plan(r.filter, config, width, height, r.plan);
+    if (!planned.ok() && planned.reason != RefusalReason::NoDevice) return e.error = planned.message, e;
+    e.kernel = r.plan.variant;
+    e.launch = r.plan.config.toString() + ", grid " + std::to_string(r.plan.grid.x) + "x" +
+               std::to_string(r.plan.grid.y);
+    if (!noDevice.empty()) e.note = "planned without a device (" + noDevice + "): occupancy and tuning not checked";
+    return e;
 }
 
 TuneResult tuneCudaMode(const FilterSpec& spec, ConstImageView input, const std::string& modeId,

@@ -46,6 +46,11 @@ cudaError_t launchResolved(const ResolvedLaunch& r, LaunchArgs args, cudaStream_
 LaunchReport describeCudaLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
                                 const std::string& mode, const LaunchConfig& launch);
 
+// Which mode and kernel `mode` runs for this filter and image shape, and the
+// dispatch rule that chose it; planned on the host, so no device is needed.
+Explanation explainCuda(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                        const std::string& mode);
+
 // Times every candidate configuration of `mode` on `input` (uploaded once),
 // median of options.repeats launches each, and stores the fastest in the cache.
 TuneResult tuneCudaMode(const FilterSpec& spec, ConstImageView input, const std::string& mode,

@@ -242,6 +242,7 @@ struct Row {
     std::string filter;
     int mask;
     std::string mode, chosen;
+    std::string kernel;  // the variant the plan launched, as `explain` names it
     double kernelMs;
     int repeats;
     double bytes, achievedGBs, floorMs, ratio;
@@ -345,8 +346,8 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
             a.geom.border = BorderMode::Reflect101;
             int used = 0;
             const double ms = timeMedian([&] { CHECK(mode->launch(a, stream)); }, stream, repeats, &used);
-            rows.push_back({ic, nf.name, nf.mask, modeId, mode->id, ms, used, bytes, bytes / (ms * 1e6), floorMs,
-                            ms / floorMs, memoryFloorMs, fmaFloorMs, approximateMode(modeId)});
+            rows.push_back({ic, nf.name, nf.mask, modeId, mode->id, plan.variant, ms, used, bytes, bytes / (ms * 1e6),
+                            floorMs, ms / floorMs, memoryFloorMs, fmaFloorMs, approximateMode(modeId)});
         }
     }
     CHECK(cudaStreamSynchronize(stream));
@@ -708,7 +709,7 @@ int main(int argc, char** argv) {
     std::ofstream csv(opt.csv);
     csv << "image,width,height,channels,depth,filter,mask,mode,ran_mode,kernel_ms,repeats,bytes,achieved_gbs,floor_ms,"
            "ratio_to_floor,upload_ms,upload_gbs,download_ms,download_gbs,copy_gbs,pinned_h2d_gbs,pinned_d2h_gbs,"
-           "memory_floor_ms,fma_floor_ms,fma_per_s\n";
+           "memory_floor_ms,fma_floor_ms,fma_per_s,kernel\n";
     for (const Row& r : all) {
         const auto t = transfers.find(r.image.label);
         char line[512];
@@ -723,9 +724,9 @@ int main(int argc, char** argv) {
         } else {
             csv << ",,,,";
         }
-        std::snprintf(line, sizeof line, "%.0f,%.1f,%.1f,%.5f,%.5f,%.4g\n", ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs,
+        std::snprintf(line, sizeof line, "%.0f,%.1f,%.1f,%.5f,%.5f,%.4g,", ceil.copyGBs, ceil.h2dGBs, ceil.d2hGBs,
                       r.memoryFloorMs, r.fmaFloorMs, ceil.fmaPerSecond);
-        csv << line;
+        csv << line << '"' << r.kernel << "\"\n";  // variants hold commas, never quotes
     }
     csv << "# pipeline_8k_rgba8_gaussian3,serial_ms=" << pipelineSerial << ",overlapped_ms=" << pipelineOverlapped
         << ",ratio=" << pipelineOverlapped / pipelineSerial << ",pageable_ms=" << pipelinePageable

@@ -1,7 +1,8 @@
 // filterstudio-cli: apply a filter to an image file with any backend and mode,
 // run many filters over many files (batch) or a chain of steps (pipeline),
-// time modes (bench) or a GPU mode's launch configurations (tune), list presets, list
-// backends. Exit codes: 0 ok, 2 usage, 3 input or output file error, 4 backend unavailable or failed.
+// time modes (bench) or a GPU mode's launch configurations (tune), say which
+// kernel would run and why (explain), list presets, list backends.
+// Exit codes: 0 ok, 2 usage, 3 input or output file error, 4 backend unavailable or failed.
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/core/version.hpp>
 
@@ -33,6 +34,8 @@ Usage:
   filterstudio-cli layer -i IN1 [-i IN2 ...] -b BANK.json -o OUTDIR [--backend cpu|cuda] [--compare]
   filterstudio-cli tune -i IN -k KERNEL [--backend cuda] [--mode MODE] [--repeats N] [--no-cache]
   filterstudio-cli tune --reset [--backend cuda]
+  filterstudio-cli explain -i IN -k KERNEL [--backend ID] [--mode MODE] [options]
+  filterstudio-cli explain --rules [--backend cuda]
   filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes]
                    [--repeats N] [--warmup W] [--csv FILE [--overwrite]] [options]
   filterstudio-cli bench --preset NAME [--quick] [--csv FILE] [--plots DIR] [--seed S] [--overwrite]
@@ -131,6 +134,13 @@ which mode auto then uses. A result already cached is shown without timing unles
 --no-cache. --backend defaults to cuda, --mode to auto; --border, --depth,
 --scale, --offset, --abs, --max-pixels as for apply. tune --reset forgets every
 tuned configuration and deletes the cache file.
+
+explain: which mode and kernel a backend would run for KERNEL on an image of
+IN's shape (a file, or random:WxH:CHANNELS:DEPTH), the dispatch rule that
+chose them, the launch and any tuned configuration. Worked out on the host:
+no GPU is needed and nothing runs. --backend defaults to cuda, --mode to the
+backend's default (cuda: auto); --border, --depth, --output-size, --scale,
+--offset, --abs as for apply. explain --rules prints the whole dispatch table.
 
 bench: times modes of a backend on one image: --warmup runs (default 2), then
 --repeats timed runs (default 10) per mode, the modes taking turns run by run;
@@ -334,6 +344,7 @@ int main(int argc, char** argv) {
         if (command == "pipeline") return runPipeline(rest);
         if (command == "layer") return runLayer(rest);
         if (command == "tune") return runTune(rest);
+        if (command == "explain") return runExplain(rest);
         if ((command == "kernels" || command == "modes") && !rest.empty())
             return usageError(command + " takes no arguments");
         if (command == "kernels") return listKernels();

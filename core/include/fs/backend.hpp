@@ -62,6 +62,13 @@ public:
     // configuration is refused (too many threads, too much shared memory...).
     virtual LaunchReport describeLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
                                         const std::string& mode, const LaunchConfig& launch) const;
+    // Which mode and kernel would run `spec` on an image of this shape, and
+    // why (fs/launch.hpp); needs no device. The default names the mode alone.
+    virtual Explanation explain(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                                const std::string& mode) const;
+    // How a choosing mode picks its kernels, as a markdown table (the GPU's
+    // dispatch rules); empty for a backend whose modes each run one way.
+    virtual std::string dispatchRules() const { return {}; }
     // Times the candidate configurations of `mode` on `input` and picks the
     // fastest; stored in the tuning cache, which the "auto" mode then uses.
     virtual TuneResult tune(const FilterSpec& spec, ConstImageView input, const std::string& mode,

@@ -73,6 +73,22 @@ struct LaunchReport {
     bool ok() const { return error.empty(); }
 };
 
+// Which mode and kernel would run a filter, and why: what `filterstudio-cli
+// explain` prints and the studio's mode description shows. Worked out on the
+// host from the one dispatch table, so it needs no device.
+struct Explanation {
+    std::string error;   // non-empty: the mode cannot run this filter, and why
+    std::string mode;    // the mode that runs (a choosing mode resolved)
+    std::string rule;    // the rule that chose it; empty when the mode was named
+    std::string why;     // why that mode is the fastest correct one there
+    std::string kernel;  // the kernel variant, e.g. "separable quads, 4 pixels x 4 rows"
+    std::string launch;  // block, outputs per thread and grid ("32x8 / 4x4, grid 480x135")
+    std::string tuned;   // the cached tuned configuration it takes, when there is one
+    std::string note;    // what could not be checked here (no device: occupancy)
+    bool ok() const { return error.empty(); }
+    std::string sentence() const;  // one line: "auto runs separable (rule ...): kernel ..."
+};
+
 struct TuneEntry {
     LaunchConfig config;  // resolved
     double medianMs = 0.0;

@@ -10,6 +10,7 @@ struct TimingRecord {
     std::string backend;
     std::string mode;
     std::string launch;  // GPU launch configuration used ("32x8 / 1x4"); empty elsewhere
+    std::string kernel;  // GPU kernel variant that ran, as `explain` names it; empty elsewhere
     std::optional<double> hostPrepMs;
     std::optional<double> uploadMs;
     std::optional<double> kernelMs;
