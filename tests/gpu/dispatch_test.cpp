@@ -126,7 +126,8 @@ TEST(DispatchTable, TheKernelThatRunsIsTheOneExplained) {
         ASSERT_TRUE(e.ok()) << c.label() << ": " << e.error;
         const RunResult r = backend->run(c.spec, input.cview(), "auto");
         ASSERT_TRUE(r.ok()) << c.label() << ": " << r.error;
-        EXPECT_EQ(r.timing.mode, e.mode) << c.label();
+        // timing.mode keeps the mode asked for; the variant names the one that ran.
+        EXPECT_FALSE(r.timing.kernel.empty()) << c.label();
         EXPECT_EQ(r.timing.kernel, e.kernel) << c.label();
     }
 }
