@@ -8,6 +8,8 @@ packages=(
   libgl-dev libegl-dev libopengl-dev
   ocl-icd-libopencl1 pocl-opencl-icd
   xvfb xauth pngquant
+  pybind11-dev python3-dev python3-pybind11 python3-numpy python3-pytest python3-pandas
+  python3-dask python3-distributed python3-nbformat python3-nbclient python3-nbconvert python3-ipykernel python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,46 @@
+"""Shared by the filterstudio tests: the module from this build (PYTHONPATH, set by CTest) and NumPy gold references."""
+import os
+
+import numpy as np
+import pytest
+
+import filterstudio as fs
+
+DATA_DIR = os.environ.get("FS_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "data"))
+
+NP_PAD = {"replicate": "edge", "reflect101": "reflect", "wrap": "wrap"}
+
+
+def gold(image, weights, border="reflect101", value=0.0):
+    """Correlation in float64 with FilterStudio's border rules (the result before rounding)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    ry, rx = weights.shape[0] // 2, weights.shape[1] // 2
+    img = image.astype(np.float64)
+    if img.ndim == 2:
+        img = img[:, :, None]
+    pad = ((ry, ry), (rx, rx), (0, 0))
+    padded = np.pad(img, pad, mode="constant", constant_values=value) if border == "constant" \
+        else np.pad(img, pad, mode=NP_PAD[border])
+    out = np.zeros_like(img)
+    h, w = img.shape[:2]
+    for y in range(weights.shape[0]):
+        for x in range(weights.shape[1]):
+            out += weights[y, x] * padded[y:y + h, x:x + w]
+    return out if image.ndim == 3 else out[:, :, 0]
+
+
+def cuda_reason():
+    """Why the CUDA backend cannot run here, or None."""
+    for b in fs.backends():
+        if b["backend"] == "cuda":
+            return None if b["available"] else "cuda unavailable: " + b["reason"]
+    return "this build has no CUDA backend"
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261129)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "large: the 12000x9000 Dask case (minutes on 2 cores); ctest label 'large'")
