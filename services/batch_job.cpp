@@ -13,6 +13,7 @@
 #include "batch_runners.hpp"
 #include "fs/batch.hpp"
 #include "fs/file_access.hpp"
+#include "fs/run_control.hpp"
 
 namespace fs::batch {
 namespace {
@@ -210,7 +211,8 @@ Summary run(const Plan& plan, Backend& backend, const std::string& mode, const P
     const Clock::time_point start = Clock::now();
     for (std::size_t i = 0; i < total; ++i) {
         const Item& item = plan.items[i];
-        if (progress && !progress(Progress{i, total, item.input, nullptr})) {
+        // Stopped through the callback or the thread's RunControl (fs/run_control.hpp).
+        if (runCancelled() || (progress && !progress(Progress{i, total, item.input, nullptr}))) {
             summary.cancelled = true;
             break;
         }
@@ -226,6 +228,10 @@ Summary run(const Plan& plan, Backend& backend, const std::string& mode, const P
             summary.filterSeconds += std::chrono::duration<double>(Clock::now() - filterStart).count();
             loaded.image = Image();  // the input is no longer needed while saving
             for (std::size_t k = 0; k < results.size(); ++k) {
+                if (results[k].error == kRunCancelled) {  // not a failure: the batch stops after this image
+                    summary.cancelled = true;
+                    continue;
+                }
                 std::string why;
                 if (!results[k].ok()) why = o.kernels[k].name + ": " + results[k].error;
                 else if (!io::saveImage(item.outputs[k], results[k].output.cview(), io::SaveOptions{o.overwrite}, &why))
@@ -237,13 +243,14 @@ Summary run(const Plan& plan, Backend& backend, const std::string& mode, const P
                     file.problems.push_back(why);
                 }
             }
-            ++summary.imagesDone;
+            if (!summary.cancelled) ++summary.imagesDone;
         }
         summary.outputsWritten += file.written;
         if (!file.ok()) {
             ++summary.failures;
             summary.failed.push_back(file);
         }
+        if (summary.cancelled) break;
         if (progress && !progress(Progress{i + 1, total, item.input, &file})) {
             summary.cancelled = i + 1 < total;
             if (summary.cancelled) break;

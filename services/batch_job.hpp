@@ -81,7 +81,8 @@ struct Progress {
 };
 // Called on the thread that runs run(). Returning false cancels: no further
 // image is started; files already written stay (each is complete: saves go
-// through a temporary file).
+// through a temporary file). A RunControl installed on that thread
+// (fs/run_control.hpp) cancels too, also within an image's kernels.
 using ProgressCallback = std::function<bool(const Progress&)>;
 
 struct Summary {

@@ -9,6 +9,7 @@
 #include "batch_job.hpp"
 #include "fs/file_access.hpp"
 #include "fs/io/image_io.hpp"
+#include "fs/run_control.hpp"
 #include "layers.hpp"
 
 namespace fs::batch {
@@ -114,19 +115,29 @@ LayerJobResult runLayerJob(const LayerPlan& plan, LayerRunner& runner, Backend& 
         result.height = views[0].height;
         result.channels = views[0].channels;
         result.depth = views[0].depth;
+        // A RunControl on this thread (fs/run_control.hpp) stops the job between its stages.
+        const auto cancelled = [&result] {
+            if (!runCancelled()) return false;
+            result.error = kRunCancelled;
+            return true;
+        };
+        if (cancelled()) return result;
         result.layer = runner.run(plan.bank, views);
         if (!result.layer.ok()) {
             result.error = result.layer.error;
             return result;
         }
         if (plan.options.compare) {
+            if (cancelled()) return result;
             result.oneByOne = runLayerOneByOne(backend, mode, plan.bank, views);
             if (!result.oneByOne->ok()) {
-                result.error = "one by one: " + result.oneByOne->error;
+                result.error = result.oneByOne->error == kRunCancelled ? result.oneByOne->error
+                                                                        : "one by one: " + result.oneByOne->error;
                 return result;
             }
             result.largestDifference = largestDifference(result.layer.outputs, result.oneByOne->outputs);
         }
+        if (cancelled()) return result;  // nothing written
         std::error_code ec;
         std::filesystem::create_directories(plan.options.outDir, ec);
         if (ec) {

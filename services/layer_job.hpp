@@ -47,7 +47,9 @@ struct LayerJobResult {
 };
 
 // Loads the inputs, runs `runner` (and the one-by-one way through `backend`
-// in `mode` when asked), writes the outputs. Never throws.
+// in `mode` when asked), writes the outputs. Never throws. A RunControl on
+// the calling thread (fs/run_control.hpp) stops it before anything is
+// written, with error == kRunCancelled.
 LayerJobResult runLayerJob(const LayerPlan& plan, LayerRunner& runner, Backend& backend, const std::string& mode);
 
 }  // namespace fs::batch

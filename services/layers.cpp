@@ -5,6 +5,7 @@
 
 #include "fs/cpu/layer.hpp"
 #include "fs/pixel_math.hpp"
+#include "fs/run_control.hpp"
 #if defined(FS_HAVE_CUDA)
 #include "fs/gpu/layer.hpp"
 #endif
@@ -55,7 +56,9 @@ LayerResult runLayerOneByOne(Backend& backend, const std::string& mode, const Ke
             for (int n = 0; n < bank.inputs; ++n) {
                 const RunResult r = backend.run(bankTermSpec(bank, n, m), inputs[n], mode);
                 if (!r.ok()) {
-                    result.error = "input " + std::to_string(n) + ", output " + std::to_string(m) + ": " + r.error;
+                    result.error = r.error == kRunCancelled
+                                       ? r.error
+                                       : "input " + std::to_string(n) + ", output " + std::to_string(m) + ": " + r.error;
                     result.outputs.clear();
                     return result;
                 }

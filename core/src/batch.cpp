@@ -3,6 +3,8 @@
 #include <exception>
 #include <new>
 
+#include "fs/run_control.hpp"
+
 namespace fs {
 
 namespace {
@@ -22,13 +24,23 @@ RunResult runOne(Backend& backend, const FilterSpec& spec, ConstImageView input,
     }
 }
 
+RunResult cancelledRun(const Backend& backend, const std::string& mode) {
+    RunResult r;
+    r.timing.backend = backend.id();
+    r.timing.mode = mode;
+    r.error = kRunCancelled;
+    return r;
+}
+
 }  // namespace
 
 std::vector<RunResult> BatchRunner::runSpecs(ConstImageView input, const std::vector<FilterSpec>& specs,
                                              const std::string& mode) {
     std::vector<RunResult> results;
     results.reserve(specs.size());
-    for (const FilterSpec& spec : specs) results.push_back(runOne(backend_, spec, input, mode));
+    // A cancelled batch stops between pairs; the pairs not run say so.
+    for (const FilterSpec& spec : specs)
+        results.push_back(runCancelled() ? cancelledRun(backend_, mode) : runOne(backend_, spec, input, mode));
     return results;
 }
 
@@ -36,8 +48,13 @@ std::vector<RunResult> BatchRunner::runGrid(const std::vector<ConstImageView>& i
                                             const std::vector<FilterSpec>& specs, const std::string& mode) {
     std::vector<RunResult> results;
     results.reserve(inputs.size() * specs.size());
-    for (const ConstImageView& input : inputs)
+    for (const ConstImageView& input : inputs) {
+        if (runCancelled()) {
+            for (std::size_t j = 0; j < specs.size(); ++j) results.push_back(cancelledRun(backend_, mode));
+            continue;
+        }
         for (RunResult& r : runSpecs(input, specs, mode)) results.push_back(std::move(r));
+    }
     return results;
 }
 

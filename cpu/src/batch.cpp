@@ -3,8 +3,10 @@
 // cores are shared out once, not oversubscribed.
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "cpu_modes.hpp"
 #include "fs/cpu/batch.hpp"
@@ -30,14 +32,24 @@ public:
         const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(cores), jobs));
         const int threadsPerJob = std::max(1, cores / static_cast<int>(std::min<std::size_t>(jobs, 64)));
         std::atomic<std::size_t> next{0};
+        std::size_t done = 0;
+        std::mutex progress;  // one count and report at a time, so progress never goes back
+        // The caller's control reaches every worker: each job checks it
+        // first, and a cancelled batch leaves the jobs not started as cancelled.
+        RunControl* const control = currentRunControl();
         auto worker = [&] {
+            const ScopedRunControl scoped(control);
             detail::parallelThreadLimit() = threadsPerJob;
+            const bool rowProgress = std::exchange(detail::rowProgressReported(), false);  // jobs count, not rows
             for (std::size_t j = next++; j < jobs; j = next++) {
-                // The base class's loop has the never-throw guard; reuse it for one pair.
+                // The base class's loop has the never-throw guard and the cancel check; reuse it for one pair.
                 std::vector<RunResult> one =
                     BatchRunner::runSpecs(inputs[j / specs.size()], {specs[j % specs.size()]}, mode);
                 results[j] = std::move(one.front());
+                const std::lock_guard<std::mutex> lock(progress);
+                if (control) control->setProgress(static_cast<double>(++done) / static_cast<double>(jobs));
             }
+            detail::rowProgressReported() = rowProgress;
             detail::parallelThreadLimit() = 0;
         };
         std::vector<std::thread> pool;

@@ -1,5 +1,6 @@
 // Backend "cpu": validates, allocates the output, times the mode function and
-// turns every failure into RunResult::error. Modes live in their own files.
+// turns every failure into RunResult::error. Modes live in their own files and
+// check the run's control (fs/run_control.hpp) between row tiles.
 #include <chrono>
 #include <exception>
 #include <new>
@@ -54,6 +55,10 @@ public:
             result.error = why;
             return result;
         }
+        if (runCancelled()) {  // superseded before it started
+            result.error = kRunCancelled;
+            return result;
+        }
         try {
             Image output(input.width, input.height, input.channels, spec.outputDepth(input.depth));
             // Poisoned so that a mode skipping pixels fails its tests instead of passing on zeros.
@@ -62,6 +67,8 @@ public:
             chosen->run(spec, input, output.view());
             result.timing.kernelMs = millisecondsSince(kernelStart);
             result.output = std::move(output);
+        } catch (const RunCancelled&) {
+            result.error = kRunCancelled;
         } catch (const std::bad_alloc&) {
             result.error = "out of memory for a " + std::to_string(input.width) + "x" + std::to_string(input.height) +
                            " image";
@@ -80,6 +87,11 @@ private:
 };
 
 }  // namespace
+
+bool& rowProgressReported() {
+    thread_local bool reported = true;
+    return reported;
+}
 
 std::vector<CpuMode> builtinModes() {
     return {

@@ -1,11 +1,13 @@
 #pragma once
 // Private to cpu/: how the "cpu" backend is assembled from mode functions, so
 // the OpenCV mode (a separate library) can join without the backend knowing it.
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "fs/backend.hpp"
+#include "fs/run_control.hpp"
 
 namespace fs::cpu::detail {
 
@@ -24,6 +26,37 @@ void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output)
 // Most threads runParallel may use when called from this thread; 0 means one
 // per core. The batch runner lowers it so that jobs, not tiles, share the cores.
 int& parallelThreadLimit();
+
+// Thrown by a mode whose run was cancelled (fs/run_control.hpp); the backend
+// returns it as RunResult::error == kRunCancelled, with no output.
+struct RunCancelled : std::exception {
+    const char* what() const noexcept override { return kRunCancelled; }
+};
+
+// False on a thread whose runner (batch, pipeline, layer) reports progress
+// per item itself, so the rows of one item do not overwrite it.
+bool& rowProgressReported();
+
+// The run's control as a mode's worker threads see it: read on the calling
+// thread when the mode starts, since the installed control is per thread.
+class RowControl {
+public:
+    RowControl() noexcept : control_(currentRunControl()), reports_(rowProgressReported()) {}
+    // Throws RunCancelled when the run was asked to stop.
+    void check() const {
+        if (control_ && control_->cancelled()) throw RunCancelled();
+    }
+    // `done` of `total` rows are finished: records progress and checks.
+    void rowsDone(long long done, long long total) const {
+        if (!control_) return;
+        if (reports_ && total > 0) control_->setProgress(static_cast<double>(done) / static_cast<double>(total));
+        check();
+    }
+
+private:
+    RunControl* control_;
+    bool reports_;
+};
 
 std::vector<CpuMode> builtinModes();  // reference, parallel
 std::unique_ptr<Backend> makeCpuBackendWithModes(std::vector<CpuMode> modes);

@@ -3,10 +3,12 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "cpu_common.hpp"
+#include "cpu_modes.hpp"
 #include "parallel_pool.hpp"
 
 namespace fs::cpu {
@@ -70,18 +72,33 @@ public:
             const Depth outDepth = bank.output.floatOutput ? Depth::F32 : first.depth;
             for (int m = 0; m < bank.outputs; ++m) result.outputs.emplace_back(first.width, first.height, first.channels, outDepth);
             std::atomic<int> nextRow{0};
+            std::mutex progress;  // one row's count and report at a time, so progress never goes back
+            long long rowsDone = 0;
+            const detail::RowControl control;  // the workers' view of the caller's control
             auto work = [&] {
                 std::vector<float> padded, sums;
                 detail::withSampleTypes(first.depth, outDepth, [&](auto inSample, auto outSample) {
                     using In = decltype(inSample);
                     using Out = decltype(outSample);
-                    for (int y = nextRow++; y < first.height; y = nextRow++)
-                        layerRow<In, Out>(bank, inputs, result.outputs, y, padded, sums);
+                    try {
+                        for (int y = nextRow++; y < first.height; y = nextRow++) {
+                            control.check();
+                            layerRow<In, Out>(bank, inputs, result.outputs, y, padded, sums);
+                            const std::lock_guard<std::mutex> lock(progress);
+                            control.rowsDone(++rowsDone, first.height);
+                        }
+                    } catch (...) {  // stop the others early; runOnPool rethrows it
+                        nextRow = first.height;
+                        throw;
+                    }
                 });
             };
             const int helpers = parallel_ ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - 1 : 0;
             if (helpers > 0) detail::runOnPool(helpers, work);
             else work();
+        } catch (const detail::RunCancelled&) {
+            result.outputs.clear();
+            result.error = kRunCancelled;
         } catch (const std::exception& e) {
             result.outputs.clear();
             result.error = std::string("cpu layer: ") + e.what();

@@ -9,6 +9,7 @@
 // running sums spread them; convertTo stores +Inf as 0).
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -213,11 +214,10 @@ void mapInto(const cv::Mat& value, const OutputMapping& m, cv::Mat& dst) {
     }
 }
 
-void runOpenCvNative(const FilterSpec& spec, ConstImageView input, ImageView output) {
-    const cv::Mat src = io::asMat(input);
-    cv::Mat dst = io::asMat(output);
+// The calls on `source` into `dst` (the same rows of the output).
+void filterInto(const FilterSpec& spec, const Source& source, cv::Mat& dst) {
+    const cv::Mat& src = source.image;
     const void* const target = dst.data;
-    const Source source = prepareSource(spec, src);
     const OutputMapping& m = spec.output;
     const int inDepth = src.depth(), outDepth = dst.depth();
 
@@ -266,6 +266,37 @@ void runOpenCvNative(const FilterSpec& spec, ConstImageView input, ImageView out
         }
     }
     if (dst.data != target) throw std::logic_error("OpenCV reallocated the output instead of filling it");
+}
+
+void runOpenCvNative(const FilterSpec& spec, ConstImageView input, ImageView output) {
+    const Source whole = prepareSource(spec, io::asMat(input));
+    cv::Mat dst = io::asMat(output);
+    bool banded = true;
+    for (const Kernel& k : spec.kernels) banded = banded && !(recognise(k).call == Call::Filter2D && filter2DMayUseDft(k));
+    const std::vector<std::pair<int, int>> bands =
+        banded ? rowBands(input.height, static_cast<std::size_t>(input.width) * input.channels)
+               : std::vector<std::pair<int, int>>{{0, input.height}};
+    // Each band is its own image (BORDER_ISOLATED) with the kernel's halo rows
+    // around it, cut away after: OpenCV picks its 8-bit fixed-point paths only
+    // for whole or isolated images, so a plain ROI would change the arithmetic.
+    const int ry = spec.maxRadiusY();
+    const RowControl control;
+    for (const auto& [y0, y1] : bands) {
+        control.check();
+        const int top = std::max(0, whole.interior.y + y0 - ry);
+        const int bottom = std::min(whole.image.rows, whole.interior.y + y1 + ry);
+        Source band = whole;
+        band.image = bands.size() > 1 ? whole.image.rowRange(top, bottom) : whole.image;
+        band.interior = cv::Rect(whole.interior.x, whole.interior.y + y0 - (bands.size() > 1 ? top : 0),
+                                 whole.interior.width, y1 - y0);
+        if (bands.size() > 1) {
+            band.border |= cv::BORDER_ISOLATED;
+            band.padded = true;  // filtered apart, then its interior kept
+        }
+        cv::Mat rows = dst.rowRange(y0, y1);
+        filterInto(spec, band, rows);
+        control.rowsDone(y1, input.height);
+    }
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -267,6 +268,15 @@ public:
         // slower streamed: 8K RGBA8 Gaussian 3 went from 1.15x to 1.3x OpenCV).
         finish_.stream = out.depth == Depth::F32 &&
                          out.rowBytes() * static_cast<std::size_t>(out.height) >= (std::size_t{64} << 20);
+    }
+
+    // Multiply-adds per output row, roughly: what sizes a tile (runTiles).
+    double workPerRow() const {
+        double taps = 0;
+        for (const KernelPlan& plan : plans_)
+            taps += plan.separable ? static_cast<double>(plan.column.size() + plan.row.positions.size())
+                                   : static_cast<double>(plan.width) * plan.height;
+        return taps * rowValues_;
     }
 
     void filterRows(int y0, int y1, Scratch& s) const {
@@ -661,17 +671,30 @@ private:
     std::int16_t constantColumn_ = 0;
 };
 
-// Row tiles of `height` rows over the pool: run(y0, y1) for each.
-template <class RunTile> void runTiles(int height, RunTile run) {
+// Row tiles of `height` rows over the pool: run(y0, y1) for each, the run's
+// control checked before every tile and its progress counted after each.
+template <class RunTile> void runTiles(int height, double workPerRow, RunTile runTile) {
+    const RowControl control;
+    std::mutex progress;  // one tile's count and report at a time, so progress never goes back
+    long long rowsDone = 0;
+    const auto run = [&](int y0, int y1) {
+        control.check();
+        runTile(y0, y1);
+        const std::lock_guard<std::mutex> lock(progress);
+        control.rowsDone(rowsDone += y1 - y0, height);
+    };
     int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
     if (parallelThreadLimit() > 0) threads = std::min(threads, parallelThreadLimit());
     // A few tiles per thread balance uneven progress (the machine is shared);
+    // at most about 2^26 multiply-adds each, so a cancelled run stops soon;
     // at least 8 rows each, so the 2 * radius rows each tile converts again
     // stay a small share.
-    const int tileRows = std::max(8, (height + threads * 4 - 1) / (threads * 4));
+    const double maxTileRows = std::max(1.0, std::ldexp(1.0, 26) / std::max(workPerRow, 1.0));
+    const int tileRows = std::max(8, std::min((height + threads * 4 - 1) / (threads * 4),
+                                              static_cast<int>(std::min(maxTileRows, 1e9))));
     const int tiles = (height + tileRows - 1) / tileRows;
     if (threads <= 1 || tiles <= 1) {
-        run(0, height);
+        for (int t = 0; t < tiles; ++t) run(t * tileRows, std::min(height, (t + 1) * tileRows));
         return;
     }
     std::atomic<int> nextTile{0};
@@ -700,14 +723,15 @@ int& parallelThreadLimit() {
 void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output) {
     if (const std::optional<IntegerPlan> plan = planInteger(spec, input, output)) {
         const IntegerFilter filter(spec, *plan, input, output, simd::activeRowOps());
-        runTiles(input.height, [&](int y0, int y1) {
+        const double work = static_cast<double>(plan->column.size() + plan->row.size()) * input.width * input.channels;
+        runTiles(input.height, work, [&](int y0, int y1) {
             thread_local IntegerScratch scratch;
             filter.filterRows(y0, y1, scratch);
         });
         return;
     }
     const TiledFilter filter(spec, input, output, simd::activeRowOps());
-    runTiles(input.height, [&](int y0, int y1) { filter.filterRows(y0, y1, threadScratch()); });
+    runTiles(input.height, filter.workPerRow(), [&](int y0, int y1) { filter.filterRows(y0, y1, threadScratch()); });
 }
 
 }  // namespace fs::cpu::detail

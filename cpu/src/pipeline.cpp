@@ -6,9 +6,12 @@
 #include <functional>
 #include <algorithm>
 #include <new>
+#include <utility>
 
+#include "cpu_modes.hpp"
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/cpu/pipeline.hpp"
+#include "fs/run_control.hpp"
 
 namespace fs::cpu {
 namespace {
@@ -50,7 +53,19 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
         --live;
     };
     const std::size_t last = pipeline.steps.size() - 1;
+    // A cancelled run stops between steps (and inside a convolution, where the
+    // backend checks too); progress counts steps, not a step's rows.
+    RunControl* const control = currentRunControl();
+    struct RowProgressOff {
+        bool saved = std::exchange(detail::rowProgressReported(), false);
+        ~RowProgressOff() { detail::rowProgressReported() = saved; }
+    } rowProgressOff;
     for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
+        if (control && control->cancelled()) {
+            result.error = kRunCancelled;
+            return result;
+        }
+        if (control) control->setProgress(static_cast<double>(i) / static_cast<double>(pipeline.steps.size()));
         const PipelineStep& step = pipeline.steps[i];
         const std::string where = "steps[" + std::to_string(i) + "] (" + step.label() + "): ";
         const ConstImageView first = resolve(inputs[i][0]);
@@ -65,7 +80,7 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
             case StepOp::Convolve: {
                 RunResult r = convolve(step.filter, first);
                 if (!r.ok()) {
-                    result.error = where + r.error;
+                    result.error = r.error == kRunCancelled ? r.error : where + r.error;
                     return result;
                 }
                 out = std::move(r.output);
@@ -100,6 +115,7 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
             if (k != kSourceInput && lastReader[static_cast<std::size_t>(k)] == i) release(static_cast<std::size_t>(k));
         if (lastReader[i] == i && i != last) release(i);
     }
+    if (control) control->setProgress(1.0);
     result.output = std::move(outputs[last]);
     return result;
 }

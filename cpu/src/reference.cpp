@@ -29,6 +29,8 @@ template <class In> float correlate(const Kernel& k, ConstImageView in, int x, i
 
 template <class In, class Out> void filterImage(const FilterSpec& spec, ConstImageView in, ImageView out) {
     const bool twoKernels = spec.combine == Combine::Magnitude;
+    const RowControl control;  // checked every row: one row of a large kernel can take tens of milliseconds
+    control.check();
     for (int y = 0; y < in.height; ++y) {
         Out* dst = out.row<Out>(y);
         for (int x = 0; x < in.width; ++x)
@@ -38,6 +40,7 @@ template <class In, class Out> void filterImage(const FilterSpec& spec, ConstIma
                 dst[static_cast<std::ptrdiff_t>(x) * in.channels + c] =
                     finishSample<Out>(combineResponses(spec.combine, first, second), spec.output);
             }
+        control.rowsDone(y + 1, in.height);
     }
 }
 
