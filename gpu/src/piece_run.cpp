@@ -3,11 +3,14 @@
 // piece. Each slot's stream orders its pieces (upload, kernel, download, the
 // next piece's upload ...), so the host waits before reusing a slot only
 // where it rewrites or reads that slot's pinned staging itself (pageable images).
+// A cancelled run (fs/run_control.hpp) enqueues no further piece, lets the
+// pieces in flight finish and returns kRunCancelled.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "engine_core.hpp"
+#include "fs/run_control.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -60,14 +63,21 @@ class PieceRun {
 public:
     PieceRun(DeviceSession& session, const FilterSpec& spec, ConstImageView input, const RunTarget& target,
              ResolvedLaunch& resolved)
-        : session_(session), core_(session.core()), spec_(spec), input_(input), target_(target), resolved_(resolved) {}
+        : session_(session), core_(session.core()), spec_(spec), input_(input), target_(target), resolved_(resolved),
+          control_(currentRunControl()) {}
 
     std::string run(TimingRecord& timing) {
         if (std::string why = layOut(); !why.empty()) return why;
         if (std::string why = reserve(); !why.empty()) return why;
-        for (int piece = 0; piece < l_.pieces; ++piece)
+        for (int piece = 0; piece < l_.pieces; ++piece) {
+            if (control_) {
+                control_->setProgress(static_cast<double>(piece) / l_.pieces);
+                if (control_->cancelled()) return stop();
+            }
             if (std::string why = enqueue(piece); !why.empty()) return why;
+        }
         if (std::string why = finish(); !why.empty()) return why;
+        if (control_) control_->setProgress(1.0);
         timing.uploadMs = totals_.upload;
         timing.kernelMs = totals_.kernel;
         if (resolved_.planes > 1) timing.layoutMs = totals_.layout;
@@ -118,6 +128,14 @@ private:
         l_.stagesInput = !isPinned(input_.data);
         l_.stagesOutput = !target_.toDevice && !isPinned(target_.host.data);
         return {};
+    }
+
+    // Cancelled: the pieces already enqueued finish (their slots and staging
+    // are then free for the next run); the output is left incomplete.
+    std::string stop() {
+        for (int i = 0; i < l_.slotsUsed; ++i)
+            if ((err_ = cudaStreamSynchronize(session_.stream(i))) != cudaSuccess) return fail("filtering");
+        return kRunCancelled;
     }
 
     std::string fail(const char* what) {
@@ -280,6 +298,7 @@ private:
     PieceLayout l_;
     Totals totals_;
     cudaError_t err_ = cudaSuccess;
+    RunControl* control_;  // read on the calling thread, which runs the whole loop
 };
 
 }  // namespace
