@@ -553,7 +553,21 @@ std::vector<std::string> fieldsOf(const std::string& csvLine) {
 }
 
 const char* const kCsvHeader = "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,"
-                               "std_ms,upload_ms,kernel_ms,download_ms,device";
+                               "std_ms,upload_ms,kernel_ms,download_ms,device,path,status,reason";
+
+// Fields of one CSV line, quotes honoured (a skipped row's reason has commas).
+std::vector<std::string> quotedFieldsOf(const std::string& csvLine) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < csvLine.size(); ++i) {
+        const char c = csvLine[i];
+        if (quoted && c == '"' && i + 1 < csvLine.size() && csvLine[i + 1] == '"') fields.back() += c, ++i;
+        else if (c == '"') quoted = !quoted;
+        else if (c == ',' && !quoted) fields.emplace_back();
+        else fields.back() += c;
+    }
+    return fields;
+}
 
 // The cpu backend's modes as `modes` lists them, and the one it marks default.
 struct CpuModes {
@@ -621,7 +635,7 @@ TEST_F(CliDefaults, BenchOnARandomImageWritesTheTableAndTheCsv) {
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(lines[0], kCsvHeader);
     const std::vector<std::string> f = fieldsOf(lines[1]);
-    ASSERT_EQ(f.size(), 17u) << lines[1];
+    ASSERT_EQ(f.size(), 20u) << lines[1];
     EXPECT_EQ(std::vector<std::string>(f.begin(), f.begin() + 9),
               (std::vector<std::string>{"cpu", "parallel", "gaussian:5:1.2", "67", "41", "3", "u8", "reflect101", "3"}));
     const double median = std::stod(f[9]), low = std::stod(f[10]), high = std::stod(f[11]), spread = std::stod(f[12]);
@@ -633,6 +647,9 @@ TEST_F(CliDefaults, BenchOnARandomImageWritesTheTableAndTheCsv) {
     EXPECT_EQ(std::stod(f[14]), median) << "timed by the kernel part, which the cpu backend reports";
     EXPECT_EQ(f[15], "") << "no download";
     EXPECT_EQ(f[16], cpuModelName().empty() ? "CPU (model unknown)" : cpuModelName());
+    EXPECT_EQ(f[17], "host") << "the cpu backend has no device";
+    EXPECT_EQ(f[18], "ok");
+    EXPECT_EQ(f[19], "");
 }
 
 TEST_F(CliDefaults, BenchAllModesTimesEveryCpuModeInTheSameRun) {
@@ -645,12 +662,121 @@ TEST_F(CliDefaults, BenchAllModesTimesEveryCpuModeInTheSameRun) {
     ASSERT_EQ(lines.size(), modes.all.size() + 1);
     for (std::size_t i = 0; i < modes.all.size(); ++i) {
         const std::vector<std::string> f = fieldsOf(lines[i + 1]);
-        ASSERT_EQ(f.size(), 17u);
+        ASSERT_EQ(f.size(), 20u);
         EXPECT_EQ(f[1], modes.all[i]);
         EXPECT_EQ(f[6], "f32");
         EXPECT_EQ(f[7], "wrap");
         EXPECT_NE(r.out.find("  " + modes.all[i] + " "), std::string::npos) << r.out;
     }
+}
+
+// A dense 5x5 kernel: modes that only take rank-1 kernels refuse it.
+std::string denseKernelJson() {
+    return R"({"format": "filterstudio-kernel", "version": 1, "name": "dense-5", "kernels": [{"width": 5, "height": 5,
+      "weights": [[1, 2, 0, -1, 3], [0, 1, 4, 2, -2], [2, -3, 1, 0, 1], [1, 0, -1, 2, 2], [3, 1, 0, -2, 1]]}],
+      "output": {"scale": 0.05}})";
+}
+
+TEST_F(CliDefaults, BenchAllModesListsModesThatRefuseTheFilterAsSkipped) {
+    // opencv-native pads in the image's own type, so it refuses a constant
+    // border that is no u8 sample; every other cpu mode takes it.
+    const CpuModes modes = cpuModes();
+    const std::string kernel = dir_.write("dense.json", denseKernelJson());
+    const std::string csv = dir_.file("all.csv");
+    const CliRun r = run("bench -i random:48x32:1:u8 -k " + shellQuoted(kernel) +
+                         " --border constant:0.5 --all-modes --repeats 2 --warmup 1 --csv " + shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), modes.all.size() + 1) << r.out;
+    EXPECT_EQ(lines[0], kCsvHeader);
+    const bool haveNative = std::find(modes.all.begin(), modes.all.end(), "opencv-native") != modes.all.end();
+    int ran = 0, skipped = 0;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        const std::vector<std::string> f = quotedFieldsOf(lines[i]);
+        ASSERT_EQ(f.size(), 20u) << lines[i];
+        if (f[1] == "opencv-native") {
+            EXPECT_EQ(f[18], "skipped") << lines[i];
+            EXPECT_NE(f[19].find("constant border value 0.5"), std::string::npos) << lines[i];
+            EXPECT_EQ(f[9], "") << "no times for a mode that did not run: " << lines[i];
+            EXPECT_EQ(f[8], "0");
+            EXPECT_NE(r.out.find("  opencv-native  skipped: "), std::string::npos) << r.out;
+            ++skipped;
+        } else {
+            EXPECT_EQ(f[18], "ok") << lines[i];
+            EXPECT_EQ(f[8], "2");
+            EXPECT_GT(std::stod(f[9]), 0.0);
+            ++ran;
+        }
+    }
+    EXPECT_EQ(skipped, haveNative ? 1 : 0);
+    EXPECT_GE(ran, 2);
+
+    // Asked for by name, the same refusal fails the bench: exit 4, no CSV.
+    const std::string none = dir_.file("none.csv");
+    const CliRun all = run("bench -i random:48x32:1:u8 -k " + shellQuoted(kernel) +
+                           " --border constant:0.5 --mode opencv-native --repeats 1 --csv " + shellQuoted(none));
+    if (haveNative) {
+        EXPECT_EQ(all.exitCode, 4) << all.err;
+        EXPECT_FALSE(std::filesystem::exists(none));
+    }
+}
+
+TEST_F(CliDefaults, BenchAllModesOnCudaSkipsTheModesThatRefuseADenseKernel) {
+    const std::string kernel = dir_.write("dense.json", denseKernelJson());
+    const std::string csv = dir_.file("cuda.csv");
+    const CliRun r = run("bench --backend cuda -i random:256x128:1:f32 -k " + shellQuoted(kernel) +
+                         " --all-modes --repeats 1 --warmup 0 --csv " + shellQuoted(csv));
+    if (r.exitCode == 4) {  // no CUDA device or no CUDA in this build: said, nothing written
+        EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(csv));
+        GTEST_SKIP() << "no usable CUDA backend: " << r.err;
+    }
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    int ran = 0;
+    bool separableSkipped = false;
+    for (const std::string& line : linesOf(test::readBytes(csv))) {
+        const std::vector<std::string> f = quotedFieldsOf(line);
+        ASSERT_EQ(f.size(), 20u) << line;
+        if (f[0] != "cuda") continue;
+        if (f[18] == "ok") ++ran;
+        if (f[1] == "separable") {
+            separableSkipped = f[18] == "skipped" && !f[19].empty();
+            EXPECT_TRUE(separableSkipped) << line;
+        }
+    }
+    EXPECT_TRUE(separableSkipped);
+    EXPECT_GE(ran, 3);
+}
+
+TEST_F(CliDefaults, BenchResidentRefusesABackendWithoutADevice) {
+    const std::string csv = " --csv " + shellQuoted(dir_.file("r.csv"));
+    // The CPU never keeps an image on a device: a usage error, whatever the machine.
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --resident" + csv, 2,
+                  {"--resident", "backend cpu keeps no image on a device", "--backend cuda"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --backend cpu --all-modes --resident" + csv, 2,
+                  {"backend cpu keeps no image on a device"});
+    // cuda: refused with the reason where there is no device or no CUDA build, else timed on the device.
+    const std::string out = dir_.file("cuda.csv");
+    const CliRun r = run("bench -i random:640x480:3:u8 -k gaussian:5:0 --backend cuda --mode shared --resident --repeats 2 "
+                         "--csv " + shellQuoted(out));
+    if (r.exitCode != 0) {
+        EXPECT_EQ(r.exitCode, 4) << r.err;
+        EXPECT_NE(r.err.find("--resident"), std::string::npos) << r.err;
+        EXPECT_TRUE(r.err.find("no usable CUDA device") != std::string::npos ||
+                    r.err.find("built without cuda") != std::string::npos)
+            << r.err;
+        EXPECT_EQ(r.out.find("median"), std::string::npos) << "refused before running: " << r.out;
+        EXPECT_EQ(dir_.entries(), 0u);
+        return;
+    }
+    const std::vector<std::string> lines = linesOf(test::readBytes(out));
+    ASSERT_EQ(lines.size(), 2u);
+    const std::vector<std::string> f = quotedFieldsOf(lines[1]);
+    ASSERT_EQ(f.size(), 20u);
+    EXPECT_EQ(f[17], "resident");
+    EXPECT_EQ(f[13], "") << "no upload in a resident run";
+    EXPECT_EQ(f[18], "ok");
+    EXPECT_NE(r.out.find("kept on the device"), std::string::npos) << r.out;
 }
 
 TEST_F(CliDefaults, BenchOnAnImageFile) {

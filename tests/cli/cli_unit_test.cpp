@@ -193,7 +193,7 @@ TEST(CliBench, StatisticsOfRuns) {
 
 TEST(CliBench, CsvHeaderAndRows) {
     EXPECT_EQ(benchCsvHeader(), "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,"
-                                "std_ms,upload_ms,kernel_ms,download_ms,device");
+                                "std_ms,upload_ms,kernel_ms,download_ms,device,path,status,reason");
     BenchRow row;
     row.backend = "cuda";
     row.mode = "shared";
@@ -209,11 +209,22 @@ TEST(CliBench, CsvHeaderAndRows) {
     row.uploadMs = 0.5;
     row.kernelMs = 1.5;
     row.device = "CUDA (NVIDIA \"H100\")";
+    row.path = "resident";
     EXPECT_EQ(benchCsvLine(row), "cuda,shared,\"kernels/odd,name.json\",640,480,3,u8,constant:7,10,1.5000,1.2500,2.0000,"
-                                 "0.1250,0.5000,1.5000,,\"CUDA (NVIDIA \"\"H100\"\")\"");
+                                 "0.1250,0.5000,1.5000,,\"CUDA (NVIDIA \"\"H100\"\")\",resident,ok,");
+    BenchRow skipped = row;
+    skipped.mode = "separable";
+    skipped.repeats = 0;
+    skipped.time = {};
+    skipped.uploadMs.reset();
+    skipped.kernelMs.reset();
+    skipped.skipped = "cuda/separable: the kernel is not rank 1, so it has no row and column passes";
+    EXPECT_EQ(benchCsvLine(skipped), "cuda,separable,\"kernels/odd,name.json\",640,480,3,u8,constant:7,0,,,,,,,,"
+                                     "\"CUDA (NVIDIA \"\"H100\"\")\",resident,skipped,\"cuda/separable: the kernel is "
+                                     "not rank 1, so it has no row and column passes\"");
     const std::string table = benchTable({row}, {{"auto", "skipped: unavailable: no CUDA device"}});
     EXPECT_NE(table.find("median ms"), std::string::npos) << table;
-    EXPECT_NE(table.find("  shared  kernel"), std::string::npos) << table;
+    EXPECT_NE(table.find("  shared  kernel resident"), std::string::npos) << table;
     EXPECT_NE(table.find("  auto    skipped: unavailable: no CUDA device"), std::string::npos) << table;
     EXPECT_NE(table.find("1.500"), std::string::npos) << table;
 }

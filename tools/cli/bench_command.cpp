@@ -3,12 +3,15 @@
 // every mode runs once (interleaved, so drift in the machine's speed reaches
 // all modes alike); prints median, min, max and standard deviation, the
 // upload / kernel / download parts where the backend reports them, and writes
-// the rows as CSV on request.
+// the rows as CSV on request. --all-modes lists the modes that refuse the
+// filter as skipped; --resident keeps the image on the CUDA device and times
+// the kernel alone, as the live preview runs it.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -17,6 +20,9 @@
 #include "cli_common.hpp"
 #include "fs/file_access.hpp"
 #include "fs/io/image_io.hpp"
+#if defined(FS_CLI_HAS_CUDA)
+#include "fs/gpu/engine.hpp"
+#endif
 
 namespace fs::cli {
 namespace {
@@ -32,7 +38,7 @@ bool parseWholeNumber(const std::string& text, long long low, long long high, lo
 struct BenchOptions {
     std::string input, kernel, backend = "cpu", csv;
     std::vector<std::string> modes;  // empty: the backend's default mode
-    bool allModes = false, overwrite = false;
+    bool allModes = false, overwrite = false, resident = false;
     int repeats = 10, warmup = 2;
     std::uint32_t seed = 1;
     SpecOverrides overrides;
@@ -64,6 +70,9 @@ BenchOptions parseBench(const std::vector<std::string>& args) {
         } else if (name == "--all-modes") {
             reader.noValue();
             o.allModes = true;
+        } else if (name == "--resident") {
+            reader.noValue();
+            o.resident = true;
         } else if (name == "--repeats") o.repeats = static_cast<int>(wholeNumber(1, 100000));
         else if (name == "--warmup") o.warmup = static_cast<int>(wholeNumber(0, 10000));
         else if (name == "--seed") o.seed = static_cast<std::uint32_t>(wholeNumber(0, 4294967295LL));
@@ -87,6 +96,7 @@ struct ModeSamples {
     std::string mode;
     std::vector<TimingRecord> runs;
     std::string error;
+    int succeeded = 0;  // runs before the error, warm-up included: none means the mode refused the filter
 };
 
 std::optional<double> medianOf(const std::vector<TimingRecord>& runs, std::optional<double> TimingRecord::*part) {
@@ -97,11 +107,12 @@ std::optional<double> medianOf(const std::vector<TimingRecord>& runs, std::optio
     return summarizeRuns(values).median;
 }
 
-BenchRow rowOf(const ModeSamples& s, const BenchOptions& o, const Backend& backend, const ConstImageView& input,
-               const FilterSpec& spec, const std::string& device) {
+// The row's fields that say what was run, without times.
+BenchRow describedRow(const std::string& mode, const BenchOptions& o, const Backend& backend, const ConstImageView& input,
+                      const FilterSpec& spec, const std::string& device) {
     BenchRow row;
     row.backend = backend.id();
-    row.mode = s.mode;
+    row.mode = mode;
     row.kernel = o.kernel;
     row.width = input.width;
     row.height = input.height;
@@ -113,6 +124,22 @@ BenchRow rowOf(const ModeSamples& s, const BenchOptions& o, const Backend& backe
         std::snprintf(value, sizeof value, ":%g", static_cast<double>(spec.border.value));
         row.border += value;
     }
+    row.device = device;
+    return row;
+}
+
+// What the runs' transfers say about where the image was (BenchRow::path).
+std::string pathOf(const ModeSamples& s, const BenchOptions& o, const Backend& backend) {
+    if (o.resident) return "resident";
+    const bool transfers = std::any_of(s.runs.begin(), s.runs.end(), [](const TimingRecord& t) { return t.uploadMs.has_value(); });
+    if (!transfers) return "host";
+    return backend.hasLaunchConfig() ? "pipelined" : "serial";
+}
+
+BenchRow rowOf(const ModeSamples& s, const BenchOptions& o, const Backend& backend, const ConstImageView& input,
+               const FilterSpec& spec, const std::string& device) {
+    BenchRow row = describedRow(s.mode, o, backend, input, spec, device);
+    row.path = pathOf(s, o, backend);
     row.repeats = static_cast<int>(s.runs.size());
     row.timedPart = "kernel";
     for (const TimingRecord& t : s.runs)
@@ -123,8 +150,37 @@ BenchRow rowOf(const ModeSamples& s, const BenchOptions& o, const Backend& backe
     row.uploadMs = medianOf(s.runs, &TimingRecord::uploadMs);
     row.kernelMs = medianOf(s.runs, &TimingRecord::kernelMs);
     row.downloadMs = medianOf(s.runs, &TimingRecord::downloadMs);
-    row.device = device;
     return row;
+}
+
+#if defined(FS_CLI_HAS_CUDA)
+// The CUDA engine's resident image, released when the bench ends.
+struct ResidentImage {
+    gpu::DeviceImageHandle handle;
+    ~ResidentImage() {
+        if (handle) gpu::Engine::instance().release(handle);
+    }
+};
+#endif
+
+// --resident needs the CUDA engine and a device: exit 2 for a backend that
+// has no resident images (it never will), 4 for CUDA without a device or build.
+int checkResident(const std::vector<std::unique_ptr<Backend>>& backends, const std::string& id) {
+    const std::string what = "--resident keeps the image on the GPU and times the kernel alone";
+    if (!findBackend(backends, id)) {
+        if (!isKnownBackendId(id)) return noSuchBackend(backends, id, false);
+        return backendError(what + "; this FilterStudio was built without " + id);
+    }
+#if defined(FS_CLI_HAS_CUDA)
+    const bool keepsImages = id == "cuda";
+#else
+    const bool keepsImages = false;
+#endif
+    if (!keepsImages)
+        return usageError(what + "; backend " + id + " keeps no image on a device (only cuda does: --backend cuda)");
+    const Backend& cuda = *findBackend(backends, id);
+    if (!cuda.available()) return backendError(what + "; no usable CUDA device here: " + cuda.unavailableReason());
+    return kExitOk;
 }
 
 }  // namespace
@@ -178,7 +234,7 @@ RunStats summarizeRuns(std::vector<double> ms) {
 
 std::string benchCsvHeader() {
     return "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,std_ms,upload_ms,"
-           "kernel_ms,download_ms,device";
+           "kernel_ms,download_ms,device,path,status,reason";
 }
 
 namespace {
@@ -203,12 +259,15 @@ std::string tableMs(const std::optional<double>& v) {
 }  // namespace
 
 std::string benchCsvLine(const BenchRow& r) {
+    const bool ran = r.skipped.empty();
+    const auto ms = [ran](double v) { return ran ? milliseconds(v) : std::string(); };
     std::string line;
     for (const std::string& field :
          {csvField(r.backend), csvField(r.mode), csvField(r.kernel), std::to_string(r.width), std::to_string(r.height),
-          std::to_string(r.channels), r.depth, csvField(r.border), std::to_string(r.repeats), milliseconds(r.time.median),
-          milliseconds(r.time.min), milliseconds(r.time.max), milliseconds(r.time.stddev), optionalMs(r.uploadMs, ""),
-          optionalMs(r.kernelMs, ""), optionalMs(r.downloadMs, ""), csvField(r.device)})
+          std::to_string(r.channels), r.depth, csvField(r.border), std::to_string(r.repeats), ms(r.time.median),
+          ms(r.time.min), ms(r.time.max), ms(r.time.stddev), optionalMs(r.uploadMs, ""), optionalMs(r.kernelMs, ""),
+          optionalMs(r.downloadMs, ""), csvField(r.device), csvField(r.path), std::string(ran ? "ok" : "skipped"),
+          csvField(r.skipped)})
         line += (line.empty() ? "" : ",") + field;
     return line;
 }
@@ -220,13 +279,14 @@ std::string benchTable(const std::vector<BenchRow>& rows, const std::vector<std:
     const int w = static_cast<int>(width);
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "  %-*s  %-6s %11s %10s %10s %9s %10s %10s %11s\n", w, "mode", "timed", "median ms",
-                  "min ms", "max ms", "std ms", "upload ms", "kernel ms", "download ms");
+    std::snprintf(line, sizeof line, "  %-*s  %-6s %-9s %11s %10s %10s %9s %10s %10s %11s\n", w, "mode", "timed", "path",
+                  "median ms", "min ms", "max ms", "std ms", "upload ms", "kernel ms", "download ms");
     out += line;
     for (const BenchRow& r : rows) {
-        std::snprintf(line, sizeof line, "  %-*s  %-6s %11.3f %10.3f %10.3f %9.3f %10s %10s %11s\n", w, r.mode.c_str(),
-                      r.timedPart.c_str(), r.time.median, r.time.min, r.time.max, r.time.stddev,
-                      tableMs(r.uploadMs).c_str(), tableMs(r.kernelMs).c_str(), tableMs(r.downloadMs).c_str());
+        std::snprintf(line, sizeof line, "  %-*s  %-6s %-9s %11.3f %10.3f %10.3f %9.3f %10s %10s %11s\n", w,
+                      r.mode.c_str(), r.timedPart.c_str(), r.path.c_str(), r.time.median, r.time.min, r.time.max,
+                      r.time.stddev, tableMs(r.uploadMs).c_str(), tableMs(r.kernelMs).c_str(),
+                      tableMs(r.downloadMs).c_str());
         out += line;
     }
     for (const auto& s : notRun) {
@@ -274,16 +334,18 @@ int runBench(const std::vector<std::string>& args) {
     }
 
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
+    if (o.resident)
+        if (const int rc = checkResident(backends, o.backend); rc != kExitOk) return rc;
     Backend* backend = nullptr;
     std::vector<std::string> modes;
-    std::vector<std::pair<std::string, std::string>> skipped;
+    std::vector<std::pair<std::string, std::string>> unavailable;  // (mode, why): --all-modes only
     if (o.modes.empty()) {
         std::string mode;
         if (const int rc = chooseBackend(backends, o.backend, mode, backend); rc != kExitOk) return rc;
         if (o.allModes) {
             for (const ModeInfo& m : backend->modes()) {
                 if (m.available) modes.push_back(m.id);
-                else skipped.emplace_back(m.id, "skipped: unavailable: " + m.unavailableReason);
+                else unavailable.emplace_back(m.id, "unavailable: " + m.unavailableReason);
             }
             if (modes.empty()) return backendError(o.backend + " has no available mode");
         } else {
@@ -311,6 +373,37 @@ int runBench(const std::vector<std::string>& args) {
     const ConstImageView input = loadedImage.cview();
     if (std::string why = validateRun(spec, input); !why.empty()) return inputError(o.kernel + ": " + why);
 
+    // One run of a mode: through the backend, or on the image kept on the device.
+    std::function<RunResult(const std::string&)> runOnce = [&](const std::string& mode) {
+        return backend->run(spec, input, mode);
+    };
+    std::string residentNote;
+#if defined(FS_CLI_HAS_CUDA)
+    ResidentImage resident;
+    Image residentOutput;
+    if (o.resident) {
+        std::string why;
+        TimingRecord upload;
+        resident.handle = gpu::Engine::instance().upload(input, why, &upload);
+        if (!resident.handle) return backendError("--resident: could not keep the image on the device: " + why);
+        residentOutput = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
+        char note[96];
+        std::snprintf(note, sizeof note, "image uploaded once (%.3f ms) and kept on the device; each run is the kernel and its download\n",
+                      upload.uploadMs.value_or(0.0));
+        residentNote = note;
+        runOnce = [&](const std::string& mode) {
+            RunResult r;
+            r.timing.backend = backend->id();
+            r.timing.mode = mode;
+            FilterSpec whole = spec;  // the engine's one launch fills the whole image
+            whole.outputSize = OutputSize::Same;
+            r.error = gpu::Engine::instance().run(whole, resident.handle, mode, gpu::RunTarget::hostImage(residentOutput.view()),
+                                                  r.timing);
+            return r;
+        };
+    }
+#endif
+
     const std::string device = backend->id() == "cpu" ? bench::cpuModelName() : backend->displayName();
     std::cout << "bench " << backend->id() << ": " << o.kernel << " (" << spec.kernels[0].width << "x"
               << spec.kernels[0].height << (spec.kernels.size() > 1 ? " x2, magnitude" : "") << ", border "
@@ -320,38 +413,58 @@ int runBench(const std::vector<std::string>& args) {
                   << depthName(input.depth) << ")";
     std::cout << "\n"
               << "device: " << device << "\n"
-              << o.warmup << " warm-up and " << o.repeats << " timed runs per mode, interleaved round by round; "
+              << residentNote << o.warmup << " warm-up and " << o.repeats << " timed runs per mode, interleaved round by round; "
               << "timed: the kernel time where the backend reports it, else the whole run (total)\n"
               << std::flush;
 
     std::vector<ModeSamples> samples;
-    for (const std::string& mode : modes) samples.push_back({mode, {}, {}});
+    for (const std::string& mode : modes) samples.push_back({mode, {}, {}, 0});
     for (int round = 0; round < o.warmup + o.repeats; ++round)
         for (ModeSamples& s : samples) {
             if (!s.error.empty()) continue;
-            RunResult r = backend->run(spec, input, s.mode);
-            if (!r.ok()) s.error = r.error;
-            else if (round >= o.warmup) s.runs.push_back(r.timing);
+            RunResult r = runOnce(s.mode);
+            if (!r.ok()) {
+                s.error = r.error;
+                continue;
+            }
+            ++s.succeeded;
+            if (round >= o.warmup) s.runs.push_back(r.timing);
         }
 
-    std::vector<BenchRow> rows;
+    // With --all-modes a mode whose first run fails (it refuses the filter, such
+    // as a separable mode given a dense kernel) is listed as skipped, and the
+    // others are timed; a failure after runs that worked, or in a mode asked
+    // for by name, fails the bench.
+    std::vector<BenchRow> rows, skippedRows;
+    std::vector<std::pair<std::string, std::string>> notRun;
     std::string failures;
+    const auto skip = [&](const std::string& mode, const std::string& why) {
+        notRun.emplace_back(mode, "skipped: " + why);
+        skippedRows.push_back(describedRow(mode, o, *backend, input, spec, device));
+        skippedRows.back().skipped = why;
+        if (o.resident) skippedRows.back().path = "resident";
+    };
+    for (const auto& [mode, why] : unavailable) skip(mode, why);
     for (const ModeSamples& s : samples) {
-        if (!s.error.empty()) {
+        if (s.error.empty()) {
+            rows.push_back(rowOf(s, o, *backend, input, spec, device));
+        } else if (o.allModes && s.succeeded == 0) {
+            skip(s.mode, s.error);
+        } else {
             const std::string where = backend->id() + "/" + s.mode;
             const std::string why = s.error.find(where) == std::string::npos ? where + " failed: " + s.error : s.error;
-            skipped.emplace_back(s.mode, "failed: " + s.error);
+            notRun.emplace_back(s.mode, "failed: " + s.error);
             failures += (failures.empty() ? "" : "; ") + why;
-        } else {
-            rows.push_back(rowOf(s, o, *backend, input, spec, device));
         }
     }
-    std::cout << benchTable(rows, skipped) << std::flush;
+    std::cout << benchTable(rows, notRun) << std::flush;
     if (!failures.empty()) return backendError(failures + cpuFallbackHint(backend->id()) + (o.csv.empty() ? "" : "; no CSV written"));
+    if (rows.empty()) return backendError("no mode of " + backend->id() + " ran this filter" + (o.csv.empty() ? "" : "; no CSV written"));
 
     if (!o.csv.empty()) {
         std::string text = benchCsvHeader() + "\n";
         for (const BenchRow& r : rows) text += benchCsvLine(r) + "\n";
+        for (const BenchRow& r : skippedRows) text += benchCsvLine(r) + "\n";
         // Through a temporary file: a failed write leaves no half-written CSV, and no other file is touched.
         std::string problem;
         if (!files::writeFileAtomically(o.csv, text, o.overwrite, problem))

@@ -162,8 +162,16 @@ struct BenchRow {
     RunStats time;
     std::optional<double> uploadMs, kernelMs, downloadMs;  // medians; absent when the backend does not report them
     std::string device;
+    // Where the image was: "resident" (kept on the device, kernel only),
+    // "pipelined" (the CUDA engine's run of a host image, transfers in
+    // overlapped pieces), "serial" (another device backend: upload, kernel,
+    // download in turn) or "host" (the CPU, no device).
+    std::string path;
+    // Non-empty: the mode did not run, and why ("refused: ...", "unavailable: ..."); no times.
+    std::string skipped;
 };
 std::string benchCsvHeader();
+// A skipped row has status "skipped", its reason, and no times.
 std::string benchCsvLine(const BenchRow& row);
 // The printed table; `notRun` lists (mode, "skipped: why" or "failed: why") for modes without a row.
 std::string benchTable(const std::vector<BenchRow>& rows, const std::vector<std::pair<std::string, std::string>>& notRun);

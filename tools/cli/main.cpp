@@ -36,7 +36,7 @@ Usage:
   filterstudio-cli tune --reset [--backend cuda]
   filterstudio-cli explain -i IN -k KERNEL [--backend ID] [--mode MODE] [options]
   filterstudio-cli explain --rules [--backend cuda]
-  filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes]
+  filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes] [--resident]
                    [--repeats N] [--warmup W] [--csv FILE [--overwrite]] [options]
   filterstudio-cli bench --preset NAME [--quick] [--csv FILE] [--plots DIR] [--seed S] [--overwrite]
   filterstudio-cli kernels          list the preset kernels
@@ -152,11 +152,16 @@ table's "timed" column says which).
                        or 4; DEPTH u8, u16 or f32) for a generated image
   --seed S             seed of the random image (default 1; printed)
   --mode M[,M...]      one or more modes (default: the backend's default mode)
-  --all-modes          every mode of the backend; unavailable ones listed as skipped
+  --all-modes          every mode of the backend; unavailable ones, and those that
+                       refuse the filter, listed as skipped with the reason
+  --resident           cuda: upload the image once and keep it on the device, as
+                       the live preview does; only the kernel is timed
   --csv FILE           also write the rows as CSV (columns backend, mode, kernel,
                        width, height, channels, depth, border, repeats, median_ms,
                        min_ms, max_ms, std_ms, upload_ms, kernel_ms, download_ms,
-                       device); an existing FILE is refused unless --overwrite
+                       device, path, status, reason); path: resident, pipelined,
+                       serial or host; status: ok or skipped (with the reason);
+                       an existing FILE is refused unless --overwrite
   --border, --depth, --output-size, --scale, --offset, --abs, --max-pixels as for apply.
 
 bench --preset NAME: rebuilds a table of the papers FilterStudio was made from
