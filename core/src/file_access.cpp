@@ -1,14 +1,18 @@
 #include "fs/file_access.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
 
 namespace fs::files {
@@ -49,11 +53,63 @@ std::string randomTag() {
     return tag;
 }
 
-// "<folder>/.<name>.<random>.tmp<suffix>" for `target`.
+// "<folder>/.<name>.<random>.tmp<suffix>" for `target`, with <name> cut so the
+// whole fits the folder's NAME_MAX (an output name of 255 bytes is legal).
 std::string tempNameBeside(const std::string& target, const std::string& suffix) {
     const fsys::path t(target);
     const fsys::path folder = t.has_parent_path() ? t.parent_path() : fsys::path(".");
-    return (folder / ("." + t.filename().string() + "." + randomTag() + ".tmp" + suffix)).string();
+    const long limit = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+    const std::size_t nameMax = limit > 0 ? static_cast<std::size_t>(limit) : NAME_MAX;
+    const std::string tag = "." + randomTag() + ".tmp" + suffix;
+    std::string name = t.filename().string();
+    if (1 + name.size() + tag.size() > nameMax) name.resize(nameMax > tag.size() + 1 ? nameMax - tag.size() - 1 : 0);
+    std::string leaf(1, '.');
+    leaf.append(name).append(tag);
+    return (folder / leaf).string();
+}
+
+std::string writeProblem(int error) {
+    if (error == EFBIG)
+        return "write error: the file would exceed the file-size limit (ulimit -f) or the file system's largest file";
+    if (error == ENOSPC) return "write error: no space left on the device";
+    if (error == EDQUOT) return "write error: disk quota exceeded";
+    return std::string("write error: ") + std::strerror(error);
+}
+
+// The files the signal handlers remove: fixed slots, so the handler neither
+// allocates nor locks. A slot is 0 free, 1 being filled, 2 in use.
+struct CleanupSlot {
+    std::atomic<int> state{0};
+    char path[PATH_MAX];
+};
+constexpr int kCleanupSlots = 64;
+CleanupSlot cleanupSlots[kCleanupSlots];
+
+int claimCleanupSlot(const std::string& path) {
+    if (path.size() >= PATH_MAX) return -1;
+    for (int i = 0; i < kCleanupSlots; ++i) {
+        int expected = 0;
+        if (!cleanupSlots[i].state.compare_exchange_strong(expected, 1)) continue;
+        std::memcpy(cleanupSlots[i].path, path.c_str(), path.size() + 1);
+        cleanupSlots[i].state.store(2);
+        return i;
+    }
+    return -1;  // more temporary files at once than slots: those are removed only by their destructors
+}
+
+void releaseCleanupSlot(int& slot) {
+    if (slot >= 0) cleanupSlots[slot].state.store(0);
+    slot = -1;
+}
+
+extern "C" void removeTempFilesAndDie(int sig) {
+    const int saved = errno;
+    for (CleanupSlot& s : cleanupSlots)  // files first, then the folders that held them
+        if (s.state.load() == 2) ::unlink(s.path);
+    for (CleanupSlot& s : cleanupSlots)
+        if (s.state.load() == 2) ::rmdir(s.path);
+    errno = saved;
+    ::raise(sig);  // SA_RESETHAND restored the default action: the process ends by this signal, as it would have
 }
 
 bool writable(const struct stat& st, const std::string& path) {
@@ -165,10 +221,35 @@ std::string outputRefusal(const std::string& path, bool overwrite) {
     return {};
 }
 
+void installSignalCleanup() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+            struct sigaction old {};
+            if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+                continue;  // ignored (nohup) or handled by the program itself: its choice stands
+            struct sigaction act {};
+            act.sa_handler = removeTempFilesAndDie;
+            act.sa_flags = SA_RESETHAND | SA_NODEFER;
+            sigemptyset(&act.sa_mask);
+            ::sigaction(sig, &act, nullptr);
+        }
+        struct sigaction old {};
+        if (::sigaction(SIGXFSZ, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
+            struct sigaction ignore {};
+            ignore.sa_handler = SIG_IGN;
+            sigemptyset(&ignore.sa_mask);
+            ::sigaction(SIGXFSZ, &ignore, nullptr);  // write() then fails with EFBIG, which is reported
+        }
+    });
+}
+
 TempFile::~TempFile() {
     closeFd();
     if (!committed_ && !path_.empty()) ::unlink(path_.c_str());
     if (!folder_.empty()) ::rmdir(folder_.c_str());
+    releaseCleanupSlot(pathSlot_);
+    releaseCleanupSlot(folderSlot_);
 }
 
 namespace {
@@ -191,20 +272,25 @@ bool claimFreshName(const std::string& target, const std::string& suffix, Make&&
 }  // namespace
 
 bool TempFile::create(const std::string& target, const std::string& suffix, std::string& problem) {
+    installSignalCleanup();
     return claimFreshName(target, suffix, [this](const std::string& name) {
         // O_EXCL | O_NOFOLLOW: an existing name, a symbolic link included, is never opened.
         fd_ = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd_ < 0) return false;
         path_ = name;
+        pathSlot_ = claimCleanupSlot(path_);
         return true;
     }, problem);
 }
 
 bool TempFile::createForNamedWriter(const std::string& target, const std::string& suffix, std::string& problem) {
+    installSignalCleanup();
     return claimFreshName(target, "", [&](const std::string& folder) {
         if (::mkdir(folder.c_str(), 0700) != 0) return false;
         folder_ = folder;
         path_ = (fsys::path(folder) / ("out" + suffix)).string();
+        folderSlot_ = claimCleanupSlot(folder_);
+        pathSlot_ = claimCleanupSlot(path_);
         return true;
     }, problem);
 }
@@ -220,19 +306,19 @@ bool TempFile::writeAll(std::string_view bytes, std::string& problem) {
         const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            problem = std::string("write error: ") + (n < 0 ? std::strerror(errno) : "nothing written (disk full?)");
+            problem = n < 0 ? writeProblem(errno) : "write error: nothing written (disk full?)";
             return false;
         }
         done += static_cast<std::size_t>(n);
     }
     if (::fsync(fd_) != 0 && errno != EINVAL) {
-        problem = std::string("write error: ") + std::strerror(errno);
+        problem = writeProblem(errno);
         return false;
     }
     const int rc = ::close(fd_);
     fd_ = -1;
     if (rc != 0) {
-        problem = std::string("write error: ") + std::strerror(errno);
+        problem = writeProblem(errno);
         return false;
     }
     return true;
@@ -245,6 +331,20 @@ bool TempFile::commit(const std::string& target, bool overwrite, std::string& pr
         return false;
     }
     if (overwrite) {
+        // The replacement keeps the replaced file's permissions, as cp and editors do: a
+        // private result stays private. The group first: chown may clear mode bits.
+        struct stat old {};
+        if (::lstat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+            mode_t mode = old.st_mode & 0777;
+            struct stat mine {};
+            const bool groupKept = ::chown(path_.c_str(), static_cast<uid_t>(-1), old.st_gid) == 0 ||
+                                   (::stat(path_.c_str(), &mine) == 0 && mine.st_gid == old.st_gid);
+            if (!groupKept) mode &= ~static_cast<mode_t>(0070);  // never grant the old group's rights to another group
+            if (::chmod(path_.c_str(), mode) != 0) {
+                problem = std::string("cannot keep the replaced file's permissions: ") + std::strerror(errno);
+                return false;
+            }
+        }
         // rename replaces the name itself: a link that appeared at `target` is replaced, never followed.
         if (::rename(path_.c_str(), target.c_str()) != 0) {
             problem = std::string("cannot be written: ") + std::strerror(errno);
@@ -254,6 +354,7 @@ bool TempFile::commit(const std::string& target, bool overwrite, std::string& pr
         return false;
     }
     committed_ = true;
+    releaseCleanupSlot(pathSlot_);
     return true;
 }
 

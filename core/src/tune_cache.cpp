@@ -46,11 +46,19 @@ std::size_t TuneCache::size() const {
     return entries_.size();
 }
 
+namespace {
+// Empty when nothing is at `path` or it parses as a tuning cache; otherwise why
+// it is not one. reset() and save() replace or delete only such a file, so a
+// mistyped FILTERSTUDIO_TUNE_CACHE never costs the user another file.
+std::string notATuningCache(const std::string& path);
+}  // namespace
+
 std::string TuneCache::reset() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         entries_.clear();
     }
+    if (std::string why = notATuningCache(path_); !why.empty()) return why;
     std::error_code ec;
     std::filesystem::remove(path_, ec);
     if (ec) return "could not delete the tuning cache " + path_ + ": " + ec.message();
@@ -73,19 +81,15 @@ void shape(const json& j, const std::string& path, int& x, int& y) {
     x = positive(j[0], path + "[0]");
     y = positive(j[1], path + "[1]");
 }
-}  // namespace
 
-std::string TuneCache::load() {
-    std::string text, error;
-    std::error_code ec;
-    if (!std::filesystem::exists(path_, ec)) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        entries_.clear();
-        return {};
-    }
-    if (!readTextFile(path_, "tuning cache", text, &error)) return error;
-    std::vector<Entry> parsed;
-    const bool ok = parseDocument(
+struct ParsedEntry {
+    TuneKey key;
+    LaunchConfig config;
+    double ms = 0.0;
+};
+
+bool parseEntries(const std::string& text, std::vector<ParsedEntry>& parsed, std::string* error) {
+    return parseDocument(
         text,
         [&](const json& doc) {
             if (!doc.is_object()) fieldError("(top level)", "must be an object");
@@ -96,7 +100,7 @@ std::string TuneCache::load() {
                 const json& e = doc["entries"][i];
                 const std::string at = "entries[" + std::to_string(i) + "]";
                 if (!e.is_object()) fieldError(at, "must be an object");
-                Entry entry;
+                ParsedEntry entry;
                 auto field = [&](const char* name) -> const json& {
                     if (!e.contains(name)) fieldError(at + "." + name, "is missing");
                     return e[name];
@@ -120,11 +124,36 @@ std::string TuneCache::load() {
                 parsed.push_back(std::move(entry));
             }
         },
-        &error);
+        error);
+}
+
+std::string notATuningCache(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return {};
+    std::string text, error;
+    if (!readTextFile(path, "tuning cache", text, &error)) return error + "; left as it is";
+    std::vector<ParsedEntry> entries;
+    if (!parseEntries(text, entries, &error))
+        return path + " is not a tuning cache (" + error + "); left as it is";
+    return {};
+}
+}  // namespace
+
+std::string TuneCache::load() {
+    std::string text, error;
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec)) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        entries_.clear();
+        return {};
+    }
+    if (!readTextFile(path_, "tuning cache", text, &error)) return error;
+    std::vector<ParsedEntry> parsed;
+    const bool ok = parseEntries(text, parsed, &error);
     std::lock_guard<std::mutex> lock(mutex_);
     entries_.clear();
     if (!ok) return "the tuning cache " + path_ + " is not usable (" + error + "); starting with an empty one";
-    entries_ = std::move(parsed);
+    for (ParsedEntry& e : parsed) entries_.push_back({e.key, e.config, e.ms});
     return {};
 }
 
@@ -148,6 +177,7 @@ std::string TuneCache::save() const {
                                {"ms", e.ms}});
     }
     const json doc{{"version", 1}, {"entries", entries}};
+    if (std::string why = notATuningCache(path_); !why.empty()) return why;
     std::error_code ec;
     const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -157,6 +187,14 @@ std::string TuneCache::save() const {
 }
 
 #else
+
+namespace {
+std::string notATuningCache(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return {};
+    return path + " was not deleted: this build (without nlohmann-json) cannot read it to check it is a tuning cache";
+}
+}  // namespace
 
 std::string TuneCache::load() { return {}; }
 std::string TuneCache::save() const { return "built without nlohmann-json: tuned configurations last until exit"; }

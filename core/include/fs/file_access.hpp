@@ -4,7 +4,12 @@
 // outputs are written to a temporary file with a random name created
 // exclusively (O_EXCL | O_NOFOLLOW) beside the target and renamed over it, so
 // a file or a symbolic link that happens to carry a temporary-looking name is
-// never touched, and a failed write leaves nothing behind.
+// never touched, and a failed write leaves nothing behind: not on an error,
+// and not when SIGINT, SIGTERM or SIGHUP ends the process mid-write (their
+// default action is replaced by one that removes the temporary files first).
+// SIGXFSZ is ignored, so a file over `ulimit -f` fails with a message instead
+// of killing the process. A replaced output keeps its permission bits (and its
+// group where the caller may set it); a new one gets the umask's default.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -39,7 +44,9 @@ std::string outputRefusal(const std::string& path, bool overwrite);
 
 // A temporary file beside `target` (same folder, so the rename is atomic):
 // "<folder>/.<name>.<random>.tmp<suffix>", created exclusively and never
-// through a link. Removed on destruction unless committed.
+// through a link; <name> is shortened when needed so the temporary name fits
+// the folder's NAME_MAX. Removed on destruction unless committed, and by the
+// signal handlers above while it exists.
 class TempFile {
 public:
     TempFile() = default;
@@ -67,7 +74,12 @@ private:
     std::string folder_;  // createForNamedWriter only
     int fd_ = -1;
     bool committed_ = false;
+    int pathSlot_ = -1, folderSlot_ = -1;  // entries in the signal handlers' list of files to remove
 };
+
+// Installs the handlers described above (once; signals whose disposition is
+// not the default are left alone). TempFile calls it; exposed for tests.
+void installSignalCleanup();
 
 // The whole write: a TempFile holding `bytes`, committed over `target`.
 // `problem` says what failed, without the path.
