@@ -17,14 +17,28 @@ void checkKeys(const json& j, const std::string& path, std::initializer_list<con
 }
 
 json parseBounded(const std::string& text) {
-    // The parser itself keeps its own stack (no recursion); the callback sees each level as it opens.
-    const json::parser_callback_t bound = [](int depth, json::parse_event_t event, json&) {
-        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-            depth >= kMaxNesting)
-            throw FieldError{"(document): nested deeper than " + std::to_string(kMaxNesting) + " levels"};
-        return true;
-    };
-    return json::parse(text, bound);
+    // One pass over the bytes first: a document nested too deep is refused
+    // before the parser builds anything. Brackets are counted outside strings
+    // only, so up to the first syntax error the count is the parser's depth.
+    int open = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\') ++i;
+            else if (c == '"') inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            if (++open > kMaxNesting)
+                throw FieldError{"(document): nested deeper than " + std::to_string(kMaxNesting) + " levels"};
+        } else if (c == '}' || c == ']') {
+            --open;
+        }
+    }
+    // Then the plain parser, linear in the size (its callback form is quadratic in
+    // the number of values: a million empty objects took a minute).
+    return json::parse(text);
 }
 
 double number(const json& j, const std::string& path) {

@@ -20,10 +20,10 @@ struct FieldError {
 // Throws FieldError naming `path` when `j` (an object) has a key outside `allowed`.
 void checkKeys(const json& j, const std::string& path, std::initializer_list<const char*> allowed);
 
-// Deeper documents are refused while parsing, before anything walks them
+// Deeper documents are refused before parsing, so nothing walks them
 // recursively (copies, dump(), the field readers). Our files need about 8 levels.
 constexpr int kMaxNesting = 64;
-// json::parse with the nesting bound; throws FieldError for deeper documents.
+// json::parse after a linear check of the nesting bound; throws FieldError for deeper documents.
 json parseBounded(const std::string& text);
 double number(const json& j, const std::string& path);  // finite numbers only
 bool boolean(const json& j, const std::string& path);
@@ -47,8 +47,9 @@ template <class Parse> bool parseDocument(const std::string& text, Parse&& parse
     return false;
 }
 
-// Kernel and pipeline files larger than this are refused before reading (10,000 steps take under 1 MiB).
-constexpr std::uint64_t kMaxTextFileBytes = 64ull << 20;
+// Kernel, pipeline and bank files larger than this (16 MiB) are refused before
+// reading (10,000 steps take under 1 MiB); parsing is linear in the size.
+constexpr std::uint64_t kMaxTextFileBytes = 16ull << 20;
 // `what` names the kind of file in messages ("kernel file"). Only regular files
 // are read ("...: kernel file is a directory, not a file").
 bool readTextFile(const std::string& path, const char* what, std::string& text, std::string* error);

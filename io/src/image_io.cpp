@@ -1,8 +1,12 @@
 #include "fs/io/image_io.hpp"
 
+#include <limits.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -50,7 +54,9 @@ std::string sniffFormat(std::string_view b) {
             infoSize == 124)
             return "BMP";
     }
-    if (startsWith(b, std::string_view("II*\0", 4)) || startsWith(b, std::string_view("MM\0*", 4))) return "TIFF";
+    if (startsWith(b, std::string_view("II*\0", 4)) || startsWith(b, std::string_view("MM\0*", 4)) ||
+        startsWith(b, std::string_view("II+\0", 4)) || startsWith(b, std::string_view("MM\0+", 4)))  // classic and BigTIFF
+        return "TIFF";
     if (b.size() >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '6') return "PNM";
     if (b.size() >= 3 && b[0] == 'P' && (b[1] == 'F' || b[1] == 'f') && std::isspace(static_cast<unsigned char>(b[2])))
         return "PFM";
@@ -85,22 +91,42 @@ std::optional<ImageHeader> jpegHeader(std::string_view b) {
     return std::nullopt;
 }
 
+std::uint64_t readLE64(std::string_view b, std::size_t at) {
+    return static_cast<std::uint64_t>(readLE(b, at + 4, 4)) << 32 | readLE(b, at, 4);
+}
+
+// The first directory's size, as libtiff will see it, from classic TIFF and
+// BigTIFF alike. Width and height must be one SHORT, LONG or LONG8 each; a
+// duplicated tag counts with its largest value, so no second copy decodes
+// past --max-pixels; more than 4 samples a pixel is refused (nothing here
+// holds them, and libtiff would size its buffers by them).
 std::optional<ImageHeader> tiffHeader(std::string_view b) {
-    const bool little = b[0] == 'I';
-    auto read = [&](std::size_t at, int bytes) { return little ? readLE(b, at, bytes) : readBE(b, at, bytes); };
     if (b.size() < 8) return std::nullopt;
-    const std::size_t ifd = read(4, 4);
-    if (ifd + 2 > b.size()) return std::nullopt;
-    const std::uint32_t entries = read(ifd, 2);
+    const bool little = b[0] == 'I';
+    const bool big = (little ? readLE(b, 2, 2) : readBE(b, 2, 2)) == 43;  // BigTIFF
+    auto read = [&](std::size_t at, int bytes) -> std::uint64_t {
+        if (bytes == 8) return little ? readLE64(b, at) : static_cast<std::uint64_t>(readBE(b, at, 4)) << 32 | readBE(b, at + 4, 4);
+        return little ? readLE(b, at, bytes) : readBE(b, at, bytes);
+    };
+    if (big && (b.size() < 16 || read(4, 2) != 8)) return std::nullopt;
+    const std::uint64_t ifd = big ? read(8, 8) : read(4, 4);
+    const int countBytes = big ? 8 : 2, entryBytes = big ? 20 : 12, valueAt = big ? 12 : 8;
+    if (ifd > b.size() || b.size() - ifd < static_cast<std::uint64_t>(countBytes)) return std::nullopt;
+    const std::uint64_t entries = read(ifd, countBytes);
+    if (entries > (b.size() - ifd) / entryBytes) return std::nullopt;
     ImageHeader h{"TIFF", 0, 0};
-    for (std::uint32_t i = 0; i < entries; ++i) {
-        const std::size_t e = ifd + 2 + 12 * static_cast<std::size_t>(i);
-        if (e + 12 > b.size()) return std::nullopt;
-        const std::uint32_t tag = read(e, 2);
-        const std::uint32_t type = read(e + 2, 2);
-        const std::uint32_t value = type == 3 ? read(e + 8, 2) : read(e + 8, 4);  // SHORT or LONG
-        if (tag == 256) h.width = value;
-        if (tag == 257) h.height = value;
+    for (std::uint64_t i = 0; i < entries; ++i) {
+        const std::size_t e = ifd + countBytes + entryBytes * i;
+        const std::uint64_t tag = read(e, 2), type = read(e + 2, 2), count = read(e + 4, big ? 8 : 4);
+        if (tag != 256 && tag != 257 && tag != 277) continue;
+        std::uint64_t value = 0;
+        if (count == 1 && type == 3) value = read(e + valueAt, 2);                   // SHORT
+        else if (count == 1 && type == 4) value = read(e + valueAt, 4);              // LONG
+        else if (count == 1 && type == 16 && big) value = read(e + valueAt, 8);      // LONG8
+        else return std::nullopt;  // libtiff may read these other ways; never guess a size
+        if (tag == 256) h.width = std::max(h.width, value);
+        if (tag == 257) h.height = std::max(h.height, value);
+        if (tag == 277 && value > 4) return std::nullopt;
     }
     if (h.width == 0 || h.height == 0) return std::nullopt;
     return h;
@@ -266,6 +292,157 @@ private:
     int saved_ = -1;
 };
 
+// PFM: "PF" (RGB) or "Pf" (gray), whitespace, width, height and scale
+// (negative: little-endian) separated by whitespace, one whitespace byte, then
+// 32-bit float rows from the bottom up. Read and written here, as OpenCV's
+// reader does (RGB to BGR, values divided by |scale|), because OpenCV 4.6
+// stages PFM through a file it names in the shared temp folder.
+bool decodePfm(std::string_view b, cv::Mat& out, std::string& problem) {
+    const int channels = b[1] == 'F' ? 3 : 1;
+    std::size_t p = 2;
+    std::string fields[3];
+    for (std::string& f : fields) {
+        while (p < b.size() && std::isspace(static_cast<unsigned char>(b[p]))) ++p;
+        while (p < b.size() && !std::isspace(static_cast<unsigned char>(b[p])) && f.size() < 64) f += b[p++];
+    }
+    if (p >= b.size()) {
+        problem = "truncated PFM header";
+        return false;
+    }
+    ++p;  // the one whitespace byte before the pixels
+    int width = 0, height = 0;
+    auto whole = [](const std::string& f, int& v) {
+        const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+        return ec == std::errc() && end == f.data() + f.size() && v > 0;
+    };
+    char* end = nullptr;
+    const double scale = std::strtod(fields[2].c_str(), &end);
+    if (!whole(fields[0], width) || !whole(fields[1], height) || fields[2].empty() || *end != '\0' ||
+        !std::isfinite(scale) || scale == 0.0) {
+        problem = "corrupt PFM header (width, height and a non-zero scale expected)";
+        return false;
+    }
+    const std::uint64_t rowBytes = static_cast<std::uint64_t>(width) * channels * 4;
+    const std::uint64_t need = rowBytes * static_cast<std::uint64_t>(height);
+    if (b.size() - p < need) {
+        problem = "truncated PFM data (" + std::to_string(b.size() - p) + " of " + std::to_string(need) + " bytes)";
+        return false;
+    }
+    const bool swap = (scale < 0) != (std::endian::native == std::endian::little);
+    out.create(height, width, CV_MAKETYPE(CV_32F, channels));
+    for (int y = 0; y < height; ++y) {
+        const char* src = b.data() + p + static_cast<std::size_t>(height - 1 - y) * rowBytes;
+        std::uint32_t* row = out.ptr<std::uint32_t>(y);
+        std::memcpy(row, src, static_cast<std::size_t>(rowBytes));
+        if (swap)
+            for (std::size_t i = 0; i < rowBytes / 4; ++i) row[i] = __builtin_bswap32(row[i]);
+    }
+    if (channels == 3) cv::cvtColor(out, out, cv::COLOR_RGB2BGR);
+    if (std::fabs(scale) != 1.0) out *= 1.0 / std::fabs(scale);
+    return true;
+}
+
+// `image`: 1 or 3 channels of any depth, written as floats in native byte order.
+std::string encodePfm(const cv::Mat& image) {
+    cv::Mat f;
+    image.convertTo(f, CV_MAKETYPE(CV_32F, image.channels()));
+    if (f.channels() == 3) cv::cvtColor(f, f, cv::COLOR_BGR2RGB);
+    std::string bytes = std::string(f.channels() == 3 ? "PF" : "Pf") + "\n" + std::to_string(f.cols) + " " +
+                        std::to_string(f.rows) + "\n" + (std::endian::native == std::endian::little ? "-1" : "1") + "\n";
+    const std::size_t rowBytes = static_cast<std::size_t>(f.cols) * f.channels() * 4;
+    for (int y = f.rows - 1; y >= 0; --y) bytes.append(reinterpret_cast<const char*>(f.ptr(y)), rowBytes);
+    return bytes;
+}
+
+// A JPEG's EXIF orientation (1 to 8), from the TIFF structure in its APP1
+// "Exif" segment; 1 (as stored) when there is none or it cannot be read.
+int jpegExifOrientation(std::string_view b) {
+    std::size_t p = 2;
+    while (p + 4 <= b.size() && static_cast<unsigned char>(b[p]) == 0xFF) {
+        const unsigned marker = static_cast<unsigned char>(b[p + 1]);
+        if (marker == 0xDA || marker == 0xD9) break;  // the pixels start: no metadata after this
+        const std::size_t length = readBE(b, p + 2, 2);
+        if (length < 2 || p + 2 + length > b.size()) break;
+        const std::string_view payload = b.substr(p + 4, length - 2);
+        if (marker == 0xE1 && payload.size() >= 14 && payload.substr(0, 6) == std::string_view("Exif\0\0", 6)) {
+            const std::string_view t = payload.substr(6);
+            const bool little = t[0] == 'I';
+            auto read = [&](std::size_t at, int bytes) { return little ? readLE(t, at, bytes) : readBE(t, at, bytes); };
+            const std::size_t ifd = read(4, 4);
+            if (ifd + 2 > t.size()) return 1;
+            const std::size_t entries = read(ifd, 2);
+            for (std::size_t i = 0; i < entries && ifd + 2 + 12 * (i + 1) <= t.size(); ++i) {
+                const std::size_t e = ifd + 2 + 12 * i;
+                if (read(e, 2) == 0x0112 && read(e + 2, 2) == 3) {  // Orientation, SHORT
+                    const int v = static_cast<int>(read(e + 8, 2));
+                    return v >= 1 && v <= 8 ? v : 1;
+                }
+            }
+            return 1;
+        }
+        p += 2 + length;
+    }
+    return 1;
+}
+
+// Turns stored pixels upright as EXIF orientation `o` asks (as OpenCV's imread
+// does); returns what was done, or "" for 1.
+std::string applyOrientation(cv::Mat& m, int o) {
+    switch (o) {
+    case 2: cv::flip(m, m, 1); return "mirrored left to right";
+    case 3: cv::flip(m, m, -1); return "rotated 180 degrees";
+    case 4: cv::flip(m, m, 0); return "mirrored top to bottom";
+    case 5: cv::transpose(m, m); return "transposed (mirrored across the main diagonal)";
+    case 6: cv::transpose(m, m); cv::flip(m, m, 1); return "rotated 90 degrees clockwise";
+    case 7: cv::transpose(m, m); cv::flip(m, m, -1); return "transversed (mirrored across the other diagonal)";
+    case 8: cv::transpose(m, m); cv::flip(m, m, 0); return "rotated 90 degrees counter-clockwise";
+    default: return {};
+    }
+}
+
+// libjpeg "decodes" corrupt or cut scan data by filling in grey and only
+// warning; these warnings (its JWRN_ messages) make the file refused. Stray
+// bytes before a marker are skipped whole, between segments or after the last
+// MCU, and leave the pixels intact: that warning alone is let through.
+bool isJpegDataWarning(const std::string& warning) {
+    if (warning.find("extraneous bytes before marker") != std::string::npos) return false;
+    for (const char* w : {"Corrupt JPEG data", "Premature end of JPEG file", "Inconsistent progression sequence"})
+        if (warning.find(w) != std::string::npos) return true;
+    return false;
+}
+
+// What each output format holds. Formats not listed are refused: among them
+// are those OpenCV writes through a file of its own naming (JPEG 2000, EXR).
+struct OutputFormat {
+    const char* extension;
+    const char* name;
+    bool u16, f32;    // u8 always
+    bool colour;      // false: gray only (colour refused)
+    bool alpha;       // false: a 4th channel is dropped, with a warning
+    bool oneBit;      // 1-bit: refused for every image
+};
+constexpr OutputFormat kOutputFormats[] = {
+    {".png", "PNG", true, false, true, true, false},   {".jpg", "JPEG", false, false, true, false, false},
+    {".jpeg", "JPEG", false, false, true, false, false}, {".tif", "TIFF", true, true, true, true, false},
+    {".tiff", "TIFF", true, true, true, true, false},  {".bmp", "BMP", false, false, true, true, false},
+    {".pgm", "PGM", true, false, false, false, false},  {".ppm", "PPM", true, false, true, false, false},
+    {".pnm", "PNM", true, false, true, false, false},   {".pfm", "PFM", true, true, true, false, false},
+    {".webp", "WebP", false, false, true, true, false}, {".pbm", "PBM", false, false, false, false, true},
+};
+
+const OutputFormat* outputFormatOf(const std::string& ext) {
+    for (const OutputFormat& f : kOutputFormats)
+        if (ext == f.extension) return &f;
+    return nullptr;
+}
+
+std::string writtenExtensions() {
+    std::string list;
+    for (const OutputFormat& f : kOutputFormats)
+        if (!f.oneBit) list += (list.empty() ? "" : ", ") + std::string(f.extension);
+    return list;
+}
+
 std::string pixelCount(std::uint64_t w, std::uint64_t h) {
     const std::string size = std::to_string(w) + "x" + std::to_string(h);
     if (h != 0 && w > UINT64_MAX / h) return size + " pixels";
@@ -284,6 +461,10 @@ std::optional<ImageHeader> readImageHeader(std::string_view b) {
     }
     if (format == "JPEG") return jpegHeader(b);
     if (format == "BMP") {
+        if (readLE(b, 14, 4) == 12) {  // OS/2 1.x BITMAPCOREHEADER: 16-bit unsigned width and height
+            if (b.size() < 22) return std::nullopt;
+            return ImageHeader{format, readLE(b, 18, 2), readLE(b, 20, 2)};
+        }
         if (b.size() < 26) return std::nullopt;
         const auto height = static_cast<std::int32_t>(readLE(b, 22, 4));  // negative: stored top-down
         return ImageHeader{format, readLE(b, 18, 4), static_cast<std::uint64_t>(height < 0 ? -static_cast<std::int64_t>(height) : height)};
@@ -333,7 +514,9 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
 
     cv::Mat decoded;
     std::string warning;
-    {
+    if (format == "PFM") {
+        if (!decodePfm(bytes, decoded, problem)) return fail(problem);
+    } else {
         std::optional<StderrCapture> capture;
         if (quietDecoders.load()) capture.emplace();
         try {
@@ -348,6 +531,8 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
     }
     if (decoded.empty())
         return fail("corrupt or truncated " + format + " data" + (warning.empty() ? std::string() : " (" + warning + ")"));
+    if (format == "JPEG" && isJpegDataWarning(warning))
+        return fail("corrupt or truncated JPEG data (libjpeg: " + warning + ")");
     if (static_cast<std::uint64_t>(decoded.total()) > options.maxPixels)
         return fail("image is too large: " + pixelCount(static_cast<std::uint64_t>(decoded.cols),
                                                         static_cast<std::uint64_t>(decoded.rows)) +
@@ -362,6 +547,11 @@ LoadResult loadImage(const std::string& path, const LoadOptions& options) {
         return fail("has " + cv::typeToString(decoded.type()) + " samples; only 8-bit, 16-bit unsigned and 32-bit float are supported");
     if (decoded.channels() != 1 && decoded.channels() != 3 && decoded.channels() != 4)
         return fail("has " + std::to_string(decoded.channels()) + " channels; only 1, 3 or 4 are supported");
+    if (format == "JPEG") {
+        const int orientation = jpegExifOrientation(bytes);
+        if (const std::string done = applyOrientation(decoded, orientation); !done.empty())
+            result.note = "EXIF orientation " + std::to_string(orientation) + ": " + done + " to stand upright";
+    }
     try {
         result.image = imageFromMat(decoded);
     } catch (const std::exception& e) {
@@ -374,46 +564,105 @@ bool saveImage(const std::string& path, ConstImageView image, std::string* error
     return saveImage(path, image, SaveOptions{}, error);
 }
 
+std::string checkOutputName(const std::string& path) {
+    const fsys::path target(path);
+    std::error_code ec;
+    if (target.filename().empty() || fsys::is_directory(target, ec)) return "is a directory";
+    const std::string ext = lowerExtension(path);
+    if (ext.empty()) return "no file extension to choose the format from (" + writtenExtensions() + ")";
+    const OutputFormat* format = outputFormatOf(ext);
+    try {
+        if (!format || !cv::haveImageWriter(path))
+            return "no writer for '" + ext + "' files (FilterStudio writes " + writtenExtensions() + ")";
+    } catch (const cv::Exception&) {
+        return "no writer for '" + ext + "' files (FilterStudio writes " + writtenExtensions() + ")";
+    }
+    if (format->oneBit)  // whatever the image, its levels would be lost
+        return std::string(format->name) + " (" + ext + ") holds only 1-bit black and white: write .pgm or .png";
+    const fsys::path folder = target.has_parent_path() ? target.parent_path() : fsys::path(".");
+    const long limit = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+    const std::size_t nameMax = limit > 0 ? static_cast<std::size_t>(limit) : NAME_MAX;
+    if (const std::size_t n = target.filename().string().size(); n > nameMax)
+        return "the file name is " + std::to_string(n) + " bytes, more than the " + std::to_string(nameMax) +
+               " the folder's file system allows";
+    return {};
+}
+
+std::string checkOutputPath(const std::string& path, bool overwrite) {
+    if (std::string why = checkOutputName(path); !why.empty()) return why;
+    const fsys::path target(path);
+    const fsys::path folder = target.has_parent_path() ? target.parent_path() : fsys::path(".");
+    std::error_code ec;
+    if (!fsys::exists(folder, ec)) return "folder '" + folder.string() + "' does not exist";
+    if (!fsys::is_directory(folder, ec)) return "'" + folder.string() + "' is not a folder";
+    if (::access(folder.c_str(), W_OK | X_OK) != 0) return "folder '" + folder.string() + "' is not writable";
+    return files::outputRefusal(path, overwrite);
+}
+
+OutputFormatCheck checkOutputFormat(const std::string& path, Depth depth, int channels) {
+    OutputFormatCheck c;
+    const std::string ext = lowerExtension(path);
+    const OutputFormat* f = outputFormatOf(ext);
+    if (!f) {
+        c.refusal = ext.empty() ? "no file extension to choose the format from (" + writtenExtensions() + ")"
+                                : "no writer for '" + ext + "' files (FilterStudio writes " + writtenExtensions() + ")";
+        return c;
+    }
+    std::string holds;
+    for (const OutputFormat& o : kOutputFormats)
+        if (!o.oneBit && ((depth == Depth::F32 && o.f32) || (depth == Depth::U16 && o.u16)))
+            holds += (holds.empty() ? "" : ", ") + std::string(o.extension);
+    if (f->oneBit)
+        c.refusal = std::string(f->name) + " (" + ext + ") holds only 1-bit black and white; " + depthName(depth) +
+                    " levels would be lost: write .pgm or .png";
+    else if (depth == Depth::F32 && !f->f32)
+        c.refusal = "32-bit float images can only be written as " + holds + ", not '" + ext + "'";
+    else if (depth == Depth::U16 && !f->u16)
+        c.refusal = "16-bit images can only be written as " + holds + ", not '" + ext + "'";
+    else if (channels >= 3 && !f->colour)
+        c.refusal = std::string(f->name) + " (" + ext + ") holds gray images only; this one has " +
+                    std::to_string(channels) + " channels: write .ppm, .png or .tif";
+    else if (channels == 4 && !f->alpha)
+        c.warning = std::string(f->name) + " (" + ext + ") has no alpha channel: the image's alpha is dropped (write .png, .tif or .webp to keep it)";
+    return c;
+}
+
 bool saveImage(const std::string& path, ConstImageView image, const SaveOptions& options, std::string* error) {
     auto fail = [&](const std::string& problem) {
         if (error) *error = path + ": " + problem;
         return false;
     };
     if (std::string why = validateImage(image); !why.empty()) return fail(why);
-    const fsys::path target(path);
-    std::error_code ec;
-    if (fsys::is_directory(target, ec)) return fail("is a directory");
+    if (std::string why = checkOutputPath(path, options.overwrite); !why.empty()) return fail(why);
+    const OutputFormatCheck format = checkOutputFormat(path, image.depth, image.channels);
+    if (!format.ok()) return fail(format.refusal);
     const std::string ext = lowerExtension(path);
-    if (ext.empty()) return fail("no file extension to choose the format from (.png, .tif, .jpg, ...)");
-    auto oneOf = [&](std::initializer_list<const char*> list) {
-        return std::any_of(list.begin(), list.end(), [&](const char* e) { return ext == e; });
-    };
-    if (image.depth == Depth::F32 && !oneOf({".tif", ".tiff", ".pfm"}))
-        return fail("32-bit float images can only be written as .tif, .tiff or .pfm, not '" + ext + "'");
-    if (image.depth == Depth::U16 && !oneOf({".png", ".tif", ".tiff", ".pgm", ".ppm", ".pnm"}))
-        return fail("16-bit images can only be written as .png, .tif, .tiff, .pgm, .ppm or .pnm, not '" + ext + "'");
-    if (std::string why = files::outputRefusal(path, options.overwrite); !why.empty()) return fail(why);
-    const fsys::path folder = target.has_parent_path() ? target.parent_path() : fsys::path(".");
-    if (!fsys::is_directory(folder, ec)) return fail("folder '" + folder.string() + "' does not exist");
 
     files::TempFile temp;
     std::string problem;
     try {
-        if (!cv::haveImageWriter(path)) return fail("OpenCV has no writer for '" + ext + "' files");
-        if (oneOf({".tif", ".tiff"})) {
+        cv::Mat mat = asMat(image);
+        if (!format.warning.empty() && image.channels == 4) cv::cvtColor(mat, mat, cv::COLOR_BGRA2BGR);
+        if (ext == ".tif" || ext == ".tiff") {
             // libtiff writes strip by strip: a large (float) result is never encoded whole in memory.
             // By default OpenCV 4.6 stores 3-channel float TIFFs as SGI LogLuv, which is lossy;
             // naming LZW keeps the exact float values.
             const std::vector<int> params = {cv::IMWRITE_TIFF_COMPRESSION, 5};
             if (!temp.createForNamedWriter(path, ext, problem)) return fail(problem);
-            if (!cv::imwrite(temp.path(), asMat(image), params)) return fail("OpenCV could not write the image (disk full?)");
+            errno = 0;
+            if (!cv::imwrite(temp.path(), mat, params))
+                return fail(errno == EFBIG ? "write error: the file would exceed the file-size limit (ulimit -f)"
+                                           : "OpenCV could not write the image (disk full, or the file-size limit?)");
         } else {
-            std::vector<unsigned char> encoded;
-            if (!cv::imencode(ext, asMat(image), encoded) || encoded.empty())
-                return fail("OpenCV could not encode the image");
-            if (!temp.create(path, "", problem) ||
-                !temp.writeAll(std::string_view(reinterpret_cast<const char*>(encoded.data()), encoded.size()), problem))
-                return fail(problem);
+            std::string encoded;
+            if (ext == ".pfm") {
+                encoded = encodePfm(mat);
+            } else {
+                std::vector<unsigned char> buffer;
+                if (!cv::imencode(ext, mat, buffer) || buffer.empty()) return fail("OpenCV could not encode the image");
+                encoded.assign(reinterpret_cast<const char*>(buffer.data()), buffer.size());
+            }
+            if (!temp.create(path, "", problem) || !temp.writeAll(encoded, problem)) return fail(problem);
         }
     } catch (const cv::Exception& e) {
         return fail("OpenCV could not write the image: " + e.err);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <array>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
 
@@ -295,6 +297,202 @@ TEST(SaveImage, RefusesWhatTheFormatCannotHoldAndWritesNothing) {
 }
 
 // ---- inputs: regular files only, read with a bound --------------------------------
+
+TEST(SaveImage, FormatsThatCannotHoldTheImageAreRefusedOrWarnedBeforeAnything) {
+    test::TempDir dir;
+    // 1-bit PBM would keep 2 of 256 levels; gray PGM has no colour: refused.
+    EXPECT_NE(io::checkOutputFormat("o.pbm", Depth::U8, 1).refusal.find("1-bit"), std::string::npos);
+    EXPECT_NE(io::checkOutputFormat("o.pgm", Depth::U8, 3).refusal.find("gray"), std::string::npos);
+    EXPECT_NE(io::checkOutputFormat("o.jpg", Depth::U16, 1).refusal.find("16-bit"), std::string::npos);
+    // Alpha to a format without it is written, with the loss named.
+    for (const char* name : {"o.jpg", "o.ppm", "o.pfm"}) {
+        const io::OutputFormatCheck c = io::checkOutputFormat(name, Depth::U8, 4);
+        EXPECT_TRUE(c.ok()) << name << ": " << c.refusal;
+        EXPECT_NE(c.warning.find("alpha"), std::string::npos) << name;
+    }
+    EXPECT_TRUE(io::checkOutputFormat("o.png", Depth::U16, 4).warning.empty());
+    // Formats outside the list, those OpenCV writes through a file of its own naming among them.
+    for (const char* name : {"o.jp2", "o.exr", "o.hdr", "o.xyz", "o.png\n"})
+        EXPECT_NE(io::checkOutputName(dir.file(name)).find("no writer"), std::string::npos) << name;
+    EXPECT_NE(io::checkOutputPath(dir.file("missing/o.png"), false).find("does not exist"), std::string::npos);
+    EXPECT_NE(io::checkOutputName(dir.file(std::string(252, 'n') + ".png")).find("bytes"), std::string::npos);
+
+    std::mt19937 rng = test::testRng();
+    const Image rgba = test::randomImage(8, 8, 4, Depth::U8, rng);
+    std::string why;
+    EXPECT_FALSE(saveImage(dir.file("o.pbm"), test::randomImage(8, 8, 1, Depth::U8, rng).cview(), &why));
+    EXPECT_NE(why.find("1-bit"), std::string::npos) << why;
+    EXPECT_EQ(dir.entries(), 0u);
+    ASSERT_TRUE(saveImage(dir.file("o.jpg"), rgba.cview(), &why)) << why;
+    const io::LoadResult back = loadImage(dir.file("o.jpg"));
+    ASSERT_TRUE(back.ok()) << back.error;
+    EXPECT_EQ(back.image.channels(), 3) << "written without its alpha";
+}
+
+TEST(SaveImage, PfmIsReadAndWrittenWithoutOpenCvsSharedTempFile) {
+    // OpenCV 4.6 stages PFM through $OPENCV_TEMP_PATH/__opencv_temp.XXXXXX. Point
+    // that at a regular file, where nothing can be created: PFM still works.
+    test::TempDir dir;
+    const std::string blocker = dir.write("not-a-folder", "x");
+    const char* saved = std::getenv("OPENCV_TEMP_PATH");
+    const std::string before = saved ? saved : "";
+    ::setenv("OPENCV_TEMP_PATH", blocker.c_str(), 1);
+    std::mt19937 rng = test::testRng();
+    for (const int channels : {1, 3}) {
+        const Image img = test::randomImage(9, 5, channels, Depth::F32, rng);
+        const std::string path = dir.file("f" + std::to_string(channels) + ".pfm");
+        std::string why;
+        ASSERT_TRUE(saveImage(path, img.cview(), &why)) << why;
+        const io::LoadResult back = loadImage(path);
+        ASSERT_TRUE(back.ok()) << back.error;
+        EXPECT_TRUE(test::imagesMatch(back.image, img, test::exact()));
+        // The same bytes OpenCV reads: its decoder, from a file, agrees with ours.
+        const cv::Mat cv = cv::imread(path, cv::IMREAD_UNCHANGED);
+        EXPECT_TRUE(test::imagesMatch(test::imageOf(cv), img, test::exact()));
+    }
+    if (saved) ::setenv("OPENCV_TEMP_PATH", before.c_str(), 1);
+    else ::unsetenv("OPENCV_TEMP_PATH");
+    EXPECT_EQ(test::readBytes(blocker), "x");
+    const std::string cut = dir.write("cut.pfm", "PF\n4 4\n-1\n" + std::string(20, '\0'));
+    expectErrorMentions(loadImage(cut), cut, "truncated PFM");
+}
+
+TEST(LoadImage, Os2BitmapWithTheTwelveByteHeaderLoads) {
+    // BITMAPCOREHEADER: 16-bit width and height. 3x2, 24 bits, rows padded to 4 bytes, bottom-up.
+    std::string bmp = "BM";
+    auto le = [&](std::uint32_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) bmp += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    const int rowBytes = 12;
+    le(14 + 12 + 2 * rowBytes, 4), le(0, 4), le(26, 4);
+    le(12, 4), le(3, 2), le(2, 2), le(1, 2), le(24, 2);
+    for (int y = 0; y < 2; ++y) {
+        for (int x = 0; x < 3; ++x) bmp += std::string{static_cast<char>(10 * x), static_cast<char>(100 + y), '\x7f'};
+        bmp += std::string(rowBytes - 9, '\0');
+    }
+    const std::optional<io::ImageHeader> h = io::readImageHeader(bmp);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->width, 3u);
+    EXPECT_EQ(h->height, 2u);
+    test::TempDir dir;
+    const io::LoadResult r = loadImage(dir.write("os2.bmp", bmp));
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.image.width(), 3);
+    EXPECT_EQ(r.image.height(), 2);
+    // (OpenCV 4.6 decodes this header's 24-bit pixels to gray; the size is what the check reads.)
+}
+
+std::string jpegOf(const cv::Mat& m, std::vector<int> params = {}) {
+    std::vector<unsigned char> bytes;
+    cv::imencode(".jpg", m, bytes, params);
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+TEST(LoadImage, CorruptJpegScanDataIsRefusedNotFilledWithGrey) {
+    io::setDecoderWarningsQuiet(true);  // as filterstudio-cli runs: libjpeg's warnings are read, not printed
+    test::TempDir dir;
+    const std::string photo = test::readBytes(test::testDataPath("fruits.jpg"));
+    ASSERT_TRUE(loadImage(dir.write("whole.jpg", photo)).ok());
+
+    std::string zeroed = photo;
+    std::fill(zeroed.begin() + zeroed.size() * 2 / 5, zeroed.begin() + zeroed.size() * 3 / 5, '\0');
+    const std::string middle = dir.write("zeroed.jpg", zeroed);
+    expectErrorMentions(loadImage(middle), middle, "JPEG");
+
+    cv::Mat m(256, 256, CV_8UC3);
+    cv::randu(m, 0, 255);
+    const std::string progressive = jpegOf(m, {cv::IMWRITE_JPEG_PROGRESSIVE, 1});
+    const std::string cutScans = dir.write("progressive-cut.jpg", progressive.substr(0, progressive.size() / 2));
+    expectErrorMentions(loadImage(cutScans), cutScans, "JPEG");
+
+    // A frame header promising 16384 rows over the data of 256.
+    std::string tall = jpegOf(m);
+    const std::size_t sof = tall.find("\xff\xc0");
+    ASSERT_NE(sof, std::string::npos);
+    tall[sof + 5] = '\x40', tall[sof + 6] = '\x00';
+    const std::string promised = dir.write("tall.jpg", tall);
+    expectErrorMentions(loadImage(promised), promised, "JPEG");
+    io::setDecoderWarningsQuiet(false);
+}
+
+// `jpeg` with an EXIF APP1 right after SOI whose IFD0 holds only Orientation.
+std::string withOrientation(const std::string& jpeg, int orientation) {
+    std::string tiff("MM\0*", 4);
+    auto be = [&](std::uint32_t v, int bytes) {
+        for (int i = bytes - 1; i >= 0; --i) tiff += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    be(8, 4), be(1, 2);                                       // IFD0 at 8, one entry
+    be(0x0112, 2), be(3, 2), be(1, 4), be(orientation, 2), be(0, 2);  // Orientation, SHORT, 1
+    be(0, 4);                                                 // no IFD1
+    const std::string payload = std::string("Exif\0\0", 6) + tiff;
+    std::string app1 = "\xff\xe1";
+    app1 += static_cast<char>((payload.size() + 2) >> 8);
+    app1 += static_cast<char>((payload.size() + 2) & 0xFF);
+    return "\xff\xd8" + app1 + payload + jpeg.substr(2);
+}
+
+TEST(LoadImage, ExifOrientationSixComesOutUpright) {
+    // As a phone stores a portrait photograph: landscape pixels, orientation 6
+    // (turn 90 degrees clockwise to view). Stored left half dark, right half light.
+    cv::Mat stored(32, 64, CV_8UC3, cv::Scalar(20, 20, 20));
+    stored(cv::Rect(32, 0, 32, 32)).setTo(cv::Scalar(230, 230, 230));
+    test::TempDir dir;
+    const std::string path = dir.write("portrait.jpg", withOrientation(jpegOf(stored), 6));
+    const io::LoadResult r = loadImage(path);
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.image.width(), 32);
+    EXPECT_EQ(r.image.height(), 64);
+    EXPECT_NE(r.note.find("orientation 6"), std::string::npos) << r.note;
+    const cv::Mat upright = test::matOf(r.image);
+    EXPECT_LT(upright.at<cv::Vec3b>(8, 16)[0], 60) << "the stored left half is on top";
+    EXPECT_GT(upright.at<cv::Vec3b>(56, 16)[0], 190);
+    // cv::imread, which applies it too, agrees.
+    const cv::Mat viewer = cv::imread(path, cv::IMREAD_COLOR);
+    EXPECT_TRUE(test::imagesMatch(r.image, test::imageOf(viewer), test::exact()));
+    const io::LoadResult plain = loadImage(dir.write("plain.jpg", jpegOf(stored)));
+    EXPECT_EQ(plain.image.width(), 64);
+    EXPECT_TRUE(plain.note.empty());
+}
+
+// A classic little-endian TIFF header with the given IFD entries (tag, type, value) and no pixels.
+std::string tiffWithEntries(std::initializer_list<std::array<std::uint32_t, 3>> entries) {
+    std::string t("II*\0", 4);
+    auto le = [&](std::uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) t += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    le(8, 4), le(entries.size(), 2);
+    for (const auto& e : entries) le(e[0], 2), le(e[1], 2), le(1, 4), le(e[2], 4);
+    le(0, 4);
+    return t + std::string(64, '\0');
+}
+
+TEST(LoadImage, EveryTiffHeaderIsHeldToTheLimitBeforeDecoding) {
+    test::TempDir dir;
+    io::LoadOptions limit;
+    limit.maxPixels = 100000;
+    // A second width tag: libtiff may take either; the larger counts.
+    const std::string duplicated =
+        dir.write("dup.tif", tiffWithEntries({{256, 3, 10}, {257, 3, 10}, {256, 4, 60000}, {257, 4, 60000}}));
+    expectErrorMentions(loadImage(duplicated, limit), duplicated, "too large");
+    // BigTIFF with LONG8 sizes.
+    std::string big("II+\0\x08\0\0\0", 8);
+    auto le = [&](std::uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) big += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    le(16, 8), le(2, 8);
+    le(256, 2), le(16, 2), le(1, 8), le(70000, 8);
+    le(257, 2), le(16, 2), le(1, 8), le(70000, 8);
+    le(0, 8);
+    big += std::string(64, '\0');
+    const std::optional<io::ImageHeader> h = io::readImageHeader(big);
+    ASSERT_TRUE(h.has_value());
+    EXPECT_EQ(h->width, 70000u);
+    const std::string bigPath = dir.write("big.tif", big);
+    expectErrorMentions(loadImage(bigPath, limit), bigPath, "too large");
+    // A size in a type libtiff reads some other way is never guessed at.
+    const std::string odd = dir.write("odd.tif", tiffWithEntries({{256, 11, 10}, {257, 3, 10}}));
+    expectErrorMentions(loadImage(odd, limit), odd, "TIFF header");
+}
 
 TEST(LoadImage, NonRegularFilesFailAtOnceWithWhatTheyAre) {
     test::TempDir dir;

@@ -12,6 +12,7 @@
 #include "backends.hpp"
 #include "batch_job.hpp"
 #include "cli_common.hpp"
+#include "fs/io/image_io.hpp"
 
 namespace fs::cli {
 namespace {
@@ -97,6 +98,10 @@ int runBatch(const std::vector<std::string>& args) {
     if (plan.problem == batch::Plan::Problem::Usage) return usageError(plan.error);
     if (plan.problem == batch::Plan::Problem::Output) return inputError(plan.error + "; pass --overwrite to replace them");
     if (plan.problem == batch::Plan::Problem::Refused) return inputError(plan.error);
+    // Every output name is checked before any image is filtered (an unknown --format, a name past NAME_MAX).
+    for (const batch::Item& item : plan.items)
+        for (const std::string& out : item.outputs)
+            if (const std::string why = io::checkOutputName(out); !why.empty()) return inputError(out + ": " + why);
 
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     Backend* backend = nullptr;

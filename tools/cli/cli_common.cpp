@@ -1,6 +1,7 @@
 #include "cli_common.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,23 @@
 #include "fs/presets.hpp"
 
 namespace fs::cli {
+
+namespace {
+
+// Unicode format controls (general category Cf): the bidi embeddings,
+// overrides and isolates (U+202E turns "gpj.exe" into "exe.jpg" on screen),
+// zero-width characters, invisible operators and the tag characters. They
+// print nothing visible, so a name holding one is not what it looks like.
+bool isFormatControl(std::uint32_t c) {
+    return c == 0x00AD || (c >= 0x0600 && c <= 0x0605) || c == 0x061C || c == 0x06DD || c == 0x070F ||
+           c == 0x08E2 || c == 0x180E || (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+           (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x206F) || c == 0xFEFF ||
+           (c >= 0xFFF9 && c <= 0xFFFB) || c == 0x110BD || c == 0x110CD || (c >= 0x13430 && c <= 0x1343F) ||
+           (c >= 0x1BCA0 && c <= 0x1BCA3) || (c >= 0x1D173 && c <= 0x1D17A) || c == 0xE0001 ||
+           (c >= 0xE0020 && c <= 0xE007F);
+}
+
+}  // namespace
 
 std::string printable(const std::string& text) {
     std::string out;
@@ -36,10 +54,19 @@ std::string printable(const std::string& text) {
         bool wellFormed = length != 0 && i + length <= text.size() && c < 0xF5;
         for (std::size_t k = 1; wellFormed && k < length; ++k)
             wellFormed = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-        const bool c1Control = length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
+        const bool c1Control = wellFormed && length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
         if (!wellFormed || c1Control) {
             escape(c);
             ++i;
+            continue;
+        }
+        std::uint32_t point = c & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+        for (std::size_t k = 1; k < length; ++k) point = point << 6 | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+        if (isFormatControl(point)) {
+            char code[16];
+            std::snprintf(code, sizeof code, point > 0xFFFF ? "\\U%08x" : "\\u%04x", static_cast<unsigned>(point));
+            out += code;
+            i += length;
             continue;
         }
         out.append(text, i, length);

@@ -26,7 +26,8 @@ struct UsageError {
 };
 
 // `text` safe for a terminal: control characters (C0, DEL, C1) and malformed
-// UTF-8 bytes become \xNN, so a kernel's name or a file name cannot send escape sequences.
+// UTF-8 bytes become \xNN, so a kernel's name or a file name cannot send escape sequences;
+// Unicode format controls (bidi overrides such as U+202E, zero-width characters) become \uNNNN.
 std::string printable(const std::string& text);
 
 // Each prints the message (through printable) and returns its exit code.

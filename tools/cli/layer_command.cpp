@@ -6,6 +6,7 @@
 
 #include "backends.hpp"
 #include "cli_common.hpp"
+#include "fs/io/image_io.hpp"
 #include "layer_job.hpp"
 #include "layers.hpp"
 
@@ -55,6 +56,8 @@ int runLayer(const std::vector<std::string>& args) {
     const batch::LayerPlan plan = batch::planLayer(o.job);
     if (plan.problem == batch::LayerPlan::Problem::Usage) return usageError(plan.error);
     if (!plan.ok()) return inputError(plan.error);
+    for (const std::string& out : plan.outputs)  // before any filtering: an unknown --format, a name past NAME_MAX
+        if (const std::string why = io::checkOutputName(out); !why.empty()) return inputError(out + ": " + why);
 
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     Backend* backend = nullptr;

@@ -251,6 +251,8 @@ int runApply(const std::vector<std::string>& args) {
     if (samePath(o.input, o.output))
         return usageError(o.output + ": the output would overwrite the input; choose another file");
     if (const int rc = checkOutputFile(o.output, o.overwrite); rc != kExitOk) return rc;
+    if (const std::string why = fs::io::checkOutputPath(o.output, o.overwrite); !why.empty())
+        return inputError(o.output + ": " + why);
 
     std::vector<std::unique_ptr<fs::Backend>> backends = fs::makeAllBackends();
     fs::Backend* backend = nullptr;
@@ -262,7 +264,24 @@ int runApply(const std::vector<std::string>& args) {
     fs::io::LoadResult loaded = fs::io::loadImage(o.input, loadOptions);
     if (!loaded.ok()) return inputError(loaded.error);
     const fs::ConstImageView input = loaded.image.cview();
+    if (!loaded.note.empty()) std::cout << printable(o.input) << ": " << printable(loaded.note) << "\n";
     if (std::string why = fs::validateRun(spec, input); !why.empty()) return inputError(o.kernel + ": " + why);
+    if (spec.border.mode == fs::BorderMode::Constant && input.depth != fs::Depth::F32) {
+        // The border value is a pixel of the input: it must be one its type can hold.
+        const double v = spec.border.value, top = input.depth == fs::Depth::U8 ? 255.0 : 65535.0;
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%g", v);
+        if (!(v >= 0 && v <= top && v == std::floor(v)))
+            return usageError(std::string("constant border value ") + shown + " does not fit the " +
+                              fs::depthName(input.depth) + " image: use a whole number from 0 to " +
+                              std::to_string(static_cast<int>(top)));
+    }
+    // Everything about the output is known now: refuse before filtering, not after.
+    const fs::Depth outputDepth = spec.output.floatOutput ? fs::Depth::F32 : input.depth;
+    if (const fs::io::OutputFormatCheck format = fs::io::checkOutputFormat(o.output, outputDepth, input.channels); !format.ok())
+        return inputError(o.output + ": " + format.refusal);
+    else if (!format.warning.empty())
+        std::cerr << "filterstudio-cli: warning: " << printable(o.output) << ": " << printable(format.warning) << "\n";
 
     // A launch the backend cannot take is refused with its reason before anything runs
     // (GPU backends check it against the device; the others take only the default).

@@ -45,6 +45,7 @@ int runPipeline(const std::vector<std::string>& args) {
 #else
     if (samePath(input, output)) return usageError(output + ": the output would overwrite the input; choose another file");
     if (const int rc = checkOutputFile(output, overwrite); rc != kExitOk) return rc;
+    if (const std::string bad = io::checkOutputPath(output, overwrite); !bad.empty()) return inputError(output + ": " + bad);
     Pipeline pipeline;
     std::string why;
     if (!loadPipelineFile(pipelinePath, pipeline, &why)) return inputError(why);
@@ -58,6 +59,7 @@ int runPipeline(const std::vector<std::string>& args) {
     loadOptions.maxPixels = maxPixels;
     io::LoadResult loaded = io::loadImage(input, loadOptions);
     if (!loaded.ok()) return inputError(loaded.error);
+    if (!loaded.note.empty()) std::printf("%s: %s\n", printable(input).c_str(), printable(loaded.note).c_str());
 
     const PipelineResult result = makePipelineRunnerFor(*backend, mode)->run(pipeline, loaded.image.cview());
     for (std::size_t i = 0; i < result.steps.size(); ++i) {

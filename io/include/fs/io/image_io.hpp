@@ -3,8 +3,10 @@
 // 16-bit, 32-bit float) and channel count (gray, BGR, BGRA). Colour images
 // stay in OpenCV's BGR / BGRA order in memory; filters are per channel, so the
 // order only matters to whoever displays them (the GUI swaps for Qt).
-// Gray + alpha files load as BGRA. EXIF orientation is not applied: pixels
-// are used as stored, so results line up with OpenCV's IMREAD_UNCHANGED.
+// Gray + alpha files load as BGRA. A JPEG's EXIF orientation is applied, as
+// cv::imread and photo viewers do, so a portrait photograph loads upright
+// (LoadResult::note says so). PFM files are decoded and encoded here, in
+// memory: OpenCV would stage them through a file in the shared temp folder.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +24,7 @@ struct LoadOptions {
 struct LoadResult {
     Image image;
     std::string error;  // "<path>: <problem>"; empty when image is valid
+    std::string note;   // what was done to the stored pixels, e.g. "EXIF orientation 6: rotated 90 degrees clockwise"; usually empty
     bool ok() const { return error.empty(); }
 };
 
@@ -41,11 +44,29 @@ struct SaveOptions {
     bool overwrite = true;
 };
 
+// The formats FilterStudio writes, by extension: .png, .jpg, .jpeg, .tif,
+// .tiff, .bmp, .pgm, .ppm, .pnm, .pfm, .webp. Anything else is refused.
+// Empty when `path`'s name can be written as an output before the image
+// exists: the extension names a format above, and the name fits NAME_MAX.
+std::string checkOutputName(const std::string& path);
+// checkOutputName, then the folder exists and is writable, and what is at
+// `path` may be replaced (files::outputRefusal). Empty when all hold.
+std::string checkOutputPath(const std::string& path, bool overwrite);
+// Whether `path`'s format holds an image of this depth and channel count.
+// refusal: it cannot (16-bit to JPEG, colour to .pgm, anything to 1-bit .pbm);
+// warning: it is written, with what is lost named (alpha to JPEG, .ppm, .pfm).
+struct OutputFormatCheck {
+    std::string refusal, warning;
+    bool ok() const { return refusal.empty(); }
+};
+OutputFormatCheck checkOutputFormat(const std::string& path, Depth depth, int channels);
+
 // Writes through a temporary file with a random name beside `path`, created
 // exclusively and renamed into place, so a failed save never leaves a partial
 // file and never touches any other file. TIFFs are written strip by strip;
 // other formats are encoded in memory first. The extension picks the format;
-// f32 needs .tif/.tiff (or .pfm), u16 needs .png/.tif/.tiff/.pgm/.ppm/.pnm.
+// checkOutputPath and checkOutputFormat's refusals apply (alpha that the
+// format cannot hold is dropped: callers warn first).
 bool saveImage(const std::string& path, ConstImageView image, const SaveOptions& options, std::string* error);
 bool saveImage(const std::string& path, ConstImageView image, std::string* error);  // overwrite on
 
