@@ -58,12 +58,13 @@ void Engine::Impl::trimCaches() {
     for (int i = 0; i < kPipelineSlots; ++i) pieceSrc[i].release(), pieceDst[i].release();
     for (int i = 0; i < kEngineStreams; ++i) batchIn[i].release(), batchOut[i].release();
     scratch.release();
+    displayScratch.release();
     workspaces.releaseAll();
     staging.releaseAll();
 }
 
 std::size_t Engine::Impl::cachedBytes() const {
-    std::size_t total = scratch.bytes() + weights.bytes() + staging.totalBytes() + workspaces.bytes();
+    std::size_t total = scratch.bytes() + displayScratch.bytes() + weights.bytes() + staging.totalBytes() + workspaces.bytes();
     for (int i = 0; i < kPipelineSlots; ++i) total += pieceSrc[i].bytes() + pieceDst[i].bytes();
     for (int i = 0; i < kEngineStreams; ++i) total += batchIn[i].bytes() + batchOut[i].bytes();
     return total;
@@ -72,7 +73,26 @@ std::size_t Engine::Impl::cachedBytes() const {
 // ---- DeviceSession ----------------------------------------------------------
 
 DeviceSession::DeviceSession(Engine& engine) : lock_(engine.impl().mutex), core_(engine.impl()) {
+    ++core_.sessions;
     problem_ = core_.init();
+}
+
+DeviceSession::~DeviceSession() {
+    for (int i = 0; i < kEngineStreams; ++i)
+        if ((used_ & (1u << i)) && core_.streams[i] && cudaStreamSynchronize(core_.streams[i]) != cudaSuccess)
+            cudaGetLastError();  // the owner has reported (or dropped) its run's error: the next session starts clean
+    --core_.sessions;
+}
+
+cudaError_t DeviceSession::reserve(DeviceBuffer& buffer, std::size_t bytes) {
+    cudaError_t err = buffer.reserve(bytes);
+    if (err == cudaErrorMemoryAllocation && core_.sessions == 1) {
+        cudaGetLastError();
+        core_.trimCaches();
+        err = buffer.reserve(bytes);
+    }
+    if (err != cudaSuccess) cudaGetLastError();
+    return err;
 }
 
 cudaError_t DeviceSession::uploadWeights(const ModeImpl& mode, PreparedFilter& f, cudaStream_t stream) {
@@ -161,15 +181,9 @@ DeviceImageHandle Engine::upload(ConstImageView image, std::string& error, Timin
     r.width = image.width, r.height = image.height, r.channels = image.channels, r.depth = image.depth;
     const std::size_t rowBytes = image.rowBytes();
     r.pitch = alignUp(rowBytes, kPitchAlign);
-    cudaError_t err = r.pixels.reserve(r.pitch * static_cast<std::size_t>(image.height));
-    if (err == cudaErrorMemoryAllocation) {
-        // Memory pressure: the cached slot buffers and staging go first.
-        cudaGetLastError();
-        impl_.trimCaches();
-        err = r.pixels.reserve(r.pitch * static_cast<std::size_t>(image.height));
-    }
+    // Under memory pressure the cached slot buffers and staging go first.
+    cudaError_t err = session.reserve(r.pixels, r.pitch * static_cast<std::size_t>(image.height));
     if (err != cudaSuccess) {
-        cudaGetLastError();
         error = cudaMessage("keeping the image on the device", err);
         return {};
     }

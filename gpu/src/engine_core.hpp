@@ -69,10 +69,12 @@ struct Engine::Impl {
     std::vector<PieceEvents> pieceEvents;  // grown to the most pieces a run timed, kept for later runs
     DeviceBuffer weights;                  // the global mode's weights, kMaxKernels x 63 x 63 floats
     DeviceBuffer scratch;                  // a resident run's output before its download
+    DeviceBuffer displayScratch;           // GL interop: a result before its conversion to BGRA8
     ModeWorkspaces workspaces;             // per mode and stream: the fft mode's plans and tiles
     PinnedStaging staging;
     std::map<std::uint64_t, ResidentImage> resident;
     std::uint64_t nextHandle = 1;
+    int sessions = 0;  // DeviceSessions alive (nested ones on the lock's thread count too)
 
     // Finds the device and creates the streams, once; why it is unusable, else empty.
     const std::string& init();
@@ -86,18 +88,31 @@ private:
 
 // Exclusive use of the device while alive. The lock is recursive: the batch
 // runner hands images too large for its slots to the backend's run while it
-// holds the device.
+// holds the device. Device memory, streams and waits of every GPU client go
+// through a session; it drains the streams it handed out before it ends, so
+// no work outlives it, whichever way its owner returns.
 class DeviceSession {
 public:
     explicit DeviceSession(Engine& engine = Engine::instance());
+    ~DeviceSession();
     DeviceSession(const DeviceSession&) = delete;
     DeviceSession& operator=(const DeviceSession&) = delete;
 
     // Why the device cannot be used; empty when it can.
     const std::string& problem() const { return problem_; }
     Engine::Impl& core() { return core_; }
-    cudaStream_t stream(int i) const { return core_.streams[i]; }
+    // The engine's stream i (0 .. kEngineStreams - 1), drained when the session ends.
+    cudaStream_t stream(int i) const {
+        used_ |= 1u << i;
+        return core_.streams[i];
+    }
     PinnedStaging& staging() { return core_.staging; }
+
+    // buffer.reserve(bytes) for this session's own device memory (pipeline
+    // images, labelling and layer buffers, interop scratch). Out of memory,
+    // an outermost session drops the engine's caches (Impl::trimCaches) and
+    // tries once more; a nested one leaves them, its caller may be using them.
+    cudaError_t reserve(DeviceBuffer& buffer, std::size_t bytes);
 
     // f's weights to the engine's device buffer (global mode) and to `mode`'s
     // constant memory, in `stream`'s order; sets f.deviceWeights.
@@ -121,6 +136,7 @@ private:
     std::unique_lock<std::recursive_mutex> lock_;
     Engine::Impl& core_;
     std::string problem_;
+    mutable unsigned used_ = 0;  // bit i: stream(i) was handed out
 };
 
 // The pipelined run of a host image (piece_run.cpp), inside a session.
