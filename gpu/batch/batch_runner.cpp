@@ -494,12 +494,9 @@ private:
             if (std::string why = finish(s, specs, results); !why.empty() && first.empty()) first = why;
         return first;
     }
-    // After an error: stop waiting for anything.
+    // After an error: stop waiting for anything (the session drains the streams as it ends).
     void drain() {
-        for (Slot& s : slots_) {
-            if (session_ && session_->problem().empty()) cudaStreamSynchronize(streamOf(s));
-            s.busy = false;
-        }
+        for (Slot& s : slots_) s.busy = false;
         cudaGetLastError();
     }
 

@@ -4,10 +4,12 @@
 // the same numbers as the CPU's two-pass labelling, 1..count in raster order.
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "device_common.cuh"
 #include "device_image.hpp"
+#include "typed_launch.hpp"
 
 namespace fs::gpu::batch {
 namespace {
@@ -86,47 +88,50 @@ template <class F> void withType(Depth d, F&& f) {
 
 }  // namespace
 
-std::string labelOnDevice(const DeviceImage& mask, DeviceImage& out, long long& count, cudaStream_t s) {
+std::string labelOnDevice(DeviceSession& session, const DeviceImage& mask, DeviceImage& out, long long& count,
+                          cudaStream_t s) {
     if (mask.channels != 1)
         return "label: needs a 1-channel image, got " + std::to_string(mask.channels) +
                " channels (add a grayscale step before it)";
     const long long pixels = static_cast<long long>(mask.width) * mask.height;
     if (pixels > (1LL << 31) - 2) return "label: image too large for 32-bit pixel indices";
     const int n = static_cast<int>(pixels), width = mask.width;
-    if (cudaError_t err = out.allocate(mask.width, mask.height, 1, Depth::F32); err != cudaSuccess)
+    if (cudaError_t err = out.allocate(session, mask.width, mask.height, 1, Depth::F32); err != cudaSuccess)
         return cudaMessage("label: allocating", err);
-    int *parent = nullptr, *isRoot = nullptr, *number = nullptr;
-    void* scratch = nullptr;
+    // Freed on every way out: before any work is queued on them, or after the stream has drained.
+    DeviceBuffer parentBuffer, isRootBuffer, numberBuffer, scratch;
     std::size_t scratchBytes = 0;
-    cudaError_t err = cudaMalloc(&parent, sizeof(int) * n);
-    if (err == cudaSuccess) err = cudaMalloc(&isRoot, sizeof(int) * n);
-    if (err == cudaSuccess) err = cudaMalloc(&number, sizeof(int) * n);
-    if (err == cudaSuccess) err = cub::DeviceScan::ExclusiveSum(nullptr, scratchBytes, isRoot, number, n, s);
-    if (err == cudaSuccess) err = cudaMalloc(&scratch, scratchBytes);
-    const unsigned blocks = ceilDiv(n, kThreads);
-    if (err == cudaSuccess) {
+    const std::size_t indexBytes = sizeof(int) * static_cast<std::size_t>(n);
+    cudaError_t err = session.reserve(parentBuffer, indexBytes);
+    if (err == cudaSuccess) err = session.reserve(isRootBuffer, indexBytes);
+    if (err == cudaSuccess) err = session.reserve(numberBuffer, indexBytes);
+    if (err != cudaSuccess) return cudaMessage("label: allocating", err);
+    int* const parent = static_cast<int*>(parentBuffer.get());
+    int* const isRoot = static_cast<int*>(isRootBuffer.get());
+    int* const number = static_cast<int*>(numberBuffer.get());
+    err = cub::DeviceScan::ExclusiveSum(nullptr, scratchBytes, isRoot, number, n, s);
+    if (err == cudaSuccess && (err = session.reserve(scratch, std::max<std::size_t>(scratchBytes, 1))) != cudaSuccess)
+        return cudaMessage("label: allocating", err);
+    const dim3 grid(ceilDiv(n, kThreads)), block(kThreads);
+    if (err == cudaSuccess)
         withType(mask.depth, [&](auto t) {
             using T = decltype(t);
-            initKernel<T><<<blocks, kThreads, 0, s>>>(mask.data(), mask.pitch(), width, n, parent);
-            mergeKernel<T><<<blocks, kThreads, 0, s>>>(mask.data(), mask.pitch(), width, n, parent);
+            err = launchKernel(initKernel<T>, grid, block, 0, s, mask.data(), mask.pitch(), width, n, parent);
+            if (err == cudaSuccess)
+                err = launchKernel(mergeKernel<T>, grid, block, 0, s, mask.data(), mask.pitch(), width, n, parent);
         });
-        rootsKernel<<<blocks, kThreads, 0, s>>>(n, parent, isRoot);
-        err = cudaGetLastError();
-    }
-    if (err == cudaSuccess) err = cub::DeviceScan::ExclusiveSum(scratch, scratchBytes, isRoot, number, n, s);
-    if (err == cudaSuccess) {
-        labelKernel<<<blocks, kThreads, 0, s>>>(n, width, parent, number, out.data(), out.pitch());
-        err = cudaGetLastError();
-    }
+    if (err == cudaSuccess) err = launchKernel(rootsKernel, grid, block, 0, s, n, parent, isRoot);
+    if (err == cudaSuccess) err = cub::DeviceScan::ExclusiveSum(scratch.get(), scratchBytes, isRoot, number, n, s);
+    if (err == cudaSuccess)
+        err = launchKernel(labelKernel, grid, block, 0, s, n, width, parent, number, out.data(), out.pitch());
     int last[2] = {0, 0};  // scan and flag of the last pixel: their sum is the count
     if (err == cudaSuccess) err = cudaMemcpyAsync(&last[0], number + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s);
     if (err == cudaSuccess) err = cudaMemcpyAsync(&last[1], isRoot + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s);
     if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-    cudaFree(parent);
-    cudaFree(isRoot);
-    cudaFree(number);
-    cudaFree(scratch);
-    if (err != cudaSuccess) return cudaMessage("label", err);
+    if (err != cudaSuccess) {
+        cudaStreamSynchronize(s);  // nothing may still use the buffers freed on the way out
+        return cudaMessage("label", err);
+    }
     count = static_cast<long long>(last[0]) + last[1];
     if (count > (1LL << 24))
         return "label: " + std::to_string(count) + " objects, more than a float label image holds exactly (16777216)";

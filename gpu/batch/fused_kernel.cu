@@ -7,6 +7,7 @@
 // fused multiply-adds, like every other CUDA mode.
 #include "device_common.cuh"
 #include "fused_kernel.hpp"
+#include "typed_launch.hpp"
 
 namespace fs::gpu::batch {
 namespace {
@@ -96,10 +97,7 @@ cudaError_t launchFused(const DeviceView& in, unsigned char* outBase, const Fuse
         // Above 48 KB (31x31 on 4 channels: 62 KB) the block must opt in.
         if (sharedBytes > 48 * 1024)
             err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sharedBytes));
-        if (err == cudaSuccess) {
-            kernel<<<grid, block, sharedBytes, s>>>(g, outBase, launch);
-            err = cudaGetLastError();
-        }
+        if (err == cudaSuccess) err = launchKernel(kernel, grid, block, sharedBytes, s, g, outBase, launch);
     });
     return err;
 }

@@ -8,6 +8,7 @@
 #include "fs/border.hpp"
 #include "fs/gpu/layer.hpp"
 #include "fs/pixel_math.hpp"
+#include "typed_launch.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -55,8 +56,7 @@ template <class In, class Out> __global__ void layerKernel(LayerArgs a) {
 template <class In, class Out> cudaError_t launchLayer(const LayerArgs& a, cudaStream_t s) {
     const dim3 block(32, 8);
     const dim3 grid((a.width + 31) / 32, (a.height + 7) / 8, a.outputs);
-    layerKernel<In, Out><<<grid, block, 0, s>>>(a);
-    return cudaGetLastError();
+    return launchKernel(layerKernel<In, Out>, grid, block, 0, s, a);
 }
 
 template <class F> cudaError_t withTypes(Depth in, Depth out, F&& f) {
@@ -76,14 +76,6 @@ template <class F> cudaError_t withTypes(Depth in, Depth out, F&& f) {
     }
     return outer(float{});
 }
-
-// Device memory freed on every path out.
-struct DeviceMemory {
-    void* p = nullptr;
-    ~DeviceMemory() {
-        if (p) cudaFree(p);
-    }
-};
 
 struct Events {
     cudaEvent_t e[4] = {};
@@ -139,42 +131,43 @@ private:
             table.push_back(make_int4(static_cast<int>(weights.size()), k.width, k.height, 0));
             weights.insert(weights.end(), k.weights.begin(), k.weights.end());
         }
-        DeviceMemory in, out, deviceWeights, deviceTable;
-        std::size_t inPitch = 0, outPitch = 0;
-        if (cudaError_t err = cudaMallocPitch(&in.p, &inPitch, inRow, height * bank.inputs); err != cudaSuccess)
+        // Freed on every way out (the free waits for work on them to finish).
+        DeviceBuffer in, out, deviceWeights, deviceTable;
+        const std::size_t inPitch = alignUp(inRow, kPitchAlign), outPitch = alignUp(outRow, kPitchAlign);
+        if (cudaError_t err = session.reserve(in, inPitch * height * bank.inputs); err != cudaSuccess)
             return cudaMessage("allocating the layer's inputs", err);
-        if (cudaError_t err = cudaMallocPitch(&out.p, &outPitch, outRow, height * bank.outputs); err != cudaSuccess)
+        if (cudaError_t err = session.reserve(out, outPitch * height * bank.outputs); err != cudaSuccess)
             return cudaMessage("allocating the layer's outputs", err);
-        if (cudaError_t err = cudaMalloc(&deviceWeights.p, weights.size() * sizeof(float)); err != cudaSuccess)
+        if (cudaError_t err = session.reserve(deviceWeights, weights.size() * sizeof(float)); err != cudaSuccess)
             return cudaMessage("allocating the weights", err);
-        if (cudaError_t err = cudaMalloc(&deviceTable.p, table.size() * sizeof(int4)); err != cudaSuccess)
+        if (cudaError_t err = session.reserve(deviceTable, table.size() * sizeof(int4)); err != cudaSuccess)
             return cudaMessage("allocating the kernel table", err);
         Events ev;
         if (cudaError_t err = ev.create(); err != cudaSuccess) return cudaMessage("creating events", err);
 
         cudaEventRecord(ev.e[0], s);
-        cudaError_t err = cudaMemcpyAsync(deviceWeights.p, weights.data(), weights.size() * sizeof(float),
+        cudaError_t err = cudaMemcpyAsync(deviceWeights.get(), weights.data(), weights.size() * sizeof(float),
                                           cudaMemcpyHostToDevice, s);
         if (err == cudaSuccess)
-            err = cudaMemcpyAsync(deviceTable.p, table.data(), table.size() * sizeof(int4), cudaMemcpyHostToDevice, s);
+            err = cudaMemcpyAsync(deviceTable.get(), table.data(), table.size() * sizeof(int4), cudaMemcpyHostToDevice, s);
         for (int n = 0; n < bank.inputs && err == cudaSuccess; ++n)
-            err = cudaMemcpy2DAsync(static_cast<unsigned char*>(in.p) + inPitch * height * n, inPitch, inputs[n].data,
+            err = cudaMemcpy2DAsync(in.data() + inPitch * height * n, inPitch, inputs[n].data,
                                     inputs[n].stride, inRow, height, cudaMemcpyHostToDevice, s);
         if (err != cudaSuccess) return cudaMessage("uploading the layer's inputs", err);
         cudaEventRecord(ev.e[1], s);
 
         LayerArgs a;
-        a.in = static_cast<const unsigned char*>(in.p);
+        a.in = in.data();
         a.inPitch = inPitch;
-        a.out = static_cast<unsigned char*>(out.p);
+        a.out = out.data();
         a.outPitch = outPitch;
         a.width = first.width;
         a.height = first.height;
         a.channels = first.channels;
         a.inputs = bank.inputs;
         a.outputs = bank.outputs;
-        a.weights = static_cast<const float*>(deviceWeights.p);
-        a.kernels = static_cast<const int4*>(deviceTable.p);
+        a.weights = static_cast<const float*>(deviceWeights.get());
+        a.kernels = static_cast<const int4*>(deviceTable.get());
         a.border = bank.border.mode;
         a.borderValue = bank.border.value;
         a.scale = bank.output.scale;
@@ -189,7 +182,7 @@ private:
         for (int m = 0; m < bank.outputs; ++m) result.outputs.emplace_back(first.width, first.height, first.channels, outDepth);
         for (int m = 0; m < bank.outputs && err == cudaSuccess; ++m)
             err = cudaMemcpy2DAsync(result.outputs[m].data(), result.outputs[m].stride(),
-                                    static_cast<unsigned char*>(out.p) + outPitch * height * m, outPitch, outRow, height,
+                                    out.data() + outPitch * height * m, outPitch, outRow, height,
                                     cudaMemcpyDeviceToHost, s);
         if (err != cudaSuccess) return cudaMessage("downloading the layer's outputs", err);
         cudaEventRecord(ev.e[3], s);

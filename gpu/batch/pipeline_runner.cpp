@@ -16,7 +16,8 @@ namespace {
 // A convolution step: the step's filter in `mode` over a device image, its output allocated here.
 std::string convolveStep(DeviceSession& session, const FilterSpec& spec, const DeviceImage& in, const std::string& mode,
                          DeviceImage& out, cudaStream_t s) {
-    if (cudaError_t err = out.allocate(in.width, in.height, in.channels, spec.outputDepth(in.depth)); err != cudaSuccess)
+    if (cudaError_t err = out.allocate(session, in.width, in.height, in.channels, spec.outputDepth(in.depth));
+        err != cudaSuccess)
         return cudaMessage("allocating the output", err);
     return session.convolve(spec, in.view(), mode, out.data(), out.pitch(), s);
 }
@@ -50,19 +51,16 @@ private:
         const cudaStream_t s = session.stream(0);
         PieceEvents events;
         if (cudaError_t err = events.create(); err != cudaSuccess) return cudaMessage("creating events", err);
+        // Destroying an event still pending is safe; the session drains the stream as it ends.
         struct Guard {
-            cudaStream_t s;
             PieceEvents& events;
-            ~Guard() {
-                cudaStreamSynchronize(s);
-                events.destroy();
-            }
-        } guard{s, events};
+            ~Guard() { events.destroy(); }
+        } guard{events};
         const cudaEvent_t start = events.start, stop = events.done;
 
         DeviceImage source;
         cudaEventRecord(start, s);
-        if (cudaError_t err = source.upload(input, s); err != cudaSuccess) return cudaMessage("uploading", err);
+        if (cudaError_t err = source.upload(session, input, s); err != cudaSuccess) return cudaMessage("uploading", err);
         cudaEventRecord(stop, s);
         cudaEventSynchronize(stop);
         const double uploadMs = elapsedMs(start, stop);
@@ -89,14 +87,14 @@ private:
             std::string why;
             switch (step.op) {
             case StepOp::Convolve: why = convolveStep(session, step.filter, first, mode_, out, s); break;
-            case StepOp::Abs: why = absOnDevice(first, out, s); break;
-            case StepOp::Magnitude: why = magnitudeOnDevice(first, resolve(inputs[i][1]), out, s); break;
-            case StepOp::Threshold: why = thresholdOnDevice(first, step.threshold, out, s); break;
-            case StepOp::Normalize: why = normalizeOnDevice(first, out, s); break;
-            case StepOp::Grayscale: why = grayscaleOnDevice(first, out, s); break;
+            case StepOp::Abs: why = absOnDevice(session, first, out, s); break;
+            case StepOp::Magnitude: why = magnitudeOnDevice(session, first, resolve(inputs[i][1]), out, s); break;
+            case StepOp::Threshold: why = thresholdOnDevice(session, first, step.threshold, out, s); break;
+            case StepOp::Normalize: why = normalizeOnDevice(session, first, out, s); break;
+            case StepOp::Grayscale: why = grayscaleOnDevice(session, first, out, s); break;
             case StepOp::Label: {
                 long long count = 0;
-                why = labelOnDevice(first, out, count, s);
+                why = labelOnDevice(session, first, out, count, s);
                 if (why.empty()) result.objectCount = count;
                 break;
             }
@@ -149,8 +147,8 @@ std::string labelComponentsCuda(ConstImageView mask, Image& labels, long long& c
         batch::DeviceImage in, out;
         const cudaStream_t s = session.stream(0);
         std::string why;
-        if (cudaError_t err = in.upload(mask, s); err != cudaSuccess) why = cudaMessage("uploading", err);
-        if (why.empty()) why = batch::labelOnDevice(in, out, count, s);
+        if (cudaError_t err = in.upload(session, mask, s); err != cudaSuccess) why = cudaMessage("uploading", err);
+        if (why.empty()) why = batch::labelOnDevice(session, in, out, count, s);
         if (why.empty())
             if (cudaError_t err = out.download(labels, s); err != cudaSuccess) why = cudaMessage("downloading", err);
         if (cudaError_t err = cudaStreamSynchronize(s); why.empty() && err != cudaSuccess)

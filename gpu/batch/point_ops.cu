@@ -9,6 +9,7 @@
 
 #include "device_common.cuh"
 #include "device_image.hpp"
+#include "typed_launch.hpp"
 
 namespace fs::gpu::batch {
 namespace {
@@ -120,81 +121,83 @@ template <class T> __global__ void minMaxKernel(Plane p, int* lohi) {
     }
 }
 
-std::string launched(const char* what) {
-    const cudaError_t err = cudaGetLastError();
+std::string launched(const char* what, cudaError_t err) {
     return err == cudaSuccess ? std::string() : cudaMessage(what, err);
+}
+
+template <class In, class Out, class Op> cudaError_t launchMap(const Plane& p, Op op, cudaStream_t s) {
+    return launchKernel(mapKernel<In, Out, Op>, gridFor(p), dim3(kThreads), 0, s, p, op);
 }
 
 }  // namespace
 
-std::string absOnDevice(const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
-    if (cudaError_t err = out.allocate(in.width, in.height, in.channels, in.depth); err != cudaSuccess)
+std::string absOnDevice(DeviceSession& session, const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
+    if (cudaError_t err = out.allocate(session, in.width, in.height, in.channels, in.depth); err != cudaSuccess)
         return cudaMessage("abs: allocating", err);
     const Plane p = planeOf(in, out);
+    cudaError_t err = cudaSuccess;
     withType(in.depth, [&](auto t) {
         using T = decltype(t);
-        mapKernel<T, T><<<gridFor(p), kThreads, 0, s>>>(p, AbsOp{});
+        err = launchMap<T, T>(p, AbsOp{}, s);
     });
-    return launched("abs");
+    return launched("abs", err);
 }
 
-std::string magnitudeOnDevice(const DeviceImage& a, const DeviceImage& b, DeviceImage& out, cudaStream_t s) {
+std::string magnitudeOnDevice(DeviceSession& session, const DeviceImage& a, const DeviceImage& b, DeviceImage& out,
+                              cudaStream_t s) {
     if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.depth != b.depth)
         return "magnitude: the two inputs differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) + "x" +
                std::to_string(a.channels) + " " + depthName(a.depth) + " vs " + std::to_string(b.width) + "x" +
                std::to_string(b.height) + "x" + std::to_string(b.channels) + " " + depthName(b.depth) + ")";
-    if (cudaError_t err = out.allocate(a.width, a.height, a.channels, a.depth); err != cudaSuccess)
+    if (cudaError_t err = out.allocate(session, a.width, a.height, a.channels, a.depth); err != cudaSuccess)
         return cudaMessage("magnitude: allocating", err);
     const Plane p = planeOf(a, out);
+    cudaError_t err = cudaSuccess;
     withType(a.depth, [&](auto t) {
-        using T = decltype(t);
-        magnitudeKernel<T><<<gridFor(p), kThreads, 0, s>>>(p, b.data(), b.pitch());
+        err = launchKernel(magnitudeKernel<decltype(t)>, gridFor(p), dim3(kThreads), 0, s, p, b.data(), b.pitch());
     });
-    return launched("magnitude");
+    return launched("magnitude", err);
 }
 
-std::string thresholdOnDevice(const DeviceImage& in, float threshold, DeviceImage& out, cudaStream_t s) {
-    if (cudaError_t err = out.allocate(in.width, in.height, in.channels, Depth::U8); err != cudaSuccess)
+std::string thresholdOnDevice(DeviceSession& session, const DeviceImage& in, float threshold, DeviceImage& out,
+                              cudaStream_t s) {
+    if (cudaError_t err = out.allocate(session, in.width, in.height, in.channels, Depth::U8); err != cudaSuccess)
         return cudaMessage("threshold: allocating", err);
     const Plane p = planeOf(in, out);
-    withType(in.depth, [&](auto t) {
-        using T = decltype(t);
-        mapKernel<T, std::uint8_t><<<gridFor(p), kThreads, 0, s>>>(p, ThresholdOp{threshold});
-    });
-    return launched("threshold");
+    cudaError_t err = cudaSuccess;
+    withType(in.depth, [&](auto t) { err = launchMap<decltype(t), std::uint8_t>(p, ThresholdOp{threshold}, s); });
+    return launched("threshold", err);
 }
 
-std::string normalizeOnDevice(const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
-    if (cudaError_t err = out.allocate(in.width, in.height, in.channels, Depth::U8); err != cudaSuccess)
+std::string normalizeOnDevice(DeviceSession& session, const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
+    if (cudaError_t err = out.allocate(session, in.width, in.height, in.channels, Depth::U8); err != cudaSuccess)
         return cudaMessage("normalize: allocating", err);
-    int* lohi = nullptr;
-    if (cudaError_t err = cudaMalloc(&lohi, 2 * sizeof(int)); err != cudaSuccess) return cudaMessage("normalize: allocating", err);
+    DeviceBuffer lohi;
+    if (cudaError_t err = session.reserve(lohi, 2 * sizeof(int)); err != cudaSuccess)
+        return cudaMessage("normalize: allocating", err);
+    int* const deviceLoHi = static_cast<int*>(lohi.get());
     const int init[2] = {INT_MAX, INT_MIN};
     int found[2] = {INT_MAX, INT_MIN};
     const Plane p = planeOf(in, out);
-    cudaError_t err = cudaMemcpyAsync(lohi, init, sizeof init, cudaMemcpyHostToDevice, s);
-    if (err == cudaSuccess) {
-        withType(in.depth, [&](auto t) { minMaxKernel<decltype(t)><<<gridFor(p), kThreads, 0, s>>>(p, lohi); });
-        err = cudaGetLastError();
-    }
-    if (err == cudaSuccess) err = cudaMemcpyAsync(found, lohi, sizeof found, cudaMemcpyDeviceToHost, s);
+    cudaError_t err = cudaMemcpyAsync(deviceLoHi, init, sizeof init, cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess)
+        withType(in.depth, [&](auto t) {
+            err = launchKernel(minMaxKernel<decltype(t)>, gridFor(p), dim3(kThreads), 0, s, p, deviceLoHi);
+        });
+    if (err == cudaSuccess) err = cudaMemcpyAsync(found, deviceLoHi, sizeof found, cudaMemcpyDeviceToHost, s);
     if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-    cudaFree(lohi);
     if (err != cudaSuccess) return cudaMessage("normalize: min/max", err);
     // As the CPU (and cv::normalize NORM_MINMAX): a flat or all non-finite image maps to 0.
     const bool any = found[0] != INT_MAX;
     const double lo = any ? fromOrderedInt(found[0]) : 0.0, hi = any ? fromOrderedInt(found[1]) : 0.0;
     const double scale = hi > lo ? 255.0 / (hi - lo) : 0.0;
     const double shift = hi > lo ? -lo * scale : 0.0;
-    withType(in.depth, [&](auto t) {
-        using T = decltype(t);
-        mapKernel<T, std::uint8_t><<<gridFor(p), kThreads, 0, s>>>(p, NormalizeOp{scale, shift});
-    });
-    return launched("normalize");
+    withType(in.depth, [&](auto t) { err = launchMap<decltype(t), std::uint8_t>(p, NormalizeOp{scale, shift}, s); });
+    return launched("normalize", err);
 }
 
-std::string grayscaleOnDevice(const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
-    if (cudaError_t err = out.allocate(in.width, in.height, 1, in.depth); err != cudaSuccess)
+std::string grayscaleOnDevice(DeviceSession& session, const DeviceImage& in, DeviceImage& out, cudaStream_t s) {
+    if (cudaError_t err = out.allocate(session, in.width, in.height, 1, in.depth); err != cudaSuccess)
         return cudaMessage("grayscale: allocating", err);
     if (in.channels == 1) {
         const cudaError_t err = cudaMemcpy2DAsync(out.data(), out.pitch(), in.data(), in.pitch(), in.rowBytes(),
@@ -203,8 +206,11 @@ std::string grayscaleOnDevice(const DeviceImage& in, DeviceImage& out, cudaStrea
     }
     Plane p = planeOf(in, out);
     p.samplesPerRow = in.width;
-    withType(in.depth, [&](auto t) { grayscaleKernel<decltype(t)><<<gridFor(p), kThreads, 0, s>>>(p, in.channels); });
-    return launched("grayscale");
+    cudaError_t err = cudaSuccess;
+    withType(in.depth, [&](auto t) {
+        err = launchKernel(grayscaleKernel<decltype(t)>, gridFor(p), dim3(kThreads), 0, s, p, in.channels);
+    });
+    return launched("grayscale", err);
 }
 
 }  // namespace fs::gpu::batch

@@ -10,7 +10,7 @@
 namespace fs::gpu {
 
 struct PinnedImage {
-    std::shared_ptr<void> memory;  // freed with cudaFreeHost when the last copy goes
+    std::shared_ptr<void> memory;  // freed by the engine's pinned allocator when the last copy goes
     ImageView view;                // tightly packed, inside `memory`
     std::string error;             // non-empty: no pinned memory (no device, or the driver refused)
     bool ok() const { return error.empty(); }
