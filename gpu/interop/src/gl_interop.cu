@@ -1,6 +1,7 @@
 // CUDA-GL interop: register the GL pixel buffer once, map it each frame, let
 // the chosen CUDA mode write into it (directly when the result already is
-// 4-channel u8, else through a scratch buffer and one conversion pass), unmap.
+// 4-channel u8, else through the engine's display scratch and one conversion
+// pass on a session stream), unmap. The frame holds one DeviceSession.
 #include "fs/gpu/gl_interop.hpp"
 
 #include <cuda_gl_interop.h>
@@ -11,15 +12,16 @@
 #include <functional>
 
 #include "cuda_support.hpp"
+#include "engine_core.hpp"
 #include "fs/gpu/cuda_backend.hpp"
 #include "fs/gpu/device_run.hpp"
 #include "fs/gpu/engine.hpp"
 #include "fs/pixel_math.hpp"
+#include "typed_launch.hpp"
 
 namespace fs::gpu {
 
 namespace {
-
 
 template <class T> __device__ std::uint8_t displayByte(T v);
 template <> __device__ std::uint8_t displayByte<std::uint8_t>(std::uint8_t v) { return v; }
@@ -58,8 +60,6 @@ struct GlPixelBufferInterop::State {
     unsigned buffer = 0;
     std::size_t bytes = 0;
     cudaGraphicsResource_t resource = nullptr;
-    void* scratch = nullptr;
-    std::size_t scratchBytes = 0;
     const void* pinned = nullptr;
     unsigned texture = 0;  // copy each frame into this texture (copyIntoTexture)
     unsigned registeredTexture = 0;
@@ -115,7 +115,6 @@ struct GlPixelBufferInterop::State {
         unregisterTexture();
         unregister();
         unpin();
-        if (scratch) cudaFree(scratch);
     }
 };
 
@@ -197,6 +196,8 @@ std::string GlPixelBufferInterop::runInto(unsigned glBuffer, std::size_t bufferB
         s.unregister();
         return std::string("cudaGraphicsGLRegisterBuffer: ") + kRefusedRegistration;
     }
+    DeviceSession session;
+    if (!session.problem().empty()) return session.problem();
     if (s.buffer != glBuffer || s.bytes != bufferBytes || !s.resource) {
         s.unregister();
         const auto t = Clock::now();
@@ -233,27 +234,29 @@ std::string GlPixelBufferInterop::runInto(unsigned glBuffer, std::size_t bufferB
         error = runFilter({mapped, static_cast<std::size_t>(input.width) * 4}, run);
     } else {
         const std::size_t pitch = static_cast<std::size_t>(input.width) * static_cast<std::size_t>(input.channels) * depthBytes(outDepth);
-        const std::size_t need = pitch * static_cast<std::size_t>(input.height);
-        if (need > s.scratchBytes) {
-            if (s.scratch) cudaFree(s.scratch);
-            s.scratch = nullptr;
-            s.scratchBytes = 0;
-            if ((e = cudaMalloc(&s.scratch, need)) != cudaSuccess) error = cudaMessage("cudaMalloc (scratch)", e);
-            else s.scratchBytes = need;
-        }
-        if (error.empty()) error = runFilter({s.scratch, pitch}, run);
+        DeviceBuffer& scratch = session.core().displayScratch;
+        if ((e = session.reserve(scratch, pitch * static_cast<std::size_t>(input.height))) != cudaSuccess)
+            error = cudaMessage("allocating the display scratch", e);
+        // The run takes its own (nested) session and has drained its streams when it returns.
+        if (error.empty()) error = runFilter({scratch.get(), pitch}, run);
         if (error.empty()) {
             const auto tc = Clock::now();
+            const cudaStream_t stream = session.stream(0);
             const dim3 block(32, 8);
-            const dim3 grid(static_cast<unsigned>((input.width + 31) / 32), static_cast<unsigned>((input.height + 7) / 8));
+            const dim3 grid(ceilDiv(input.width, 32), ceilDiv(input.height, 8));
             auto* dst = static_cast<uchar4*>(mapped);
-            const auto* src = static_cast<const unsigned char*>(s.scratch);
+            const unsigned char* src = scratch.data();
+            auto convert = [&](auto kernel) {
+                return launchKernel(kernel, grid, block, 0, stream, src, pitch, input.channels, input.width,
+                                    input.height, dst);
+            };
             switch (outDepth) {
-            case Depth::U8: toBgra8<std::uint8_t><<<grid, block>>>(src, pitch, input.channels, input.width, input.height, dst); break;
-            case Depth::U16: toBgra8<std::uint16_t><<<grid, block>>>(src, pitch, input.channels, input.width, input.height, dst); break;
-            case Depth::F32: toBgra8<float><<<grid, block>>>(src, pitch, input.channels, input.width, input.height, dst); break;
+            case Depth::U8: e = convert(toBgra8<std::uint8_t>); break;
+            case Depth::U16: e = convert(toBgra8<std::uint16_t>); break;
+            case Depth::F32: e = convert(toBgra8<float>); break;
             }
-            if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess)
+            // Waited for here, not at unmap: the texture copy below and the timing need it done.
+            if (e != cudaSuccess || (e = cudaStreamSynchronize(stream)) != cudaSuccess)
                 error = cudaMessage("display conversion", e);
             convertMs = msSince(tc);
         }
