@@ -129,6 +129,7 @@ int runPipeline(const std::vector<std::string>& args);  // pipeline_command.cpp
 int runLayer(const std::vector<std::string>& args);     // layer_command.cpp
 int runTune(const std::vector<std::string>& args);      // tune_command.cpp
 int runExplain(const std::vector<std::string>& args);   // explain_command.cpp
+int runVideo(const std::vector<std::string>& args);     // video_command.cpp
 
 // What `tune` prints (tune_command.cpp): one line per configuration, median ms,
 // '*' and "best" on the fastest, "default" on the mode's own choice, "refused: why";

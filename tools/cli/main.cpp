@@ -36,6 +36,7 @@ Usage:
   filterstudio-cli tune --reset [--backend cuda]
   filterstudio-cli explain -i IN -k KERNEL [--backend ID] [--mode MODE] [options]
   filterstudio-cli explain --rules [--backend cuda]
+  filterstudio-cli video -i IN -o OUT -k KERNEL [--backend ID] [--mode MODE] [--max-frames N] [--overwrite]
   filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes] [--resident]
                    [--repeats N] [--warmup W] [--csv FILE [--overwrite]] [options]
   filterstudio-cli bench --preset NAME [--quick] [--csv FILE] [--plots DIR] [--seed S] [--overwrite]
@@ -141,6 +142,16 @@ chose them, the launch and any tuned configuration. Worked out on the host:
 no GPU is needed and nothing runs. --backend defaults to cuda, --mode to the
 backend's default (cuda: auto); --border, --depth, --output-size, --scale,
 --offset, --abs as for apply. explain --rules prints the whole dispatch table.
+
+video: filters every frame of a video file (any container and codec
+OpenCV's FFmpeg reads: mp4, mkv, avi, webm) into OUT: .mkv is written
+lossless (FFV1), .avi as MJPEG, .mp4 as MPEG-4, at the input's frame rate.
+Prints frames per second and each frame's decode, filter (upload, kernel,
+download where the backend reports them) and encode time. OUT is written only
+when every frame went through; a stream that changes size, or ends before the
+frames its container declares, is an input error. --max-frames N stops after
+N frames. --backend, --mode, --border, --scale, --offset, --abs and
+--overwrite as for apply.
 
 bench: times modes of a backend on one image: --warmup runs (default 2), then
 --repeats timed runs (default 10) per mode, the modes taking turns run by run;
@@ -369,6 +380,7 @@ int main(int argc, char** argv) {
         if (command == "layer") return runLayer(rest);
         if (command == "tune") return runTune(rest);
         if (command == "explain") return runExplain(rest);
+        if (command == "video") return runVideo(rest);
         if ((command == "kernels" || command == "modes") && !rest.empty())
             return usageError(command + " takes no arguments");
         if (command == "kernels") return listKernels();
