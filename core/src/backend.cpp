@@ -37,7 +37,7 @@ LaunchReport Backend::describeLaunch(const FilterSpec&, int, int, Depth, int, co
     return report;
 }
 
-Explanation Backend::explain(const FilterSpec& spec, int width, int height, Depth, int, const std::string& mode) const {
+Explanation Backend::explain(const FilterSpec& spec, int, int, Depth, int, const std::string& mode) const {
     Explanation e;
     const std::optional<ModeInfo> info = findMode(mode);
     if (!info) {
@@ -51,7 +51,6 @@ Explanation Backend::explain(const FilterSpec& spec, int width, int height, Dept
     e.mode = info->id;
     e.why = info->description;
     e.kernel = displayName() + " " + info->id;
-    e.launch = std::to_string(width) + "x" + std::to_string(height) + " image";
     if (!info->available) e.note = info->unavailableReason;
     return e;
 }
