@@ -132,6 +132,11 @@ TimingRecord sumOf(const std::vector<RunResult>& results, double wallMs) {
 
 }  // namespace
 
+// The papers by title (in their own languages), as a reader looks them up; ../shared/papers holds the copies.
+const char* const kCoursePaper = "\"Convolución paralela con GPU\" (Mesa Hidalgo and Arenas, Universidad de Granada, 2015)";
+const char* const kThesis =
+    "\"Využitie GPU paralelizovaných výpočtov na generovanie umelých dát\" (Beliančín, bachelor thesis, Žilina, 2018)";
+
 std::vector<std::string> benchPresetNames() {
     return {"course-table1", "course-figure8", "thesis-widths", "thesis-batch", "tensor-cores"};
 }
@@ -142,7 +147,7 @@ bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std:
     p.quick = quick;
     if (name == "course-table1") {
         p.title = "Course paper, Table 1 and Figures 5-6: RGB u8 squares, 3x3/5x5/7x7 masks, mean and std of 5 runs";
-        p.source = "000_ae1efd913cbc77c3.txt, Table 1 (times), Table 2 (standard deviations), Figures 5 and 6";
+        p.source = std::string(kCoursePaper) + ", Table 1 (times), Table 2 (standard deviations), Figures 5 and 6";
         p.sizes = quick ? squares({280, 560, 1120}) : squares({2800, 5600, 11200, 22400});
         p.channels = 3;
         p.depth = Depth::U8;
@@ -155,7 +160,7 @@ bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std:
         if (!quick) p.knobs.deviceBudgetBytes = std::size_t{2} << 30;
     } else if (name == "course-figure8") {
         p.title = "Course paper, Figure 8: outputs per thread k x k (k = 1..6), CUDA global memory, 3x3 mask, RGB u8";
-        p.source = "000_ae1efd913cbc77c3.txt, section 8 and Figure 8 (3000x4000 RGB, 3x3 mask)";
+        p.source = std::string(kCoursePaper) + ", section 8 and Figure 8 (3000x4000 RGB, 3x3 mask)";
         p.sizes = quick ? std::vector<std::pair<int, int>>{{400, 300}} : std::vector<std::pair<int, int>>{{4000, 3000}};
         p.channels = 3;
         p.depth = Depth::U8;
@@ -171,7 +176,7 @@ bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std:
         p.repeats = quick ? 3 : 20;
     } else if (name == "thesis-widths") {
         p.title = "Thesis, 1:1:1 tables: 1920x1200 gray f32, mask widths 1..15, 100 runs, kernel vs total";
-        p.source = "004_98d0bf029b26c9c8.txt, Tables 4-8, 16, 24-26";
+        p.source = std::string(kThesis) + ", Tables 4-8, 16, 24-26";
         p.sizes = quick ? std::vector<std::pair<int, int>>{{480, 300}} : std::vector<std::pair<int, int>>{{1920, 1200}};
         p.channels = 1;
         p.depth = Depth::F32;
@@ -183,7 +188,7 @@ bool makeBenchPreset(const std::string& name, bool quick, BenchPreset& out, std:
     } else if (name == "thesis-batch") {
         p.title = "Thesis, 1:N:N and N:M:M tables: 1920x1200 gray f32; 8 masks on one image, and a 10 x 10 layer "
                   "(3 x 4 when quick), each at once and one by one";
-        p.source = "004_98d0bf029b26c9c8.txt, Tables 17-23 (1:N:N and N:M:M)";
+        p.source = std::string(kThesis) + ", Tables 17-23 (1:N:N and N:M:M)";
         p.sizes = quick ? std::vector<std::pair<int, int>>{{480, 300}} : std::vector<std::pair<int, int>>{{1920, 1200}};
         p.channels = 1;
         p.depth = Depth::F32;

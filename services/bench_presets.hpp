@@ -49,7 +49,7 @@ enum class MaskKind { Dense, Box, Gaussian };
 struct BenchPreset {
     std::string name;    // "course-table1"
     std::string title;   // what it rebuilds, for the dialog and the CSV
-    std::string source;  // paper file and table
+    std::string source;  // the paper's title, authors and year, and its table
     std::vector<std::pair<int, int>> sizes;  // width, height
     int channels = 1;
     Depth depth = Depth::U8;

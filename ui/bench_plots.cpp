@@ -1,11 +1,14 @@
 #include "bench_plots.hpp"
 
 #include <QApplication>
+#include <QDate>
 #include <QDir>
 #include <QSaveFile>
+#include <QSysInfo>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <qcustomplot.h>
@@ -72,6 +75,26 @@ void resetPlot(QCustomPlot& plot) {
     plot.legend->setRowSpacing(0);
 }
 
+// Ticks at 1, 2 and 5 times each power of ten inside [low, high], labelled in plain numbers: a log axis
+// ticked only at powers of ten left a speed-up range of 50-500 with one label. A wide range keeps 1 and 5.
+QSharedPointer<QCPAxisTickerText> logTicks(double low, double high) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    for (const std::vector<double>& steps : {std::vector<double>{1, 2, 5}, std::vector<double>{1, 5}, std::vector<double>{1}}) {
+        ticker->clear();
+        int count = 0;
+        for (int d = static_cast<int>(std::floor(std::log10(low))); d <= static_cast<int>(std::ceil(std::log10(high))); ++d)
+            for (double m : steps) {
+                const double v = m * std::pow(10.0, d);
+                if (v < low || v > high) continue;
+                ticker->addTick(v, QString::number(v, 'g', 6));
+                ++count;
+            }
+        if (count <= 12) break;
+    }
+    ticker->setSubTickCount(0);
+    return ticker;
+}
+
 // Draws `value` of each record by (contender, variant) against the axis.
 void drawSeries(QCustomPlot& plot, const std::vector<const bench::BenchRecord*>& records, const Axis& axis,
                 const std::function<double(const bench::BenchRecord&)>& value, const QString& yLabel) {
@@ -128,11 +151,10 @@ void drawSeries(QCustomPlot& plot, const std::vector<const bench::BenchRecord*>&
     plot.xAxis->setTickLabelRotation(axis.ticks.size() > 6 ? 45 : 0);
     if (!axis.ticks.empty()) plot.xAxis->setRange(axis.ticks.front() / 1.3, axis.ticks.back() * 1.3);
     plot.yAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot.yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    plot.yAxis->setNumberFormat(QStringLiteral("gb"));
     plot.yAxis->setLabel(yLabel);
-    if (maxY > 0) plot.yAxis->setRange(minY / 2, maxY * 2);
-    else plot.yAxis->setRange(0.1, 10);
+    const double low = maxY > 0 ? minY / 2 : 0.1, high = maxY > 0 ? maxY * 2 : 10;
+    plot.yAxis->setRange(low, high);
+    plot.yAxis->setTicker(logTicks(low, high));
 }
 
 std::vector<const bench::BenchRecord*> usable(const std::vector<bench::BenchRecord>& records) {
@@ -145,7 +167,7 @@ std::vector<const bench::BenchRecord*> usable(const std::vector<bench::BenchReco
 bool savePlot(QCustomPlot& plot, const QString& path, std::string& error) {
     // Through QSaveFile: a failed write leaves no half-written PNG.
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || !plot.toPixmap(1000, 560, 1.0).save(&file, "PNG") || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || !plot.toPixmap(plot.width(), plot.height(), 1.0).save(&file, "PNG") || !file.commit()) {
         error = path.toStdString() + ": could not write the plot: " + file.errorString().toStdString();
         return false;
     }
@@ -172,8 +194,18 @@ void drawSpeedupPlot(QCustomPlot& plot, const std::vector<bench::BenchRecord>& r
     plot.replot();
 }
 
+QString benchPlotHeading(const std::vector<bench::BenchRecord>& records, const std::string& preset, const std::string& title) {
+    QStringList devices;
+    for (const bench::BenchRecord& r : records)
+        if (const QString d = QString::fromStdString(r.device); !d.isEmpty() && !devices.contains(d)) devices << d;
+    const QString what = title.empty() ? QString::fromStdString(preset)
+                                       : QStringLiteral("%1: %2").arg(QString::fromStdString(preset), QString::fromStdString(title));
+    const QString machine = devices.isEmpty() ? QSysInfo::machineHostName() : devices.join(QStringLiteral(" + "));
+    return QStringLiteral("%1\n%2, %3").arg(what, machine, QDate::currentDate().toString(Qt::ISODate));
+}
+
 bool writeBenchPlots(const std::vector<bench::BenchRecord>& records, const std::string& preset, const std::string& baseline,
-                     const std::string& dir, std::vector<std::string>& written, std::string& error) {
+                     const std::string& dir, std::vector<std::string>& written, std::string& error, const std::string& title) {
     std::unique_ptr<QApplication> app;
     if (!QApplication::instance()) {
         // The CLI never shows a window: draw offscreen unless told otherwise.
@@ -183,16 +215,30 @@ bool writeBenchPlots(const std::vector<bench::BenchRecord>& records, const std::
         static char* argv[] = {name, nullptr};
         app = std::make_unique<QApplication>(argc, argv);
     }
-    QCustomPlot plot;
-    plot.resize(1000, 560);
     const QString base = QDir(QString::fromStdString(dir)).filePath(QString::fromStdString(preset));
-    drawTimePlot(plot, records);
-    if (!savePlot(plot, base + QStringLiteral("-time.png"), error)) return false;
-    written.push_back((base + QStringLiteral("-time.png")).toStdString());
-    drawSpeedupPlot(plot, records, baseline);
-    if (!savePlot(plot, base + QStringLiteral("-speedup.png"), error)) return false;
-    written.push_back((base + QStringLiteral("-speedup.png")).toStdString());
-    return true;
+    const QString heading = benchPlotHeading(records, preset, title);
+    // A plot each, titled above the axes and legend, with text a page or a slide can read.
+    const auto write = [&](const QString& path, const std::function<void(QCustomPlot&)>& draw) {
+        QCustomPlot plot;
+        plot.resize(1000, 600);
+        draw(plot);
+        QFont text(plot.font().family(), 10);
+        for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
+            axis->setTickLabelFont(text);
+            axis->setLabelFont(text);
+        }
+        plot.plotLayout()->insertRow(0);
+        QFont bold(plot.font().family(), 11, QFont::Bold);
+        auto* titleElement = new QCPTextElement(&plot, heading, bold);
+        titleElement->setObjectName(QStringLiteral("plotTitle"));
+        plot.plotLayout()->addElement(0, 0, titleElement);
+        plot.replot();
+        if (!savePlot(plot, path, error)) return false;
+        written.push_back(path.toStdString());
+        return true;
+    };
+    return write(base + QStringLiteral("-time.png"), [&](QCustomPlot& plot) { drawTimePlot(plot, records); }) &&
+           write(base + QStringLiteral("-speedup.png"), [&](QCustomPlot& plot) { drawSpeedupPlot(plot, records, baseline); });
 }
 
 }  // namespace fs::ui

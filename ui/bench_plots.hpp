@@ -4,6 +4,7 @@
 // `filterstudio-cli bench --plots`. Readable at the dialog's default size:
 // the legend beside the plot, one colour per contender, one line style per
 // mask (or batch shape), ticks at the tested sizes.
+#include <QString>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,14 @@ void drawSpeedupPlot(QCustomPlot& plot, const std::vector<bench::BenchRecord>& r
 
 // Writes DIR/PRESET-time.png and DIR/PRESET-speedup.png (replacing them),
 // drawing offscreen; makes a QApplication on the offscreen platform when the
-// process has none. False with `error` set when a file cannot be written.
+// process has none. Each is titled with benchPlotHeading. False with `error`
+// set when a file cannot be written.
 bool writeBenchPlots(const std::vector<bench::BenchRecord>& records, const std::string& preset,
                      const std::string& baseline, const std::string& dir, std::vector<std::string>& written,
-                     std::string& error);
+                     std::string& error, const std::string& title = {});
+// "course-table1: TITLE" over "MACHINE, DATE": the preset and what it rebuilds, the CPU and devices the
+// records ran on, and today's date.
+QString benchPlotHeading(const std::vector<bench::BenchRecord>& records, const std::string& preset,
+                         const std::string& title);
 
 }  // namespace fs::ui

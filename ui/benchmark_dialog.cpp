@@ -10,9 +10,12 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -70,12 +73,33 @@ QString optionalText(const std::optional<double>& v, int decimals) {
     return v ? QString::number(*v, 'f', decimals) : QString();
 }
 
+// The last finished (or cancelled) run, for the next dialog: the window makes a new one per Ctrl+B.
+struct KeptResults {
+    std::vector<bench::BenchRecord> records;
+    std::string runName, runTitle, baseline;
+    QString status, preset;
+    bool quick = false;
+};
+
+KeptResults& kept() {
+    static KeptResults results;
+    return results;
+}
+
+// "TITLE. From SOURCE": what a preset rebuilds and the paper it comes from, by title.
+QString presetDescription(const bench::BenchPreset& p) {
+    return QObject::tr("%1. From %2").arg(QString::fromStdString(p.title), QString::fromStdString(p.source));
+}
+
 }  // namespace
 
 BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     : QDialog(parent), factory_(std::move(factory)), backends_(factory_()) {
     setWindowTitle(tr("Benchmark and compare"));
-    resize(1000, 700);
+    // Most of the screen: the table and the plots are what the dialog is for.
+    const QScreen* screen = parent ? parent->screen() : QGuiApplication::primaryScreen();
+    const QSize room = screen ? screen->availableGeometry().size() : QSize(1024, 768);
+    resize(std::clamp(room.width() * 9 / 10, 760, 1400), std::clamp(room.height() * 9 / 10, 560, 1000));
     auto* layout = new QVBoxLayout(this);
     auto* top = new QHBoxLayout;
     auto* form = new QFormLayout;
@@ -85,8 +109,7 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
         bench::BenchPreset p;
         bench::makeBenchPreset(name, false, p, nullptr);
         presetCombo_->addItem(QString::fromStdString(name), QString::fromStdString(name));
-        presetCombo_->setItemData(presetCombo_->count() - 1, QString::fromStdString(p.title + " (" + p.source + ")"),
-                                  Qt::ToolTipRole);
+        presetCombo_->setItemData(presetCombo_->count() - 1, presetDescription(p), Qt::ToolTipRole);
     }
     presetCombo_->setToolTip(tr("A preset rebuilds a table of the papers FilterStudio was made from (docs/teaching.md)"));
     quickCheck_ = new QCheckBox(tr("quick (small sizes, few runs)"));
@@ -196,7 +219,9 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     auto* pngButton = new QPushButton(tr("Save plots (PNG)..."));
     progress_ = new QProgressBar;
     statusLabel_ = new QLabel;
+    statusLabel_->setObjectName(QStringLiteral("benchmarkStatus"));
     statusLabel_->setWordWrap(true);
+    statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // written paths can be copied
     controls->addWidget(runButton_);
     controls->addWidget(cancelButton_);
     controls->addWidget(progress_, 1);
@@ -219,10 +244,13 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     plots_->addTab(speedupPlot_, tr("Speed-up vs size"));
     splitter->addWidget(table_);
     splitter->addWidget(plots_);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    splitter->setSizes({170, 330});  // the plots get the room: they are what a class looks at
-    plots_->setMinimumHeight(280);
+    splitter->setChildrenCollapsible(false);
+    // Both grow with the dialog; the table shows at least six rows, the plots stay readable.
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 6 * table_->verticalHeader()->defaultSectionSize() +
+                             2 * table_->frameWidth());
+    plots_->setMinimumHeight(240);
     layout->addWidget(splitter, 1);
     replot();
     refreshBaselines();
@@ -240,13 +268,17 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
         if (path.isEmpty()) return;
         QString error;
         if (!exportCsv(path, &error)) emit errorOccurred(tr("Cannot export benchmark"), error);
+        else confirmExport({path});
     });
     connect(pngButton, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the plots"));
         if (dir.isEmpty()) return;
         QString error;
-        if (!exportPlots(dir, &error)) emit errorOccurred(tr("Cannot save the plots"), error);
+        QStringList written;
+        if (!exportPlots(dir, &error, &written)) emit errorOccurred(tr("Cannot save the plots"), error);
+        else confirmExport(written);
     });
+    restoreResults();
 }
 
 BenchmarkDialog::~BenchmarkDialog() {
@@ -293,7 +325,7 @@ void BenchmarkDialog::choosePreset(const QString& name, bool quick) {
     repeatsSpin_->setValue(p.repeats);
     baselineCombo_->clear();
     baselineCombo_->addItem(QString::fromStdString(p.baseline));
-    statusLabel_->setText(QString::fromStdString(p.title + "; source: " + p.source));
+    statusLabel_->setText(presetDescription(p));
 }
 
 void BenchmarkDialog::refreshBaselines() {
@@ -387,8 +419,10 @@ void BenchmarkDialog::start() {
     }
     const std::uint32_t seed = std::random_device{}();
     runName_ = preset.name;
+    runTitle_ = preset.title;
     baseline_ = preset.baseline;
     records_.clear();
+    kept() = KeptResults{};  // results are kept until the next run
     table_->setRowCount(0);
     replot();
     cancel_ = false;
@@ -438,7 +472,45 @@ void BenchmarkDialog::done(const QString& message) {
     runButton_->setEnabled(true);
     cancelButton_->setEnabled(false);
     statusLabel_->setText(statusLabel_->text().section(QStringLiteral(" - "), 0, 0) + QStringLiteral(" - ") + message);
+    keepResults();
     emit finished();
+}
+
+QString BenchmarkDialog::statusText() const { return statusLabel_->text(); }
+
+void BenchmarkDialog::keepResults() const {
+    KeptResults& k = kept();
+    k.records = records_;
+    k.runName = runName_;
+    k.runTitle = runTitle_;
+    k.baseline = baseline_;
+    k.status = statusLabel_->text();
+    k.preset = presetCombo_->currentData().toString();
+    k.quick = quickCheck_->isChecked();
+}
+
+void BenchmarkDialog::restoreResults() {
+    const KeptResults& k = kept();
+    if (k.records.empty()) return;
+    choosePreset(k.preset, k.quick);
+    records_ = k.records;
+    runName_ = k.runName;
+    runTitle_ = k.runTitle;
+    baseline_ = k.baseline;
+    for (const bench::BenchRecord& r : records_) addRecord(r);
+    replot();
+    statusLabel_->setText(k.status);
+}
+
+void BenchmarkDialog::confirmExport(const QStringList& paths) {
+    const QStringList shown = [&] {
+        QStringList native;
+        for (const QString& p : paths) native << QDir::toNativeSeparators(p);
+        return native;
+    }();
+    statusLabel_->setText(tr("Wrote %1").arg(shown.join(QStringLiteral(", "))));
+    emit exported(paths);
+    QMessageBox::information(this, tr("Saved"), tr("Wrote:\n%1").arg(shown.join(QLatin1Char('\n'))));
 }
 
 void BenchmarkDialog::addRecord(const bench::BenchRecord& r) {
@@ -476,10 +548,14 @@ bool BenchmarkDialog::exportCsv(const QString& path, QString* error) const {
     return true;
 }
 
-bool BenchmarkDialog::exportPlots(const QString& dir, QString* error) const {
+bool BenchmarkDialog::exportPlots(const QString& dir, QString* error, QStringList* writtenPaths) const {
     std::vector<std::string> written;
     std::string why;
-    if (writeBenchPlots(records_, runName_, baseline_, dir.toStdString(), written, why)) return true;
+    if (writeBenchPlots(records_, runName_, baseline_, dir.toStdString(), written, why, runTitle_)) {
+        if (writtenPaths)
+            for (const std::string& path : written) writtenPaths->push_back(QString::fromStdString(path));
+        return true;
+    }
     if (error) *error = QString::fromStdString(why);
     return false;
 }

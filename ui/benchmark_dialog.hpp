@@ -2,6 +2,7 @@
 #include <QDialog>
 #include <QFuture>
 #include <QString>
+#include <QStringList>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -29,6 +30,7 @@ namespace fs::ui {
 // off the GUI thread, with progress and cancel. Results as a table (upload,
 // kernel, download, total with mean and standard deviation, speed-up, GB/s,
 // GFLOP/s) and two plots (time and speed-up vs size), exportable as CSV and PNG.
+// The last run's results outlive the dialog: a dialog opened again shows them until the next run.
 class BenchmarkDialog : public QDialog {
     Q_OBJECT
 public:
@@ -46,14 +48,19 @@ public:
     bool running() const { return running_; }
     const std::vector<bench::BenchRecord>& records() const { return records_; }
     bool exportCsv(const QString& path, QString* error) const;
-    // DIR/NAME-time.png and DIR/NAME-speedup.png (NAME: the preset, or "benchmark").
-    bool exportPlots(const QString& dir, QString* error) const;
+    // DIR/NAME-time.png and DIR/NAME-speedup.png (NAME: the preset, or "benchmark"), titled with the
+    // preset, the machine and the date; `written` gets their paths.
+    bool exportPlots(const QString& dir, QString* error, QStringList* written = nullptr) const;
+    QString statusText() const;
+    QTableWidget* resultsTable() const { return table_; }
     QCustomPlot* timePlot() const { return timePlot_; }
     QCustomPlot* speedupPlot() const { return speedupPlot_; }
 
 signals:
     void finished();
     void errorOccurred(const QString& title, const QString& message);
+    // A CSV or the plots were written: the paths, also shown under the buttons.
+    void exported(const QStringList& paths);
 
 private:
     // The preset picked, or the custom sweep built from the form; empty error when runnable.
@@ -62,6 +69,9 @@ private:
     void replot();
     void done(const QString& message);
     void refreshBaselines();
+    void confirmExport(const QStringList& paths);
+    void keepResults() const;     // into the store the next dialog starts from
+    void restoreResults();
 
     BackendFactory factory_;
     std::vector<std::unique_ptr<Backend>> backends_;  // used by the worker only while running
@@ -90,6 +100,7 @@ private:
     QCustomPlot* speedupPlot_;
     std::vector<bench::BenchRecord> records_;
     std::string runName_ = "benchmark";
+    std::string runTitle_ = "custom sweep";
     std::string baseline_;
     QFuture<void> future_;
     std::atomic<bool> cancel_{false};
