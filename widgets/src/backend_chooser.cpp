@@ -138,6 +138,22 @@ QString BackendChooser::explanation() const { return explanation_->text(); }
 
 QString BackendChooser::unavailableText() const { return unavailable_->text(); }
 
+QStringList BackendChooser::unavailableBackends() const {
+    QStringList lines;
+    QStringList seen;
+    for (const ModeChoice& c : choices_) {
+        if (seen.contains(c.backendId)) continue;
+        const bool runs = std::any_of(choices_.begin(), choices_.end(),
+                                      [&](const ModeChoice& o) { return o.backendId == c.backendId && o.mode.available; });
+        seen << c.backendId;
+        if (runs) continue;
+        QString why = QString::fromStdString(c.mode.unavailableReason);
+        if (const auto aside = why.indexOf(QStringLiteral(" (")); aside > 0) why.truncate(aside);
+        lines << tr("%1: %2").arg(c.backendName, why);
+    }
+    return lines;
+}
+
 void BackendChooser::refreshExplanation() {
     const ModeChoice* c = current();
     const QString approximate =

@@ -1,6 +1,8 @@
 #include "fs/widgets/comparison.hpp"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
+#include <QStringList>
 #include <algorithm>
 
 namespace fs::widgets {
@@ -9,6 +11,13 @@ namespace {
 
 void addInt(QCryptographicHash& h, qint64 v) { h.addData(QByteArrayView(reinterpret_cast<const char*>(&v), sizeof v)); }
 void addFloat(QCryptographicHash& h, float v) { h.addData(QByteArrayView(reinterpret_cast<const char*>(&v), sizeof v)); }
+
+QString tr(const char* text) { return QCoreApplication::translate("fs::widgets::Comparison", text); }
+
+// "7.5", "15", "113": two significant figures below 100.
+QString factorText(double x) {
+    return x >= 100.0 ? QString::number(x, 'f', 0) : x >= 10.0 ? QString::number(x, 'f', 0) : QString::number(x, 'f', 1);
+}
 
 QString borderNameOf(const Border& b) {
     const QString mode = QString::fromLatin1(borderModeName(b.mode));
@@ -49,6 +58,12 @@ ComparisonKey ComparisonKey::of(const FilterSpec& spec, int width, int height, i
     key.height = height;
     key.channels = channels;
     key.depth = depth;
+    for (const Kernel& k : spec.kernels) {
+        key.denseTaps += k.width * k.height;
+        // As the CPU modes split: 1xN and Nx1 gain nothing, other rank-1 kernels run as two passes.
+        const bool splits = k.width > 1 && k.height > 1 && separate(k).has_value();
+        key.separableTaps += splits ? k.width + k.height : k.width * k.height;
+    }
     return key;
 }
 
@@ -79,6 +94,18 @@ double Measurement::totalMs() const {
 
 double Measurement::transferMs() const {
     return timing.uploadMs.value_or(0.0) + timing.downloadMs.value_or(0.0) + timing.mapMs.value_or(0.0);
+}
+
+QString SpeedupStory::text() const {
+    QStringList parts;
+    if (algorithm > 1.0)
+        parts << tr("×%1 separable (%2 taps, not %3)").arg(factorText(algorithm)).arg(separableTaps).arg(denseTaps);
+    // Below 1: the parallel mode lost time to threads on a small image; the product still holds.
+    parts << (algorithm > 1.0 ? tr("×%1 threads and SIMD").arg(factorText(cpu))
+                              : tr("×%1 threads and SIMD (same %2 taps)").arg(factorText(cpu)).arg(denseTaps));
+    // The backend's own name ("cuda", "opencl"): the chart knows modes, not which of them run on a GPU.
+    if (!cpuMode.isEmpty()) parts << tr("×%1 %2 against %3").arg(factorText(gpu), mode.section(QLatin1Char('/'), 0, 0), cpuMode);
+    return tr("%1 ×%2 = %3").arg(mode, factorText(total), parts.join(QStringLiteral(" × ")));
 }
 
 int ComparisonGroup::indexOf(const QString& mode) const {
@@ -142,6 +169,53 @@ QVector<Speedup> ComparisonBoard::speedups(const ComparisonGroup& g) {
         }
     }
     return out;
+}
+
+QVector<SpeedupStory> ComparisonBoard::stories(const ComparisonGroup& g) {
+    QVector<SpeedupStory> out;
+    const Measurement* reference = ComparisonBoard::reference(g);
+    const Measurement* cpu = fastestCpu(g);
+    if (!reference || !cpu || cpu == reference || cpu->key != reference->key) return out;
+    const double referenceMs = reference->totalMs();
+    const double algorithm = reference->key.separableTaps > 0
+                                 ? static_cast<double>(reference->key.denseTaps) / reference->key.separableTaps
+                                 : 1.0;
+    SpeedupStory onCpu;
+    onCpu.mode = cpu->mode;
+    onCpu.total = referenceMs / cpu->totalMs();
+    onCpu.algorithm = algorithm;
+    onCpu.cpu = onCpu.total / algorithm;
+    onCpu.denseTaps = reference->key.denseTaps;
+    onCpu.separableTaps = reference->key.separableTaps;
+    out.push_back(onCpu);
+    // The fastest mode off the CPU, when it beat the CPU: its gain is the CPU's times the GPU's.
+    const Measurement* other = nullptr;
+    for (const Measurement& m : g.bars)
+        if (!m.role.onCpu && m.totalMs() > 0.0 && m.key == reference->key && (!other || m.totalMs() < other->totalMs()))
+            other = &m;
+    if (!other || other->totalMs() >= cpu->totalMs()) return out;
+    SpeedupStory offCpu = onCpu;
+    offCpu.mode = other->mode;
+    offCpu.total = referenceMs / other->totalMs();
+    offCpu.gpu = cpu->totalMs() / other->totalMs();
+    offCpu.cpuMode = cpu->mode;
+    out.push_back(offCpu);
+    return out;
+}
+
+QString ComparisonBoard::runsLabel(const Measurement& m) {
+    if (m.repeats > 1) return tr("median of %1").arg(m.repeats);
+    return m.warmups > 0 ? tr("1 run") : tr("1 cold run");
+}
+
+QString ComparisonBoard::mixedRunsNote(const ComparisonGroup& g) {
+    QStringList kinds;
+    for (const Measurement& m : g.bars)
+        if (const QString k = runsLabel(m); !kinds.contains(k)) kinds << k;
+    if (kinds.size() < 2) return {};
+    return tr("Bars measured differently (%1): a cold run pays for first-use setup. "
+              "Run every mode times them all alike.")
+        .arg(kinds.join(QStringLiteral(", ")));
 }
 
 }  // namespace fs::widgets

@@ -168,22 +168,6 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     sizeRow->addStretch(1);
     layout->addLayout(sizeRow);
 
-    grid_ = new QTableWidget;
-    grid_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    grid_->horizontalHeader()->setMinimumSectionSize(36);
-    grid_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    grid_->horizontalHeader()->setDefaultSectionSize(52);
-    grid_->verticalHeader()->setDefaultSectionSize(26);
-    grid_->setMinimumHeight(150);
-    grid_->setToolTip(tr("Correlation weights, row-major, centre cell = output pixel. Type to edit."));
-    layout->addWidget(grid_, 1);
-    cellNote_ = new QLabel;
-    cellNote_->setObjectName(QStringLiteral("cellNote"));
-    cellNote_->setWordWrap(true);
-    cellNote_->setStyleSheet(QStringLiteral("color:#b3261e"));
-    cellNote_->hide();
-    layout->addWidget(cellNote_);
-
     // Two short rows rather than one long one: the designer fits a 300-pixel dock.
     auto* mathRow = new QGridLayout;
     divisorSpin_ = new QDoubleSpinBox;
@@ -213,7 +197,6 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     auto* infoRow = new QVBoxLayout;
     infoRow->addWidget(sumLabel_);
     infoRow->addWidget(separableBadge_, 0, Qt::AlignLeft);
-    layout->addLayout(infoRow);
 
     auto* fileRow = new QHBoxLayout;
     auto* undoButton = new QToolButton;
@@ -236,6 +219,25 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
     fileRow->addWidget(loadButton_);
     fileRow->addWidget(saveButton_);
     layout->addLayout(fileRow);
+
+    // The grid last: in a short dock it is the grid that scrolls, never Normalize, Undo or Save.
+    grid_ = new QTableWidget;
+    grid_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    grid_->horizontalHeader()->setMinimumSectionSize(36);
+    grid_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    grid_->horizontalHeader()->setDefaultSectionSize(52);
+    grid_->verticalHeader()->setDefaultSectionSize(26);
+    grid_->setMinimumHeight(150);
+    grid_->setToolTip(tr("Correlation weights, row-major, centre cell = output pixel. Type to edit."));
+    layout->addWidget(grid_, 1);
+    cellNote_ = new QLabel;
+    cellNote_->setObjectName(QStringLiteral("cellNote"));
+    cellNote_->setWordWrap(true);
+    cellNote_->setStyleSheet(QStringLiteral("color:#b3261e"));
+    cellNote_->hide();
+    layout->addWidget(cellNote_);
+    layout->addLayout(infoRow);  // below the grid: its text changes with every edit, the grid must not move
+
 
     connect(undo_, &QUndoStack::canUndoChanged, undoButton, &QWidget::setEnabled);
     connect(undo_, &QUndoStack::canRedoChanged, redoButton, &QWidget::setEnabled);
@@ -290,11 +292,19 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent), undo_(new QUndoSt
 }
 
 void KernelEditor::rebuildPresetParameters() {
-    while (presetParams_->rowCount() > 0) presetParams_->removeRow(0);
-    presetParamWidgets_.clear();
     const std::vector<PresetInfo> presets = listPresets();
     const PresetInfo* info = presetNamed(presets, presetCombo_->currentData().toString());
-    if (!info) return;
+    if (!info) {
+        // Custom keeps the last preset's rows, disabled: removing them moved the grid under the mouse
+        // on the first cell edit.
+        for (QWidget* w : presetParamWidgets_) {
+            w->setEnabled(false);
+            if (QWidget* label = presetParams_->labelForField(w)) label->setEnabled(false);
+        }
+        return;
+    }
+    while (presetParams_->rowCount() > 0) presetParams_->removeRow(0);
+    presetParamWidgets_.clear();
     const PresetPattern p = parsePattern(*info);
     for (int i = 0; i < p.parameters.size(); ++i) {
         const QString& name = p.parameters[i];

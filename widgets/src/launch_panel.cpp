@@ -1,9 +1,11 @@
 #include "fs/widgets/launch_panel.hpp"
 
+#include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
@@ -74,9 +76,11 @@ QStringList candidateLabels(const std::vector<TuneEntry>& entries) {
 
 LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     qRegisterMetaType<fs::LaunchConfig>();
-    // Three columns for the wide, short bottom dock: knobs and tuning, the report, the candidates chart.
+    // Three columns for the wide, short bottom dock: knobs and tuning, the report, the candidates chart;
+    // stacked in a narrow one, where side by side they cut the report's words at the dock's edge.
     auto* outer = new QVBoxLayout(this);
-    auto* columns = new QHBoxLayout;
+    columns_ = new QBoxLayout(QBoxLayout::LeftToRight);
+    auto* columns = columns_;
     auto* layout = new QVBoxLayout;
     disabledLabel_ = new QLabel;
     disabledLabel_->setWordWrap(true);
@@ -87,6 +91,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
 
     knobs_ = new QGroupBox(tr("Launch configuration (next runs)"));
     auto* form = new QFormLayout(knobs_);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     blockCombo_ = new QComboBox;
     fillShapes(blockCombo_, kBlockShapes, std::size(kBlockShapes));
     blockCombo_->setToolTip(tr("Threads per block, W x H: W along rows (coalesced loads), H down columns"));
@@ -145,23 +150,23 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     report_->setTextFormat(Qt::RichText);
     report_->setFrameShape(QFrame::StyledPanel);
     report_->setMargin(6);
-    report_->setMinimumWidth(300);
+    report_->setMinimumWidth(240);
     report_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     report_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     report_->setObjectName(QStringLiteral("launchReport"));
 
-    auto* tuneRow = new QHBoxLayout;
+    auto* tuneRow = new QGridLayout;
     tuneButton_ = new QPushButton(tr("Autotune"));
     tuneButton_->setToolTip(tr("Time every candidate configuration of this mode on the current image and filter"));
     cancelButton_ = new QPushButton(tr("Cancel"));
     useBestButton_ = new QPushButton(tr("Use best"));
     resetButton_ = new QPushButton(tr("Reset tuning"));
     resetButton_->setToolTip(tr("Forget every tuned configuration (memory and file); 'auto' goes back to its defaults"));
-    tuneRow->addWidget(tuneButton_);
-    tuneRow->addWidget(cancelButton_);
-    tuneRow->addWidget(useBestButton_);
-    tuneRow->addStretch(1);
-    tuneRow->addWidget(resetButton_);
+    // Two rows of two: in one row of four, "Reset tuning" was cut in a 350-pixel column.
+    tuneRow->addWidget(tuneButton_, 0, 0);
+    tuneRow->addWidget(cancelButton_, 0, 1);
+    tuneRow->addWidget(useBestButton_, 1, 0);
+    tuneRow->addWidget(resetButton_, 1, 1);
     layout->addLayout(tuneRow);
     progress_ = new QProgressBar;
     progress_->setTextVisible(true);
@@ -173,8 +178,9 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(message_);
     layout->addStretch(1);
     auto* left = new QWidget;
+    left_ = left;
     left->setLayout(layout);
-    left->setMaximumWidth(380);
+    left->setMaximumWidth(380);  // side by side; stacked, it takes the width
     layout->setContentsMargins(0, 0, 0, 0);
     columns->addWidget(left);
     columns->addWidget(report_);
@@ -217,6 +223,37 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     connect(resetButton_, &QPushButton::clicked, this, &LaunchPanel::resetTuningRequested);
     replot();
     refreshEnabled();
+}
+
+int LaunchPanel::sideBySideWidth() const {
+    const int spacing = std::max(0, columns_->spacing());
+    const QMargins m = contentsMargins() + layout()->contentsMargins();
+    return left_->minimumSizeHint().width() + report_->minimumWidth() + plot_->minimumWidth() + 2 * spacing + m.left() + m.right();
+}
+
+bool LaunchPanel::columnsSideBySide() const { return columns_->direction() == QBoxLayout::LeftToRight; }
+
+QSize LaunchPanel::minimumSizeHint() const {
+    // As narrow as the stacked columns need, whichever way they stand now: a scroll area then gives the
+    // panel its viewport's width, and the resize picks the arrangement.
+    QSize hint = QWidget::minimumSizeHint();
+    const QMargins m = contentsMargins() + layout()->contentsMargins();
+    const int stacked = std::max({left_->minimumSizeHint().width(), report_->minimumWidth(), plot_->minimumWidth(),
+                                  disabledLabel_->minimumSizeHint().width()}) +
+                        m.left() + m.right();
+    hint.setWidth(std::min(hint.width(), stacked));
+    return hint;
+}
+
+void LaunchPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Some slack before going side by side: a scroll bar coming and going must not flip it back and forth.
+    const int needed = sideBySideWidth() + (columnsSideBySide() ? 0 : 24);
+    const QBoxLayout::Direction want = width() >= needed ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (columns_->direction() == want) return;
+    columns_->setDirection(want);
+    left_->setMaximumWidth(want == QBoxLayout::LeftToRight ? 380 : QWIDGETSIZE_MAX);
+    updateGeometry();
 }
 
 bool LaunchPanel::serialTransfers() const { return serialCheck_->isChecked(); }

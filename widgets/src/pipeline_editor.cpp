@@ -85,16 +85,28 @@ PipelineEditor::PipelineEditor(QWidget* parent) : QWidget(parent) {
     for (const PointOp& p : kPointOps) pointOpCombo_->addItem(tr(p.text), static_cast<int>(p.op));
     addPointButton_ = new QPushButton(tr("Add"));
     addPointButton_->setToolTip(tr("Add this point operation after the selected step"));
+    auto* loadButton = new QPushButton(tr("Load..."));
+    auto* saveButton = new QPushButton(tr("Save..."));
+    // Three narrow columns, so the whole editor fits the side column (about 350 pixels) with no scrolling:
+    // the name with its file buttons, then each adder with its button, the designer's kernel on a row of its own.
+    auto* nameRow = new QHBoxLayout;
+    nameRow->addWidget(nameEdit_, 1);
+    nameRow->addWidget(loadButton);
+    nameRow->addWidget(saveButton);
     adders->addWidget(new QLabel(tr("Name")), 0, 0);
-    adders->addWidget(nameEdit_, 0, 1, 1, 3);
+    adders->addLayout(nameRow, 0, 1, 1, 2);
     adders->addWidget(new QLabel(tr("Convolution")), 1, 0);
     adders->addWidget(presetCombo_, 1, 1);
     adders->addWidget(addPresetButton_, 1, 2);
-    adders->addWidget(addKernelButton_, 1, 3);
-    adders->addWidget(new QLabel(tr("Point op")), 2, 0);
-    adders->addWidget(pointOpCombo_, 2, 1);
-    adders->addWidget(addPointButton_, 2, 2);
+    adders->addWidget(addKernelButton_, 2, 1, 1, 2);
+    adders->addWidget(new QLabel(tr("Point op")), 3, 0);
+    adders->addWidget(pointOpCombo_, 3, 1);
+    adders->addWidget(addPointButton_, 3, 2);
     adders->setColumnStretch(1, 1);
+    for (QComboBox* combo : {presetCombo_, pointOpCombo_}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(10);
+    }
     layout->addLayout(adders);
 
     list_ = new QListWidget;
@@ -122,14 +134,10 @@ PipelineEditor::PipelineEditor(QWidget* parent) : QWidget(parent) {
     listKey(QKeySequence::Delete, removeButton_);
     listKey(QKeySequence(Qt::ALT | Qt::Key_Up), upButton_);
     listKey(QKeySequence(Qt::ALT | Qt::Key_Down), downButton_);
-    auto* loadButton = new QPushButton(tr("Load..."));
-    auto* saveButton = new QPushButton(tr("Save..."));
     order->addWidget(removeButton_);
     order->addWidget(upButton_);
     order->addWidget(downButton_);
     order->addStretch(1);
-    order->addWidget(loadButton);
-    order->addWidget(saveButton);
     layout->addLayout(order);
 
     details_ = new QGroupBox(tr("Selected step"));

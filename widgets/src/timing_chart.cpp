@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -139,6 +140,21 @@ void addBarText(QCustomPlot* plot, double key, double value, const QString& text
     item->setText(text);
 }
 
+// Lines at the top left of the axes, over a pale box so bars behind stay readable.
+void addTopNote(QCustomPlot* plot, const QString& text, const QFont& font) {
+    auto* note = new QCPItemText(plot);
+    note->setObjectName(QStringLiteral("chartNote"));
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.01, 0.01);
+    note->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    note->setTextAlignment(Qt::AlignLeft);
+    note->setFont(font);
+    note->setBrush(QColor(255, 255, 255, 220));
+    note->setPadding(QMargins(4, 2, 4, 2));
+    note->setColor(QColor(60, 60, 60));
+    note->setText(text);
+}
+
 void addNote(QCustomPlot* plot, const QString& text) {
     auto* note = new QCPItemText(plot);
     note->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -166,6 +182,19 @@ void setValueRange(QCustomPlot* plot, bool log, double minValue, double maxValue
 QString csvField(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 4) : QString(); }
 QString csvText(QString s) { return '"' + s.replace('"', QStringLiteral("\"\"")) + '"'; }
 
+const QColor kHistoryColours[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+                                  QColor(230, 159, 0), QColor(86, 180, 233), QColor(0, 0, 0), QColor(148, 103, 189)};
+const QCPScatterStyle::ScatterShape kHistoryShapes[] = {QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare,
+                                                        QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond};
+
+// A history point's series: its filter (or pipeline) and image.
+QString historyName(const TimingChart::Entry& e) {
+    return QStringLiteral("%1 on %2").arg(e.step.isEmpty() ? e.filter : e.step, e.imageLabel);
+}
+
+// Where the ratio of the slowest to the fastest bar passes this, short bars vanish on a linear axis.
+constexpr double kLogSpan = 20.0;
+
 }  // namespace
 
 TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
@@ -174,7 +203,8 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     tabs_ = new QTabWidget;
     breakdown_ = makePlot(true);
     speedup_ = makePlot(true);
-    historyPlot_ = makePlot(false);
+    historyPlot_ = makePlot(true);
+    historyPlot_->legend->setWrap(3);  // a row of three filters at a time, not one line across the chart
     pipelinePlot_ = makePlot(true);
     tabs_->addTab(breakdown_, tr("Breakdown"));
     tabs_->addTab(speedup_, tr("Speed-up"));
@@ -182,8 +212,9 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     tabs_->addTab(pipelinePlot_, tr("Pipeline steps"));
     layout->addWidget(tabs_, 1);
 
-    auto* buttons = new QHBoxLayout;
+    controls_ = new QGridLayout;
     logCheck_ = new QCheckBox(tr("Log scale"));
+    logCheck_->setToolTip(tr("Log value axis: where bars span more than 20x, the short ones stay visible"));
     groupCombo_ = new QComboBox;
     groupCombo_->setObjectName(QStringLiteral("comparisonGroup"));
     groupCombo_->setToolTip(tr("Bars and speed-ups compare only runs of the same filter, border and image"));
@@ -199,7 +230,8 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     runAllButton_->setObjectName(QStringLiteral("runEveryMode"));
     runAllButton_->setToolTip(tr("Time every available mode on this filter and image (Shift+F5)"));
     // Export and clear share one menu button: the row stays narrow enough for a 1024-pixel window.
-    auto* moreButton = new QToolButton;
+    moreButton_ = new QToolButton;
+    auto* moreButton = moreButton_;
     moreButton->setObjectName(QStringLiteral("chartMenu"));
     moreButton->setText(tr("Export"));
     moreButton->setToolTip(tr("Export the chart or the runs, or clear them"));
@@ -211,13 +243,13 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     menu->addSeparator();
     QAction* clearAction = menu->addAction(tr("Clear all timings"));
     moreButton->setMenu(menu);
-    buttons->addWidget(logCheck_);
-    buttons->addWidget(new QLabel(tr("Comparing:")));
-    buttons->addWidget(groupCombo_, 1);
-    buttons->addWidget(runAllButton_);
-    buttons->addWidget(repeatsSpin_);
-    buttons->addWidget(moreButton);
-    layout->addLayout(buttons);
+    groupRow_ = new QWidget;
+    auto* groupLayout = new QHBoxLayout(groupRow_);
+    groupLayout->setContentsMargins(0, 0, 0, 0);
+    groupLayout->addWidget(new QLabel(tr("Comparing:")));
+    groupLayout->addWidget(groupCombo_, 1);
+    layout->addLayout(controls_);
+    arrangeControls(true);
 
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { static_cast<QCustomPlot*>(tabs_->currentWidget())->replot(); });
     connect(logCheck_, &QCheckBox::toggled, this, &TimingChart::setLogScale);
@@ -318,7 +350,7 @@ QString TimingChart::barLabel(const Measurement& m, bool compact) {
 
 QString TimingChart::valueLabel(const Measurement& m, bool compact) {
     const double total = m.totalMs();
-    const QString runs = m.repeats > 1 ? tr("median of %1").arg(m.repeats) : m.warmups > 0 ? tr("1 run") : tr("1 cold run");
+    const QString runs = ComparisonBoard::runsLabel(m);
     QString text = (compact ? tr("%1 ms\n%2") : tr("%1 ms, %2")).arg(formatMs(total), runs);
     // A transfer a few thousandths of the bar is invisible as a segment: its share is written out.
     if (m.timing.uploadMs || m.timing.downloadMs || m.timing.mapMs) {
@@ -329,8 +361,58 @@ QString TimingChart::valueLabel(const Measurement& m, bool compact) {
     return text;
 }
 
+int TimingChart::oneRowWidth() const {
+    const int spacing = std::max(0, controls_->horizontalSpacing());
+    int sum = 0;
+    for (QWidget* w : std::initializer_list<QWidget*>{logCheck_, groupRow_, runAllButton_, repeatsSpin_, moreButton_})
+        sum += w->minimumSizeHint().width() + spacing;
+    const QMargins m = layout()->contentsMargins();
+    return sum + m.left() + m.right();
+}
+
+void TimingChart::arrangeControls(bool oneRow) {
+    for (QWidget* w : std::initializer_list<QWidget*>{logCheck_, groupRow_, runAllButton_, repeatsSpin_, moreButton_})
+        controls_->removeWidget(w);
+    for (int c = 0; c < 5; ++c) controls_->setColumnStretch(c, 0);
+    if (oneRow) {
+        controls_->addWidget(logCheck_, 0, 0);
+        controls_->addWidget(groupRow_, 0, 1);
+        controls_->addWidget(runAllButton_, 0, 2);
+        controls_->addWidget(repeatsSpin_, 0, 3);
+        controls_->addWidget(moreButton_, 0, 4);
+        controls_->setColumnStretch(1, 1);
+    } else {
+        // A side column: the comparison on a row of its own, then running, then the log scale and export.
+        controls_->addWidget(groupRow_, 0, 0, 1, 2);
+        controls_->addWidget(runAllButton_, 1, 0);
+        controls_->addWidget(repeatsSpin_, 1, 1);
+        controls_->addWidget(logCheck_, 2, 0);
+        controls_->addWidget(moreButton_, 2, 1, Qt::AlignLeft);
+        controls_->setColumnStretch(1, 1);
+    }
+    oneRow_ = oneRow;
+    updateGeometry();
+}
+
+QSize TimingChart::minimumSizeHint() const {
+    // The narrow arrangement's width, whichever stands now: a scroll area then gives the chart its
+    // viewport's width, and the resize picks the arrangement.
+    QSize hint = QWidget::minimumSizeHint();
+    const int spacing = std::max(0, controls_->horizontalSpacing());
+    const QMargins m = layout()->contentsMargins();
+    const int narrow = std::max({groupRow_->minimumSizeHint().width(),
+                                 runAllButton_->minimumSizeHint().width() + spacing + repeatsSpin_->minimumSizeHint().width(),
+                                 logCheck_->minimumSizeHint().width() + spacing + moreButton_->minimumSizeHint().width(),
+                                 tabs_->minimumSizeHint().width()}) +
+                       m.left() + m.right();
+    hint.setWidth(std::min(hint.width(), narrow));
+    return hint;
+}
+
 void TimingChart::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    // Slack before going back to one row: a scroll bar coming and going must not flip it back and forth.
+    if (const bool oneRow = width() >= oneRowWidth() + (oneRow_ ? 0 : 24); oneRow != oneRow_) arrangeControls(oneRow);
     // Label layout and headroom depend on the size: redraw once the plots have their new geometry.
     if (relayoutPending_) return;
     relayoutPending_ = true;
@@ -340,12 +422,21 @@ void TimingChart::resizeEvent(QResizeEvent* event) {
     });
 }
 
-QFont TimingChart::labelFont() const { return QFont(font().family(), compactLabels() ? 7 : 8); }
+// 8 points in a short dock, growing with its height; Presentation adds a step a room can read.
+QFont TimingChart::labelFont() const {
+    const double grow = std::clamp(height() / 320.0, 1.0, 1.6);
+    const double points = (compactLabels() ? 7.0 : 8.0) * grow + (largeText_ ? 3.0 : 0.0);
+    QFont f(font().family());
+    f.setPointSizeF(points);
+    return f;
+}
 
 bool TimingChart::compactLabels() const {
     const ComparisonGroup* g = shown();
     const int bars = g ? std::max(3, static_cast<int>(g->bars.size())) : 3;
-    return (tabs_->width() - 80) / bars < 190;  // about the width of the longer lines at 8 points
+    // About the width of the longer lines at 8 points, wider as the text grows.
+    const double grow = std::clamp(height() / 320.0, 1.0, 1.6) + (largeText_ ? 3.0 / 8.0 : 0.0);
+    return (tabs_->width() - 80) / bars < 190 * grow;
 }
 
 QStringList TimingChart::barLabels() const {
@@ -371,6 +462,42 @@ QStringList TimingChart::speedupLabels() const {
     QStringList labels;
     for (const Speedup& s : shownSpeedups()) labels << formatRatio(s.value);
     return labels;
+}
+
+bool TimingChart::logScaleSuggested() const {
+    const ComparisonGroup* g = shown();
+    if (!g) return false;
+    double low = 1e300, high = 0.0;
+    for (const Measurement& m : g->bars)
+        if (m.totalMs() > 0.0) {
+            low = std::min(low, m.totalMs());
+            high = std::max(high, m.totalMs());
+        }
+    return high > 0.0 && high / low > kLogSpan;
+}
+
+QStringList TimingChart::notes() const {
+    QStringList out;
+    const ComparisonGroup* g = shown();
+    if (!g) return out;
+    for (const SpeedupStory& story : ComparisonBoard::stories(*g)) out << story.text();
+    if (const QString mixed = ComparisonBoard::mixedRunsNote(*g); !mixed.isEmpty()) out << mixed;
+    return out;
+}
+
+void TimingChart::clearPipeline() {
+    pipelineSteps_.clear();
+    pipelineTitle_.clear();
+    replot();
+}
+
+void TimingChart::setLargeText(bool on) {
+    if (largeText_ == on) return;
+    largeText_ = on;
+    QFont f = tabs_->font();
+    f.setPointSizeF(QFont().pointSizeF() + (on ? 3.0 : 0.0));
+    tabs_->setFont(f);
+    replot();
 }
 
 void TimingChart::clear() {
@@ -409,6 +536,12 @@ void TimingChart::replot() {
         // A short dock gets fewer value ticks, so their labels never run into each other.
         const int room = plot->axisRect()->height() > 20 ? plot->axisRect()->height() : 120;
         plot->yAxis->ticker()->setTickCount(std::clamp(room / 40, 2, 6));
+        const QFont text = labelFont();
+        for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+            axis->setTickLabelFont(text);
+            axis->setLabelFont(text);
+        }
+        plot->legend->setFont(text);
         plot->replot();
     };
     const bool log = logCheck_->isChecked();
@@ -418,30 +551,40 @@ void TimingChart::replot() {
     drawSpeedup();
     replotIfShown(speedup_);
 
-    // History: total of every run in order, whatever it ran.
+    // History: total of every run in order, a line and colour per filter and image, named in the legend, so
+    // a point is never read against another filter's.
     historyPlot_->clearPlottables();
     historyPlot_->clearItems();
-    auto* line = historyPlot_->addGraph();
-    line->setName(tr("total ms"));
-    line->setPen(QPen(QColor(66, 133, 244), 2));
-    line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
-    QVector<double> runs, totals;
+    QVector<double> runs;
     double maxTotal = 0.0, minTotal = 1e300;
+    QStringList series;
+    QVector<QCPGraph*> lines;
     for (const Entry& e : history_) {
         runs << e.run;
         const double v = std::max(totalOf(e.timing), 1e-4);
-        totals << v;
         maxTotal = std::max(maxTotal, v);
         minTotal = std::min(minTotal, v);
+        const QString name = historyName(e);
+        qsizetype at = series.indexOf(name);
+        if (at < 0) {
+            at = series.size();
+            series << name;
+            auto* graph = historyPlot_->addGraph();
+            const QColor colour = kHistoryColours[static_cast<std::size_t>(at) % std::size(kHistoryColours)];
+            graph->setName(name);
+            graph->setPen(QPen(colour, 2));
+            graph->setScatterStyle(QCPScatterStyle(kHistoryShapes[static_cast<std::size_t>(at) % std::size(kHistoryShapes)], colour, 7));
+            lines << graph;
+        }
+        lines[at]->addData(e.run, v);
     }
-    line->setData(runs, totals, true);
-    historyPlot_->xAxis->setLabel(tr("run (any filter, mode and image)"));
+    historyPlot_->xAxis->setLabel(tr("run, in order"));
     historyPlot_->xAxis->setRange(runs.isEmpty() ? 0 : runs.front() - 0.5, runs.isEmpty() ? 1 : runs.back() + 0.5);
     setValueAxis(historyPlot_->yAxis, tr("total ms"), log);
     if (log) historyPlot_->yAxis->setRange(std::max(1e-4, minTotal * 0.5), std::max(1.0, maxTotal * 2.0));
     else historyPlot_->yAxis->setRange(0, std::max(1e-3, maxTotal * 1.15));
     if (history_.isEmpty()) showEmptyState(historyPlot_, tr("No runs yet.\nEvery run's total time joins this line, in order."));
-    else showAxes(historyPlot_, false);
+    else showAxes(historyPlot_, true);
     replotIfShown(historyPlot_);
 
     QStringList stepNames;
@@ -505,9 +648,14 @@ void TimingChart::drawBreakdown() {
         top = std::max(top, barTop);
         low = std::min(low, std::max(1e-4, m.totalMs()));
     }
+    QStringList notes;
+    if (const QString mixed = ComparisonBoard::mixedRunsNote(*g); !mixed.isEmpty()) notes << mixed;
+    if (!log && logScaleSuggested())
+        notes << tr("Bars span ×%1: tick Log scale to see the short ones").arg(std::round(top / low), 0, 'f', 0);
+    if (!notes.isEmpty()) addTopNote(breakdown_, notes.join(QLatin1Char('\n')), small);
     // Keep drawStackedBars' bottom on a log axis (its smallest part), widen only the top.
     const double bottom = log ? breakdown_->yAxis->range().lower * 2.0 : 0.0;
-    setValueRange(breakdown_, log, log ? bottom : low, top, lines, small);
+    setValueRange(breakdown_, log, log ? bottom : low, top, lines + static_cast<int>(notes.size()), small);
 }
 
 void TimingChart::drawSpeedup() {
@@ -577,8 +725,16 @@ void TimingChart::drawSpeedup() {
         one->point2->setCoords(1, 1);
         one->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
     }
-    if (log) setValueRange(speedup_, true, minValue < 1.0 ? minValue * 0.2 : minValue, maxValue, 1, small);  // room below for text
-    else setValueRange(speedup_, false, 0.0, maxValue, 1, small);
+    // The speed-up taken apart: how much came from fewer taps, how much from the CPU and from the GPU.
+    QStringList notes;
+    if (g)
+        for (const SpeedupStory& story : ComparisonBoard::stories(*g)) notes << story.text();
+    if (g)
+        if (const QString mixed = ComparisonBoard::mixedRunsNote(*g); !mixed.isEmpty()) notes << mixed;
+    if (!notes.isEmpty()) addTopNote(speedup_, notes.join(QLatin1Char('\n')), small);
+    const int lines = 1 + static_cast<int>(notes.size());
+    if (log) setValueRange(speedup_, true, minValue < 1.0 ? minValue * 0.2 : minValue, maxValue, lines, small);  // room below for text
+    else setValueRange(speedup_, false, 0.0, maxValue, lines, small);
 }
 
 // One stacked bar per record (absent parts left out); on a log axis stacked
@@ -589,7 +745,7 @@ void TimingChart::drawStackedBars(QCustomPlot* plot, const QStringList& categori
     QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
     for (int i = 0; i < categories.size(); ++i) names->addTick(i + 1, categories[i]);
     plot->clearPlottables();
-    plot->legend->setFont(QFont(font().family(), 8));
+    plot->legend->setFont(labelFont());
     plot->xAxis->setTicker(names);
     plot->xAxis->setRange(0.4, std::max(4.0, static_cast<double>(categories.size())) + 0.6);
     setValueAxis(plot->yAxis, axisLabel, log);

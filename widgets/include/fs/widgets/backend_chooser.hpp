@@ -36,6 +36,9 @@ public:
     QString explanation() const;
     // The lines under the list saying which backends or modes cannot run here, and why.
     QString unavailableText() const;
+    // One line per backend with no mode available here, "CUDA: no NVIDIA driver found" (the reason's first
+    // clause): for the Presentation strip.
+    QStringList unavailableBackends() const;
 
 public slots:
     // False when the key is unknown or unavailable; the selection then stays.

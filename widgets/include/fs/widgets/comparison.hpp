@@ -23,6 +23,10 @@ struct ComparisonKey {
     int height = 0;
     int channels = 0;
     Depth depth = Depth::U8;
+    // Weights read per output pixel: every kernel as a 2-D loop (k² for a k x k kernel), and the same with
+    // each rank-1 kernel split into a column pass and a row pass (2k). Equal when nothing splits.
+    int denseTaps = 0;
+    int separableTaps = 0;
 
     static ComparisonKey of(const FilterSpec& spec, int width, int height, int channels, Depth depth,
                             const QString& imageId, const QString& imageName);
@@ -50,6 +54,25 @@ struct Measurement {
     int warmups = 0;  // untimed runs before them
     double totalMs() const;     // the run's wall clock, else the sum of its parts
     double transferMs() const;  // upload + download + interop map; 0 when none
+};
+
+// A speed-up over the single-thread reference taken apart into what gave it, so a class sees how much came
+// from the algorithm and how much from the hardware: total = algorithm x cpu x gpu, each factor 1 when absent.
+// - algorithm: dense taps / separable taps. Every CPU mode but the reference splits rank-1 kernels (cpu/src:
+//   parallel, opencv-exact, opencv-native), so this is the gain of running fewer taps, not of any hardware.
+// - cpu: the rest of the fastest CPU mode's gain: its threads and SIMD.
+// - gpu: a GPU mode's time against that fastest CPU mode.
+struct SpeedupStory {
+    QString mode;
+    double total = 1.0;
+    double algorithm = 1.0;
+    double cpu = 1.0;
+    double gpu = 1.0;
+    QString cpuMode;   // the fastest CPU mode the gpu factor is taken against (GPU modes)
+    int denseTaps = 0;
+    int separableTaps = 0;
+    // "×113 = ×7.5 separable (30 taps, not 225) × ×15 threads and SIMD"
+    QString text() const;
 };
 
 struct ComparisonGroup {
@@ -92,6 +115,13 @@ public:
     static const Measurement* fastestCpu(const ComparisonGroup& g);
     // Every bar of the group against each baseline measured in the same group.
     static QVector<Speedup> speedups(const ComparisonGroup& g);
+    // The reference's gain taken apart (SpeedupStory) for the fastest CPU mode, then the fastest other
+    // mode when it beat it; empty without a reference or a faster mode.
+    static QVector<SpeedupStory> stories(const ComparisonGroup& g);
+    // "1 cold run", "1 run", "median of 5": how a bar was measured.
+    static QString runsLabel(const Measurement& m);
+    // Empty when every bar was measured alike; else a sentence saying that they were not.
+    static QString mixedRunsNote(const ComparisonGroup& g);
 
 private:
     QVector<ComparisonGroup> groups_;

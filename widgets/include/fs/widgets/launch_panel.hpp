@@ -6,6 +6,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QBoxLayout;
 class QCustomPlot;
 class QGroupBox;
 class QLabel;
@@ -55,6 +56,9 @@ public:
     QString bestCandidate() const { return bestLabel_; }
     QString defaultCandidate() const { return defaultLabel_; }
     QCustomPlot* tuneChart() const { return plot_; }
+    // Side by side where the width allows (a bottom dock), else one above the other (the side column).
+    bool columnsSideBySide() const;
+    QSize minimumSizeHint() const override;
 
 public slots:
     void useBest();  // the tuned best becomes the configuration (configChanged)
@@ -66,7 +70,11 @@ signals:
     void resetTuningRequested();
     void transfersChanged(bool serial, int deviceBudgetMB, bool pinned);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    int sideBySideWidth() const;
     void refreshEnabled();
     void replot();
 
@@ -77,6 +85,8 @@ private:
     int charted_ = 0;
     QString bestLabel_, defaultLabel_;
 
+    QBoxLayout* columns_;
+    QWidget* left_;
     QLabel* disabledLabel_;
     QGroupBox* knobs_;
     QComboBox* blockCombo_;

@@ -11,6 +11,8 @@
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
+class QGridLayout;
+class QToolButton;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
@@ -22,7 +24,8 @@ namespace fs::widgets {
 // like with like. Breakdown: a stacked bar per backend/mode (prep / upload / kernel / download /
 // interop), its total and transfer share written on it. Speed-up: each mode against the single-thread
 // reference and against the fastest CPU mode of the same group. History: every run's total.
-// Pipeline steps: the last pipeline run. Log scale, PNG and CSV export.
+// Pipeline steps: the last pipeline run. Log scale (suggested where bars span more than 20x), PNG and CSV
+// export. Text follows the widget's size, one step larger in the Presentation layout (setLargeText).
 class TimingChart : public QWidget {
     Q_OBJECT
 public:
@@ -83,8 +86,21 @@ public:
     static QString barLabel(const Measurement& m, bool compact = false);
     static QString valueLabel(const Measurement& m, bool compact = false);
 
+    // Bars of the shown tab spanning more than 20x: the chart then suggests the log scale.
+    bool logScaleSuggested() const;
+    // The notes on the Breakdown and Speed-up tabs: mixed measurements, the speed-up taken apart.
+    QStringList notes() const;
+    bool largeText() const { return largeText_; }
+    // The controls under the chart in one row (a wide dock) or three (a side column).
+    bool controlsInOneRow() const { return oneRow_; }
+    QSize minimumSizeHint() const override;
+
 public slots:
     void setLogScale(bool on);
+    // Forgets the last pipeline run's steps (the image they ran on is gone); the history keeps its total.
+    void clearPipeline();
+    // One step larger text, for a projector.
+    void setLargeText(bool on);
 
 signals:
     void errorOccurred(const QString& title, const QString& message);
@@ -98,6 +114,8 @@ protected:
 private:
     const ComparisonGroup* shown() const { return board_.group(shownGroup_); }
     bool compactLabels() const;
+    int oneRowWidth() const;
+    void arrangeControls(bool oneRow);
     void rebuildGroupList();
     void replot();
     void drawBreakdown();
@@ -122,7 +140,12 @@ private:
     QComboBox* groupCombo_;
     QSpinBox* repeatsSpin_;
     QPushButton* runAllButton_;
+    QToolButton* moreButton_;
+    QWidget* groupRow_;
+    QGridLayout* controls_;
+    bool oneRow_ = true;
     bool relayoutPending_ = false;
+    bool largeText_ = false;
 };
 
 }  // namespace fs::widgets
