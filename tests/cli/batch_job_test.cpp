@@ -11,6 +11,7 @@
 #include "cv_test_support.hpp"
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/io/image_io.hpp"
+#include "fs/run_control.hpp"
 #include "temp_dir.hpp"
 
 namespace fs {
@@ -140,6 +141,29 @@ TEST_F(BatchJob, FalseAfterTheFirstImageCancelsCleanly) {
     EXPECT_EQ(filesIn(outDir()), 2u);
     for (const char* name : {"a-moon__box-3.png", "a-moon__emboss.png"})
         EXPECT_TRUE(io::loadImage(outDir() + "/" + name).ok()) << name;
+}
+
+// The studio's Cancel: a RunControl on the thread that runs the batch.
+TEST_F(BatchJob, ARunControlCancelsBetweenImagesAndWithinOne) {
+    writeInputs();
+    for (const bool withinImage : {false, true}) {
+        fsys::remove_all(outDir());
+        RunControl control;
+        const ScopedRunControl scoped(&control);
+        std::vector<Event> events;
+        // Between: after the first image is saved. Within: as the second starts, so its kernels see it.
+        const batch::Summary s = run(options({"box:3", "emboss"}), &events, [&](const batch::Progress& p) {
+            if (withinImage ? p.done == 1 && !p.finished : p.done == 1 && p.finished) control.cancel();
+            return true;
+        });
+        EXPECT_TRUE(s.cancelled) << withinImage;
+        EXPECT_FALSE(s.ok());
+        EXPECT_EQ(s.failures, 0u) << "a cancel is not a failure: " << (s.failed.empty() ? "" : s.failed[0].problems.at(0));
+        EXPECT_EQ(s.imagesDone, 1u) << withinImage;
+        EXPECT_EQ(s.outputsWritten, 2u) << withinImage;
+        EXPECT_EQ(filesIn(outDir()), 2u) << withinImage;
+        EXPECT_EQ(events.size(), withinImage ? 3u : 2u) << "no image started after the cancel";
+    }
 }
 
 TEST_F(BatchJob, FalseBeforeTheFirstImageWritesNothing) {
