@@ -387,7 +387,7 @@ int runBench(const std::vector<std::string>& args) {
         resident.handle = gpu::Engine::instance().upload(input, why, &upload);
         if (!resident.handle) return backendError("--resident: could not keep the image on the device: " + why);
         residentOutput = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
-        char note[96];
+        char note[160];
         std::snprintf(note, sizeof note, "image uploaded once (%.3f ms) and kept on the device; each run is the kernel and its download\n",
                       upload.uploadMs.value_or(0.0));
         residentNote = note;
