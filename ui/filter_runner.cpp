@@ -5,8 +5,50 @@
 #include <exception>
 
 #include "batch_runners.hpp"
+#include "fs/io/image_io.hpp"
 
 namespace fs::ui {
+
+QString describeOutcome(const RunOutcome& outcome) {
+    QString info = QStringLiteral("%1/%2: %3")
+                       .arg(outcome.request.backend, outcome.request.mode, QString::fromStdString(outcome.result.timing.toString()));
+    if (outcome.compare) {
+        if (!outcome.compare->ok()) info += QObject::tr("; compare run failed: %1").arg(QString::fromStdString(outcome.compare->error));
+        else if (!outcome.difference.error.isEmpty()) info += "; " + outcome.difference.error;
+        else info += "; " + differenceCaption(outcome);
+    }
+    if (outcome.totalsMs.size() > 1) {
+        const auto [fastest, slowest] = std::minmax_element(outcome.totalsMs.begin(), outcome.totalsMs.end());
+        info += QObject::tr("; median of %1 runs after %2 warm-up, range %3..%4 ms")
+                    .arg(outcome.totalsMs.size())
+                    .arg(outcome.request.warmups)
+                    .arg(*fastest, 0, 'f', 3)
+                    .arg(*slowest, 0, 'f', 3);
+    }
+    return info;
+}
+
+QString differenceCaption(const RunOutcome& outcome) {
+    return QObject::tr("vs %1/%2: max abs error %3, %4 values differ")
+        .arg(outcome.request.compareBackend, outcome.request.compareMode)
+        .arg(outcome.difference.maxAbs, 0, 'g', 6)
+        .arg(outcome.difference.differingValues);
+}
+
+bool saveOutcome(const RunOutcome& outcome, const QString& path, bool eightBit, std::string* why) {
+    const Image& out = outcome.result.output;
+    const auto& pipeline = outcome.request.pipeline;
+    const bool labels = pipeline && !pipeline->steps.empty() && pipeline->steps.back().op == StepOp::Label;
+    const std::string file = path.toStdString();
+    try {
+        if (eightBit && labels) return io::saveImage(file, fromDisplayImage(outcome.display).cview(), why);
+        if (eightBit && out.depth() != Depth::U8) return io::saveImage(file, toEightBit(out.cview()).cview(), why);
+        return io::saveImage(file, out.cview(), why);
+    } catch (const std::exception& e) {
+        if (why) *why = e.what();
+        return false;
+    }
+}
 
 FilterRunner::FilterRunner(std::vector<std::unique_ptr<Backend>> backends, QObject* parent)
     : QObject(parent), backends_(std::move(backends)) {
@@ -28,9 +70,13 @@ quint64 FilterRunner::submit(RunRequest request) {
     {
         std::lock_guard lock(mutex_);
         generation = ++generation_;
+        if (working_ && control_ && stopsInFlight(request)) control_->cancel();
         pending_ = std::move(request);
         pendingGeneration_ = generation;
-        if (!working_) start = working_ = true;
+        if (!working_) {
+            start = working_ = true;
+            busySince_ = std::chrono::steady_clock::now();
+        }
     }
     if (start) {
         emit busyChanged(true);
@@ -48,6 +94,38 @@ void FilterRunner::dropPending() {
     std::lock_guard lock(mutex_);
     pending_.reset();
     dropped_ = true;
+}
+
+void FilterRunner::cancel() {
+    std::lock_guard lock(mutex_);
+    pending_.reset();
+    dropped_ = true;
+    if (control_) control_->cancel();
+}
+
+double FilterRunner::progress() const {
+    std::lock_guard lock(mutex_);
+    return control_ ? control_->progress() : 0.0;
+}
+
+double FilterRunner::busySeconds() const {
+    std::lock_guard lock(mutex_);
+    return working_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - busySince_).count() : 0.0;
+}
+
+namespace {
+QString keyOf(const RunRequest& r) {
+    return (r.pipeline ? QStringLiteral("pipeline:") : QString()) + r.backend + QLatin1Char('/') + r.mode;
+}
+// Longer than this, a run is no live preview: a new edit stops it rather than wait for its result.
+constexpr std::chrono::milliseconds kLiveRunLimit{1000};
+}  // namespace
+
+bool FilterRunner::stopsInFlight(const RunRequest& next) const {
+    // Its result would be dropped (another image), replaced at once (another mode), abandoned anyway
+    // (a timing run's next repeat), or has kept the user waiting too long already.
+    return next.input != inFlightInput_ || keyOf(next) != inFlightKey_ || inFlightTimed_ ||
+           std::chrono::steady_clock::now() - inFlightSince_ > kLiveRunLimit;
 }
 
 bool FilterRunner::superseded() const {
@@ -161,22 +239,32 @@ void FilterRunner::workLoop() {
     for (;;) {
         RunRequest request;
         quint64 generation = 0;
+        std::shared_ptr<RunControl> control;
         {
             std::lock_guard lock(mutex_);
             if (!pending_) {
                 working_ = false;
+                control_.reset();
+                inFlightInput_.reset();
                 break;
             }
             request = std::move(*pending_);
             generation = pendingGeneration_;
             pending_.reset();
             dropped_ = false;
+            control = control_ = std::make_shared<RunControl>();
+            inFlightInput_ = request.input;
+            inFlightKey_ = keyOf(request);
+            inFlightTimed_ = request.warmups > 0 || request.repeats > 1;
+            inFlightSince_ = std::chrono::steady_clock::now();
         }
+        const ScopedRunControl scoped(control.get());  // the backends on this thread look at it
         auto outcome = std::make_shared<RunOutcome>();
         outcome->generation = generation;
         if (request.pipeline) runPipeline(request, *outcome);
         else if (std::optional<RunResult> result = runRepeated(request, outcome->totalsMs)) outcome->result = std::move(*result);
         else continue;  // abandoned for a newer request
+        if (control->cancelled()) continue;  // stopped: cancel() or a newer request
         const bool labels = request.pipeline && !request.pipeline->steps.empty() &&
                             request.pipeline->steps.back().op == StepOp::Label;
         if (outcome->result.ok())
@@ -186,6 +274,7 @@ void FilterRunner::workLoop() {
             if (outcome->compare->ok())
                 outcome->difference = difference(outcome->result.output.cview(), outcome->compare->output.cview());
         }
+        if (control->cancelled()) continue;  // stopped during the comparison run
         outcome->request = std::move(request);
         emit finished(outcome);
     }

@@ -4,6 +4,7 @@
 #include <QString>
 #include <QThreadPool>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include "fs/backend.hpp"
 #include "fs/pipeline.hpp"
+#include "fs/run_control.hpp"
 #include "image_convert.hpp"
 #include "transfer_knobs.hpp"
 
@@ -46,9 +48,20 @@ struct RunOutcome {
     std::vector<double> totalsMs;  // every timed run's total, in run order (repeats > 1)
 };
 
+// The status bar's line for a filter run: mode, times, the comparison's error and the repeats' range.
+QString describeOutcome(const RunOutcome& outcome);
+// "vs cpu/reference: max abs error 0, 0 values differ"
+QString differenceCaption(const RunOutcome& outcome);
+// Writes the outcome's image: as computed, or as 8 bits (a label image as the colours the view shows).
+bool saveOutcome(const RunOutcome& outcome, const QString& path, bool eightBit, std::string* why);
+
 // Runs filters on one worker thread, latest wins: while a run is going, newer
 // requests replace the waiting one, so dragging a slider queues at most one
 // run and the GUI thread never waits. Results come back through finished().
+// Each request runs under its own fs::RunControl: cancel() stops it within one
+// unit of the backend's work, and a new request stops a run whose result
+// nobody would see (another image, another mode, a timing run, or one that has
+// already taken longer than a live edit can wait). A stopped run reports nothing.
 class FilterRunner : public QObject {
     Q_OBJECT
 public:
@@ -61,6 +74,11 @@ public:
     quint64 latestGeneration() const { return generation_.load(); }
     bool busy() const;
     void dropPending();  // forget the queued request; the one in flight finishes its current run
+    void cancel();       // forget the queued request and stop the one in flight
+    // The run in flight: how far it is (0..1; 0 also when the backend cannot tell), and how many seconds
+    // the runner has been busy without a pause (0 when idle).
+    double progress() const;
+    double busySeconds() const;
     void waitForIdle();
     Backend* find(const QString& backendId) const;
     // Runs `job` on the worker thread, after the run in flight and never beside one:
@@ -82,6 +100,7 @@ private:
     // Nothing when a newer request or dropPending() came meanwhile: its result would be outdated.
     std::optional<RunResult> runRepeated(const RunRequest& request, std::vector<double>& totalsMs);
     bool superseded() const;
+    bool stopsInFlight(const RunRequest& next) const;  // mutex_ held
     void runPipeline(const RunRequest& request, RunOutcome& outcome);
 
     std::vector<std::unique_ptr<Backend>> backends_;
@@ -92,6 +111,12 @@ private:
     bool working_ = false;
     bool dropped_ = false;  // dropPending() since the request in flight was taken
     std::atomic<quint64> generation_{0};
+    // The request in flight (mutex_): its stop switch, and what a newer request is compared with.
+    std::shared_ptr<RunControl> control_;
+    std::shared_ptr<const Image> inFlightInput_;
+    QString inFlightKey_;  // "cpu/reference", "pipeline:cpu/parallel"
+    bool inFlightTimed_ = false;
+    std::chrono::steady_clock::time_point inFlightSince_, busySince_;
     std::atomic<HostMemory> gpuHost_{HostMemory::Pageable};
     // Worker thread only: the pinned copy of the last image a GPU run read.
     std::shared_ptr<const Image> pinnedSource_;

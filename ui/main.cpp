@@ -82,9 +82,11 @@ int main(int argc, char** argv) {
             exitCode = 1;
         });
     }
-    if (parser.isSet(options.mode) && !window.selectMode(parser.value(options.mode)))
+    if (parser.isSet(options.mode) && !window.selectMode(parser.value(options.mode))) {
         std::fprintf(stderr, "filterstudio: mode '%s' is unknown or unavailable here; keeping %s\n",
                      qPrintable(parser.value(options.mode)), qPrintable(window.backendChooser()->currentKey()));
+        window.noteUnavailableMode(parser.value(options.mode));  // said in the window too, not only here
+    }
     if (parser.isSet(options.kernel)) {
         QString why;
         if (!window.kernelEditor()->applyPresetText(parser.value(options.kernel), &why))

@@ -1,5 +1,6 @@
 #pragma once
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 #include <functional>
 #include <memory>
@@ -7,20 +8,15 @@
 #include <vector>
 
 #include "display_mapping.hpp"
+#include "document.hpp"
 #include "filter_runner.hpp"
 #include "preview_frames.hpp"
+#include "window_layout.hpp"
 #include "fs/backend.hpp"
 
-class QAction;
-class QActionGroup;
-class QCheckBox;
-class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
-class QMenu;
-class QSlider;
-class QSplitter;
 class QToolBar;
+class QSplitter;
 class QTimer;
 
 namespace fs::widgets {
@@ -34,9 +30,20 @@ class SpeedStrip;
 class TimingChart;
 }  // namespace fs::widgets
 
+namespace fs::services {
+class PreviewService;
+class SweepController;
+}  // namespace fs::services
+
 namespace fs::ui {
 
+class BatchDialog;
+class BenchmarkDialog;
+class ImageOpener;
 class LaunchController;
+class RunStatus;
+class OutputControls;
+class ViewBar;
 
 using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
 // Shows an error to the user; tests replace it so nothing blocks.
@@ -45,8 +52,11 @@ using ErrorReporter = std::function<void(const QString& title, const QString& me
 // true means accepted. Tests replace it so nothing blocks.
 using Confirmer = std::function<bool(const QString& title, const QString& question, const QString& acceptText)>;
 
-// Thin: builds the widgets, wires their signals, and hands runs to the
-// FilterRunner. Everything long runs off the GUI thread.
+// Thin: builds the widgets, wires their signals, and hands the work to the
+// FilterRunner (filter runs), the SweepController (every mode), the
+// PreviewService (the live preview on the GPU) and the WindowLayout (docks);
+// the Document holds the image and the result. Everything long runs off the
+// GUI thread.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -63,9 +73,9 @@ public:
     bool selectMode(const QString& key);  // "cpu/parallel" or just "parallel"
     void copyResultToClipboard();
 
-    bool sweeping() const { return sweepTotal_ > 0; }  // runEveryMode() has modes left or in flight
-    std::shared_ptr<const RunOutcome> lastOutcome() const { return lastOutcome_; }
-    std::shared_ptr<const Image> input() const { return input_; }
+    bool sweeping() const;  // runEveryMode() has modes left or in flight
+    std::shared_ptr<const RunOutcome> lastOutcome() const { return doc_.outcome(); }
+    std::shared_ptr<const Image> input() const { return doc_.input(); }
     widgets::ImageView* imageView() const { return view_; }
     widgets::KernelEditor* kernelEditor() const { return editor_; }
     widgets::TimingChart* timingChart() const { return chart_; }
@@ -75,10 +85,10 @@ public:
     widgets::LaunchPanel* launchPanel() const { return launchPanel_; }
     LaunchController* launchController() const { return launch_; }
     widgets::SpeedStrip* speedStrip() const { return strip_; }
-    QToolBar* viewBar() const { return viewBar_; }
-    bool presentation() const { return presentation_; }
+    QToolBar* viewBar() const;
+    bool presentation() const { return layout_->presentation(); }
     // Below this window height the default layout puts the timings in the right column, not under the image.
-    static constexpr int kTimingsBelowMinHeight = 860;
+    static constexpr int kTimingsBelowMinHeight = WindowLayout::kTimingsBelowMinHeight;
     FilterRunner* runner() const { return runner_; }
     // The live preview (CUDA-GL interop builds): whether the shown image is kept
     // on the GPU, and the newest whole frame (kernel, map, texture and draw).
@@ -95,6 +105,16 @@ public slots:
     void runNow();
     void cancelOpening();  // the open in progress returns false and changes nothing
     void openDialog();
+    void openSample(const QString& resource);  // ":/samples/fruits.jpg"
+    void showError(const QString& title, const QString& message);  // status bar and the error reporter
+    // Tunes the Launch panel's configuration for the current filter; without a GPU to tune, says why.
+    void autotune();
+    // Stops whatever runs (Escape, the status bar's Cancel): the filter run or "every mode", the pipeline,
+    // a tuning, and the Benchmark and Batch dialogs' runs. The view keeps the last result it had.
+    void cancelRun();
+    // A mode asked for (the command line's --mode) that cannot run here: named in the status bar for good,
+    // and once in a notice, with the reason and the mode running instead.
+    void noteUnavailableMode(const QString& key);
     void saveDialog(bool eightBit = false);
     void showBenchmark();
     void showBatch();
@@ -108,7 +128,7 @@ public slots:
     // back the layout it replaced.
     void setPresentation(bool on);
     // Every dock where it starts, sized for the window's current size.
-    void applyDefaultLayout();
+    void applyDefaultLayout() { layout_->applyDefault(); }
 
 signals:
     void resultShown(quint64 generation);
@@ -117,54 +137,44 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
 
 private:
-    void buildActions();
-    QWidget* buildOutputControls();
+    QWidget* buildCentre();
+    void buildStatusBar();
+    void wire();
+    void restoreSettings();
     void scheduleRun();
     void updateLaunchContext();
     quint64 submit(const QString& key, bool withCompare, int repeats = 1, int warmups = 0);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
-    bool runThroughInterop(const FilterSpec& spec);
+    void onRunFailed(const RunOutcome& outcome);
+    void showOutcome(const std::shared_ptr<const RunOutcome>& outcome);
+    bool runThroughPreview(const FilterSpec& spec);
+    std::function<QString(int, int, const std::function<QString(unsigned, unsigned, int, int, bool*)>&)> bufferFill() const;
     void onPreviewFrameShown(double textureMs, double drawMs);
-    void keepInputOnDevice();  // uploads the input once in the background (CUDA-GL interop builds)
     bool ensureHostResult();
     void prepareInput();
-    void addRecent(const QString& path);
-    void onPresetApplied(const FilterSpec& spec);
-    void showDisplayMapping(const DisplayMapping& mapping);  // controls and the view's note; no undo step
-    void refreshMappingNote();
-    void rebuildRecentMenu();
-    void openSample(const QString& resource);
     void showPipelineOutcome(const std::shared_ptr<const RunOutcome>& outcome);
+    void pipelineStopped();
     void inspectPixel(QPoint pixel);
-    void error(const QString& title, const QString& message);
-    void offerCpuInstead(const QString& message);
+    void offerCpuInstead(const QString& backendId, const QString& message);
     QString imageLabel() const;
     void recordRun(const TimingRecord& timing, const FilterSpec& spec, int repeats, int warmups);
-    void endSweep();
-    void continueSweep();
 
     BackendFactory factory_;
     FilterRunner* runner_;
     ErrorReporter reportError_;
     Confirmer confirm_;
-    std::shared_ptr<const Image> loaded_;  // as read from the file
-    std::shared_ptr<const Image> input_;   // after channel handling: what the filter sees
-    QString currentPath_;
-    std::shared_ptr<const RunOutcome> lastOutcome_;
+    services::Document doc_;
+    services::PreviewService* preview_;
+    services::SweepController* sweep_;
     quint64 shownGeneration_ = 0;
     QPoint inspectedPixel_{-1, -1};
-    QStringList modeQueue_;  // runEveryMode() work still to do
-    int sweepTotal_ = 0;     // modes in the running sweep; 0 when none
-    int sweepRepeats_ = 1;
-    quint64 sweepGeneration_ = 0;  // the sweep's run in flight: an older run's result must not advance it
     QString lastRunError_;  // the last run failure shown in a dialog
-    quint64 imageSerial_ = 0;  // counts inputs: times of two inputs never compare
-    struct Interop;  // CUDA-GL state; exists only in builds with interop, same layout for all
-    std::unique_ptr<Interop> interop_;
+    quint64 pipelineGeneration_ = 0;  // the pipeline run in flight, 0 when none
 
     widgets::ImageView* view_;
     widgets::KernelEditor* editor_;
@@ -173,41 +183,24 @@ private:
     widgets::PixelInspector* inspector_;
     widgets::PipelineEditor* pipelineEditor_;
     widgets::LaunchPanel* launchPanel_;
-    LaunchController* launch_;
-    quint64 pipelineGeneration_ = 0;  // the pipeline run in flight, 0 when none
-    QComboBox* borderCombo_;
-    QDoubleSpinBox* borderValueSpin_;
-    QCheckBox* absCheck_;
-    QLabel* mappingNote_;  // says when the studio chose |v| and the scale
-    QDoubleSpinBox* scaleSpin_;
-    QCheckBox* floatCheck_;
-    QCheckBox* filterAlphaCheck_;
-    QComboBox* channelsCombo_;
-    QCheckBox* liveCheck_;
-    QSlider* splitSlider_;
-    QToolBar* viewBar_;
-    QSplitter* centreSplit_;
     widgets::SpeedStrip* strip_;
-    QAction* presentationAction_;
-    bool presentation_ = false;
-    QByteArray workingState_;  // the dock layout the presentation replaced
-    static constexpr int kLayoutVersion = 2;  // saved layouts of other versions are not restored
-    QActionGroup* viewModes_;
-    QMenu* recentMenu_;
+    LaunchController* launch_;
+    OutputControls* output_;
+    ViewBar* viewBar_;
+    QSplitter* centreSplit_;
+    WindowLayout* layout_;
+    ImageOpener* opener_;
+    RunStatus* runStatus_;
+    QPointer<BenchmarkDialog> benchmark_;
+    QPointer<BatchDialog> batch_;
     QLabel* imageInfo_;
     QLabel* runInfo_;
     QLabel* pixelInfo_;
     QLabel* frameInfo_;  // live preview: frames per second and the last frame's time
     QTimer* runTimer_;
     PreviewFrameMeter frames_;
-    FilterSpec frameSpec_;      // what the frame being drawn filtered
-    TimingRecord lastFrame_;    // the newest whole frame, charted at most a few times a second
+    TimingRecord lastFrame_;  // the newest whole frame, charted at most a few times a second
     QTimer* frameChartTimer_;
-    bool opening_ = false;  // an image is being decoded
-    // The mapping a zero-sum preset chose, and what was set before it: a later preset that is not zero-sum
-    // puts the earlier mapping back while the chosen one is still in place.
-    std::optional<DisplayMapping> autoMapping_;
-    DisplayMapping mappingBeforeAuto_;
 };
 
 }  // namespace fs::ui

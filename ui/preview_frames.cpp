@@ -1,5 +1,7 @@
 #include "preview_frames.hpp"
 
+#include <cstdio>
+
 namespace fs::ui {
 
 void PreviewFrameMeter::filled(const TimingRecord& run, double fillMs) {
@@ -23,6 +25,14 @@ int PreviewFrameMeter::framesPerSecond(Clock::time_point now) const {
     for (const Clock::time_point t : shownAt_)
         if (now - t <= std::chrono::seconds(1)) ++count;
     return count;
+}
+
+std::string PreviewFrameMeter::describe(const TimingRecord& frame, Clock::time_point now) const {
+    char text[160];
+    std::snprintf(text, sizeof text, "live %d fps, frame %.2f ms (kernel %.2f, map %.2f, texture+draw %.2f)",
+                  framesPerSecond(now), frame.totalMs.value_or(0.0), frame.kernelMs.value_or(0.0), frame.mapMs.value_or(0.0),
+                  frame.displayMs.value_or(0.0));
+    return text;
 }
 
 void PreviewFrameMeter::reset() {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <deque>
 #include <optional>
+#include <string>
 
 #include "fs/timing.hpp"
 
@@ -25,6 +26,8 @@ public:
     // Frames shown in the second up to `now`.
     int framesPerSecond(Clock::time_point now = Clock::now()) const;
     void reset();
+    // "live 60 fps, frame 1.20 ms (kernel 0.40, map 0.10, texture+draw 0.70)" for `frame`, a frame shown().
+    std::string describe(const TimingRecord& frame, Clock::time_point now = Clock::now()) const;
 
 private:
     std::optional<TimingRecord> pending_;
