@@ -17,8 +17,10 @@
 
 #include "device_list.hpp"
 #include "driver_check.hpp"
+#include "engine_core.hpp"
 #include "fft_tiling.hpp"
 #include "fs/gpu/cuda_backend.hpp"
+#include "fs/gpu/cuda_options.hpp"
 #include "fs/gpu/engine.hpp"
 #include "fs/presets.hpp"
 #include "launch.hpp"
@@ -26,6 +28,7 @@
 #include "staging_pool.hpp"
 #include "test_support.hpp"
 #include "tuning.hpp"
+#include "typed_launch.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -516,6 +519,37 @@ TEST(QuadFrame, QuadKernelAndFrameCoverEveryOutputOnce) {
         spansSeen += span.x1 > span.x0;
     }
     EXPECT_GT(spansSeen, 1000);  // the trials reach the quad kernel, not only the frame
+}
+
+// ---- Typed launches (typed_launch.hpp), checked as the compiler sees them ----
+// Kernels' signatures: launchKernel takes exactly what the
+// function declares, converting only where nothing is lost.
+using GeomKernel = void (*)(KernelGeom geom, KernelMath math, const float* weights, int perThread);
+using RowsKernel = void (*)(const unsigned char* src, std::size_t pitch, int width, float scale);
+static_assert(kLaunchable<GeomKernel, KernelGeom, const KernelMath&, float*, int>);
+static_assert(kLaunchable<RowsKernel, unsigned char*, unsigned, int&, float>, "const added, widened");
+static_assert(!kLaunchable<GeomKernel, KernelGeom, KernelMath, const float*>, "an argument missing");
+static_assert(!kLaunchable<GeomKernel, KernelMath, KernelGeom, const float*, int>, "structs swapped");
+static_assert(!kLaunchable<GeomKernel, KernelGeom, KernelMath, const double*, int>, "pointee type");
+static_assert(!kLaunchable<GeomKernel, KernelGeom, KernelMath, const float*, float>, "float to int");
+static_assert(!kLaunchable<RowsKernel, const unsigned char*, int, int, float>, "signed to size_t");
+static_assert(!kLaunchable<RowsKernel, const unsigned char*, std::size_t, int, double>, "double to float");
+static_assert(!kLaunchable<RowsKernel, const unsigned char*, std::size_t, int, float, int>, "one too many");
+
+// The session's reserve sees the engine's fault hook like every engine buffer,
+// with or without a device, and leaves the buffer empty.
+TEST(DeviceSession, ReserveFailsUnderTheAllocationFaultHook) {
+    DeviceSession session;
+    DeviceBuffer buffer;
+    setAllocationFailureForTesting(true);
+    const cudaError_t failed = session.reserve(buffer, 4096);
+    setAllocationFailureForTesting(false);
+    EXPECT_EQ(failed, cudaErrorMemoryAllocation);
+    EXPECT_EQ(buffer.get(), nullptr);
+    EXPECT_EQ(buffer.bytes(), 0u);
+    if (!session.problem().empty()) return;  // no device: nothing more to allocate
+    ASSERT_EQ(session.reserve(buffer, 4096), cudaSuccess);
+    EXPECT_GE(buffer.bytes(), 4096u);
 }
 
 }  // namespace

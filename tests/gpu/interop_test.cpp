@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "fs/gpu/cuda_options.hpp"
 #include "fs/gpu/gl_interop.hpp"
 #include "fs/gpu/headless_gl.hpp"
 #include "fs/pixel_math.hpp"
@@ -240,6 +241,41 @@ TEST(GlInterop, RefusedRegistrationIsReported) {
     EXPECT_NE(refused.find("cudaGraphicsGLRegisterBuffer"), std::string::npos) << refused;
     const std::string error = interop.runIntoPixelBuffer(target.buffer(), target.bytes(), preset("box:3"), input.cview(), "auto", nullptr);
     EXPECT_TRUE(error.empty()) << error;
+}
+
+// A forced device allocation failure (fs::gpu::setAllocationFailureForTesting,
+// as gpu_faults_test.cpp): a frame through the display conversion (its
+// scratch is the engine's), a BGRA8 frame written directly and a resident
+// frame each fail as out of device memory, and the next frames match the reference.
+TEST(CudaFaults, InteropFramesFailClearlyAndTheNextFrameWorks) {
+    FS_SKIP_WITHOUT_INTEROP();
+    auto rng = testRng();
+    const Image colour = randomImage(83, 47, 3, Depth::U8, rng), bgra = randomImage(83, 47, 4, Depth::U8, rng);
+    std::string error;
+    const gpu::DeviceImageHandle resident = gpu::Engine::instance().upload(colour.cview(), error);
+    ASSERT_TRUE(resident) << error;
+    gpu::GlPixelBufferInterop interop;
+    gpu::GlImageTarget target(83, 47);
+    const FilterSpec spec = preset("laplacian-8", 128.0f);
+    auto frame = [&](const Image* host) {
+        return host ? interop.runIntoPixelBuffer(target.buffer(), target.bytes(), spec, host->cview(), "auto", nullptr)
+                    : interop.runIntoPixelBuffer(target.buffer(), target.bytes(), spec, resident, "auto", nullptr);
+    };
+    for (const Image* host : {&colour, &bgra, static_cast<const Image*>(nullptr)}) {
+        SCOPED_TRACE(host ? std::to_string(host->channels()) + " channels from the host" : std::string("resident"));
+        ASSERT_TRUE(frame(host).empty());  // warm: the scratch and the slots exist
+        gpu::setAllocationFailureForTesting(true);
+        const std::string failed = frame(host);
+        gpu::setAllocationFailureForTesting(false);
+        EXPECT_NE(failed.find("out of device memory"), std::string::npos) << failed;
+        error = frame(host);
+        ASSERT_TRUE(error.empty()) << error;
+        target.textureFromBuffer();
+        const Image& input = host ? *host : colour;
+        const Image expected = displayBgra(cpu::referenceFilter(spec, input.cview()).cview());
+        EXPECT_TRUE(sameDisplay(spec, input.cview(), readTexture(target), expected));
+    }
+    EXPECT_TRUE(gpu::Engine::instance().release(resident));
 }
 
 TEST(GlInterop, RejectsAWrongBufferSize) {
