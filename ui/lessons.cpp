@@ -133,7 +133,9 @@ void LessonPlayer::start(int index) {
     show();
     raise();
     const auto before = window_->input();
+    opening_ = true;  // results for the image still shown while this one decodes are not the lesson's
     window_->openSample(lesson.sample);
+    opening_ = false;
     if (window_->input() == before) {
         failures_ << tr("could not open %1").arg(lesson.sample);
         queue_.clear();
@@ -160,7 +162,7 @@ void LessonPlayer::runNext() {
 }
 
 void LessonPlayer::arrived() {
-    if (waitingFor_.isEmpty()) return;
+    if (waitingFor_.isEmpty() || opening_) return;
     const auto outcome = window_->lastOutcome();
     // A live frame on the GPU keeps no host outcome; any other result must be the one awaited.
     const bool pipeline = outcome && outcome->request.pipeline;
@@ -172,7 +174,7 @@ void LessonPlayer::arrived() {
 }
 
 void LessonPlayer::failed(const QString& message) {
-    if (waitingFor_.isEmpty()) return;
+    if (waitingFor_.isEmpty() || opening_) return;
     failures_ << tr("%1 failed: %2").arg(waitingFor_, message);
     runNext();
 }

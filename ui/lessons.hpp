@@ -52,6 +52,7 @@ private:
     int index_ = -1;
     QStringList queue_;   // keys still to time
     QString waitingFor_;  // the key (or "pipeline") whose result is awaited
+    bool opening_ = false;  // the lesson's image is being opened
     QStringList ran_, skipped_, failures_;
     QLabel* title_;
     QLabel* body_;
