@@ -261,9 +261,11 @@ void MainWindow::cancelRun() {
 }
 
 void MainWindow::noteUnavailableMode(const QString& key) {
-    const QString text = tr("%1 is unavailable here (%2); running %3 instead")
-                             .arg(key, whyUnavailable(chooser_->choices(), key), chooser_->currentKey());
-    statusBar()->addWidget(new QLabel(QStringLiteral("<span style='color:#a51d2d'>%1</span>").arg(text.toHtmlEscaped())));
+    const QString why = whyUnavailable(chooser_->choices(), key), text = tr("%1 is unavailable here (%2); running %3 instead")
+                                                                          .arg(key, why, chooser_->currentKey());
+    auto* note = new QLabel(QStringLiteral("<span style='color:#a51d2d'>%1</span>").arg(tr("%1 unavailable").arg(key).toHtmlEscaped()));
+    note->setToolTip(text);  // the short form fits a 1024-wide status bar; the notice and this tip say why
+    statusBar()->addWidget(note);
     auto* box = new QMessageBox(QMessageBox::Information, tr("Mode unavailable"), text, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();  // once, without blocking the start

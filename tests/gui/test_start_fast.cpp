@@ -113,8 +113,10 @@ private slots:
         const QString asked = QStringLiteral("cuda/no-such-mode");
         QVERIFY(!window->selectMode(asked));
         window->noteUnavailableMode(asked);
-        const QString shown = statusText(*window);
-        QVERIFY2(shown.contains(asked) && shown.contains(window->backendChooser()->currentKey()), qPrintable(shown));
+        QString tips;
+        for (const QLabel* label : window->statusBar()->findChildren<QLabel*>()) tips += label->toolTip() + '\n';
+        QVERIFY2(statusText(*window).contains(asked), qPrintable(statusText(*window)));
+        QVERIFY2(tips.contains(asked) && tips.contains(window->backendChooser()->currentKey()), qPrintable(tips));
         // One notice, which does not block.
         QTRY_COMPARE(window->findChildren<QMessageBox*>().size(), 1);
         QVERIFY(window->findChildren<QMessageBox*>().front()->text().contains(asked));
