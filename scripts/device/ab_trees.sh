@@ -26,7 +26,7 @@ build() {
 build ab/old build-old "$OUT/build-old.log" filterstudio-bench &
 old=$!
 targets=()
-[ "${CTEST:-1}" = 1 ] || targets=(filterstudio-bench fs_gpu_dispatch_tests)
+[ "${CTEST:-1}" = 1 ] || targets=(filterstudio-bench fs_gpu_dispatch_tests fs_gpu_engine_host_tests)
 build ab/new build-new "$OUT/build.log" "${targets[@]}" ||
   { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
 wait $old || { grep -E "error|FAILED" "$OUT/build-old.log" | head -20 | tee -a "$S"; exit 1; }
@@ -46,6 +46,8 @@ cp /tmp/new-1.csv "$OUT/sweep-new.csv"
 FS_BENCH_CSV=/tmp/new-1.csv build-new/tests/gpu/fs_gpu_dispatch_tests >"$OUT/dispatch.txt" 2>&1
 say "dispatch tests against the sweep: exit $? $(grep -E '^checked|PASSED|FAILED' "$OUT/dispatch.txt" | tr '\n' ' ')"
 
+build-new/tests/gpu/fs_gpu_engine_host_tests >"$OUT/host.txt" 2>&1
+say "engine host tests: exit $? $(grep -E 'PASSED|FAILED' "$OUT/host.txt" | tr '\n' ' ')"
 [ "${CTEST:-1}" = 1 ] && gpu_ctest build-new
 for t in ${SANITIZE_TESTS:-}; do  # binary:filter
   bin=${t%%:*} filter=${t#*:}
