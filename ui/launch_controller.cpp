@@ -43,6 +43,7 @@ void LaunchController::setContext(const QString& backendId, const QString& mode,
     spec_ = spec;
     input_ = std::move(input);
     panel_->setDisabledReason(disabledReason());
+    emit explanationChanged({});  // until describe() has this context's
     describe();
 }
 
@@ -92,21 +93,29 @@ void LaunchController::describe() {
     const LaunchConfig config = panel_->config();
     runner_->runExclusive([this, backend, spec, width, height, depth, channels, mode, config] {
         LaunchReport report;
+        Explanation explanation;
         try {
             report = backend->describeLaunch(spec, width, height, depth, channels, mode, config);
+            explanation = backend->explain(spec, width, height, depth, channels, mode);
         } catch (const std::exception& e) {
             report.error = std::string("describeLaunch threw: ") + e.what();
         }
+        const QString sentence = explanation.ok() && !explanation.mode.empty()
+                                     ? QString::fromStdString(explanation.sentence())
+                                     : QString();
         QMetaObject::invokeMethod(
             this,
-            [this, report] {
+            [this, report, sentence] {
                 describing_ = false;
                 if (describeAgain_) {
                     describeAgain_ = false;
                     describe();
                     return;
                 }
-                if (launchBackend() && input_) panel_->setReport(report);
+                if (launchBackend() && input_) {
+                    panel_->setReport(report);
+                    emit explanationChanged(sentence);
+                }
                 emit describeFinished();
             },
             Qt::QueuedConnection);

@@ -40,6 +40,8 @@ signals:
     // The configuration the next runs use changed (knobs, Use best).
     void launchChanged();
     void describeFinished();  // the panel shows the report for the latest context
+    // What the context's mode runs for its filter and why (Backend::explain); empty when unknown.
+    void explanationChanged(const QString& sentence);
     void tuneFinished();
     void resetFinished();
 

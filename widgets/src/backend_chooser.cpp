@@ -37,6 +37,7 @@ BackendChooser::BackendChooser(QWidget* parent) : QWidget(parent) {
     unavailable_->setStyleSheet(QStringLiteral("color:#a15c00"));
     layout->addWidget(unavailable_);
     connect(modeCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        filterExplanation_.clear();  // it was the previous mode's
         refreshExplanation();
         emit currentChanged(currentKey());
     });
@@ -154,14 +155,20 @@ QStringList BackendChooser::unavailableBackends() const {
     return lines;
 }
 
+void BackendChooser::setFilterExplanation(const QString& sentence) {
+    filterExplanation_ = sentence;
+    refreshExplanation();
+}
+
 void BackendChooser::refreshExplanation() {
     const ModeChoice* c = current();
     const QString approximate =
         c && c->mode.approximate ? tr(" (approximate: its measured error shows beside its time)") : QString();
+    const QString text = filterExplanation_.isEmpty() ? QString::fromStdString(c ? c->mode.description : std::string())
+                                                      : filterExplanation_;
     explanation_->setText(c ? QStringLiteral("<b>%1 · %2</b>%3<br>%4")
                                   .arg(c->backendName.toHtmlEscaped(), QString::fromStdString(c->mode.id).toHtmlEscaped(),
-                                       approximate.toHtmlEscaped(),
-                                       QString::fromStdString(c->mode.description).toHtmlEscaped())
+                                       approximate.toHtmlEscaped(), text.toHtmlEscaped())
                             : tr("No backend is available."));
 }
 

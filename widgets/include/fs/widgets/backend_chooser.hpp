@@ -41,6 +41,9 @@ public:
     QStringList unavailableBackends() const;
 
 public slots:
+    // What the current mode runs for the current filter and why (Explanation::sentence());
+    // empty: the mode's general description.
+    void setFilterExplanation(const QString& sentence);
     // False when the key is unknown or unavailable; the selection then stays.
     bool select(const QString& key);
     bool selectCompare(const QString& key);
@@ -58,6 +61,7 @@ private:
     QComboBox* modeCombo_;
     QComboBox* compareCombo_;
     QLabel* explanation_;
+    QString filterExplanation_;
     QLabel* unavailable_;
 };
 
