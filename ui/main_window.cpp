@@ -84,6 +84,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     sweep_ = new services::SweepController(
         [this](const QString& key, int repeats, int warmups) { return submit(key, false, repeats, warmups); }, this);
     chooser_->setChoices(choicesOf(runner_->backends()));
+    strip_->setUnavailableBackends(chooser_->unavailableBackends());
     setCentralWidget(buildCentre());
     layout_ = new WindowLayout({this, viewBar_, view_, centreSplit_, strip_}, this);
     layout_->addDocks({editor_, pipelineEditor_, {chooser_, output_}, inspector_, chart_, launchPanel_});
@@ -198,9 +199,9 @@ void MainWindow::wire() {
     });
     connect(chart_, &widgets::TimingChart::errorOccurred, this, &MainWindow::showError);
     connect(chart_, &widgets::TimingChart::runEveryModeRequested, this, &MainWindow::runEveryMode);
-    connect(chart_, &widgets::TimingChart::measurementsChanged, this,
-            [this] { strip_->setGroup(chart_->board().group(chart_->shownGroupId())); });
+    connect(chart_, &widgets::TimingChart::measurementsChanged, this, [this] { strip_->setGroup(chart_->board().group(chart_->shownGroupId())); });
     connect(launch_, &LaunchController::launchChanged, this, &MainWindow::scheduleRun);
+    connect(launch_, &LaunchController::explanationChanged, chooser_, &widgets::BackendChooser::setFilterExplanation);
     connect(pipelineEditor_, &widgets::PipelineEditor::errorOccurred, this, &MainWindow::showError);
     connect(pipelineEditor_, &widgets::PipelineEditor::runRequested, this, &MainWindow::runPipeline);
     connect(pipelineEditor_, &widgets::PipelineEditor::currentKernelRequested, this,
@@ -226,6 +227,7 @@ void MainWindow::setPresentation(bool on) {
     const QSignalBlocker block(viewBar_->presentationAction());
     viewBar_->presentationAction()->setChecked(on);
     if (on) strip_->setGroup(chart_->board().group(chart_->shownGroupId()));
+    chart_->setLargeText(on);
     layout_->setPresentation(on);
     // Fit again once the new layout has its size, and follow the window from then on.
     QTimer::singleShot(0, view_, &widgets::ImageView::zoomToFit);
@@ -331,6 +333,7 @@ bool MainWindow::openImage(const QString& path) {
         return false;
     }
     doc_.setLoaded(std::make_shared<const Image>(std::move(*image)), path);
+    chart_->clearPipeline();  // the steps timed were of the previous image
     prepareInput();
     opener_->opened(path);
     setWindowTitle(tr("FilterStudio - %1").arg(QFileInfo(path).fileName()));
