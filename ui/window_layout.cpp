@@ -49,10 +49,10 @@ void WindowLayout::addDocks(const Docks& docks) {
     column->addStretch(1);
     addDock(tr("Kernel designer"), "kernelDock", docks.designer);
     addDock(tr("Pipeline"), "pipelineDock", docks.pipeline);
-    addDock(tr("Backend and output"), "backendDock", backend);
-    addDock(tr("Pixel inspector"), "inspectorDock", docks.inspector);
+    addDock(tr("Backend"), "backendDock", backend);  // short titles: four tabs share a narrow column
+    addDock(tr("Inspector"), "inspectorDock", docks.inspector);
     addDock(tr("Timings"), "chartDock", docks.timings);
-    addDock(tr("Launch (GPU)"), "launchDock", docks.launch);  // a short dock scrolls instead of squeezing the chart
+    addDock(tr("Launch"), "launchDock", docks.launch);  // a short dock scrolls instead of squeezing the chart
 }
 
 void WindowLayout::applyDefault() {

@@ -346,7 +346,7 @@ private slots:
     void emptyStatesSayWhatWillCome() {
         fs::widgets::TimingChart chart;
         for (const QString& tab : {QStringLiteral("Breakdown"), QStringLiteral("Speed-up"), QStringLiteral("History"),
-                                   QStringLiteral("Pipeline steps")})
+                                   QStringLiteral("Steps")})
             QVERIFY2(!chart.emptyMessage(tab).isEmpty(), qPrintable(tab));
         fs::FilterSpec spec;
         QVERIFY(fs::makePreset("box:3", spec));
@@ -354,7 +354,7 @@ private slots:
                      {true, false, true});
         QVERIFY(chart.emptyMessage(QStringLiteral("Breakdown")).isEmpty());
         QVERIFY(chart.emptyMessage(QStringLiteral("History")).isEmpty());
-        QVERIFY(!chart.emptyMessage(QStringLiteral("Pipeline steps")).isEmpty());
+        QVERIFY(!chart.emptyMessage(QStringLiteral("Steps")).isEmpty());
 
         fs::widgets::PipelineEditor pipeline;
         auto* hint = pipeline.findChild<QLabel*>(QStringLiteral("pipelineProblem"));

@@ -281,7 +281,7 @@ private slots:
             QVERIFY(s.timing.totalMs && *s.timing.totalMs >= 0.0);
             QCOMPARE(s.timing.backend, std::string("cpu"));
         }
-        QCOMPARE(chart->currentTab(), QStringLiteral("Pipeline steps"));
+        QCOMPARE(chart->currentTab(), QStringLiteral("Steps"));
         auto* list = editor->findChild<QListWidget*>(QStringLiteral("pipelineSteps"));
         QVERIFY(list->item(1)->text().endsWith(QStringLiteral(" ms")));
         QString why;

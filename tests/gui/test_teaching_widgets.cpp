@@ -173,7 +173,7 @@ private slots:
         QCOMPARE(chart.pipelineSteps().size(), 1);
         chart.clearPipeline();
         QVERIFY(chart.pipelineSteps().isEmpty());
-        QVERIFY(!chart.emptyMessage(QStringLiteral("Pipeline steps")).isEmpty());
+        QVERIFY(!chart.emptyMessage(QStringLiteral("Steps")).isEmpty());
         QCOMPARE(chart.historyCount(), 4);  // the run stays in the history
     }
 

@@ -554,11 +554,11 @@ void KernelEditor::refreshSummary() {
     const Kernel& k = s.kernels.front();
     if (allSeparable && k.width * k.height > 1) {
         separableBadge_->setText(tr(" separable: %1 + %2 taps instead of %3 ").arg(k.width).arg(k.height).arg(k.width * k.height));
-        separableBadge_->setStyleSheet(QStringLiteral("background:#2e7d32;color:white;border-radius:4px;padding:2px"));
+        separableBadge_->setStyleSheet(QStringLiteral("background:#2e7d32;color:white;border-radius:4px;padding:2px 0px"));
         separableBadge_->setToolTip(tr("Rank 1: a row pass then a column pass gives the same result"));
     } else {
         separableBadge_->setText(tr(" not separable "));
-        separableBadge_->setStyleSheet(QStringLiteral("background:#777;color:white;border-radius:4px;padding:2px"));
+        separableBadge_->setStyleSheet(QStringLiteral("background:#777;color:white;border-radius:4px;padding:2px 0px"));
         separableBadge_->setToolTip(tr("Not rank 1: every output needs all %1 weights").arg(k.width * k.height));
     }
 }

@@ -209,7 +209,7 @@ TimingChart::TimingChart(QWidget* parent) : QWidget(parent) {
     tabs_->addTab(breakdown_, tr("Breakdown"));
     tabs_->addTab(speedup_, tr("Speed-up"));
     tabs_->addTab(historyPlot_, tr("History"));
-    tabs_->addTab(pipelinePlot_, tr("Pipeline steps"));
+    tabs_->addTab(pipelinePlot_, tr("Steps"));
     layout->addWidget(tabs_, 1);
 
     controls_ = new QGridLayout;
