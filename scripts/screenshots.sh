@@ -2,7 +2,9 @@
 # Screenshots of the studio for the README: the default and Presentation layouts at 1024x768 (a classroom
 # projector) and 1920x1080, on the bundled photograph building.jpg with a Laplacian (its zero-sum result
 # is shown as |v| scaled to fit) after every mode has been timed. Each is taken under Xvfb on a screen of
-# the window's size and written to docs/ as a palette PNG (pngquant, from scripts/deps.sh).
+# the window's size and written to docs/ as a palette PNG (pngquant, from scripts/deps.sh). Then, at both
+# sizes, the second lesson of Help > Lessons (the window and its step) and the Benchmark dialog with its
+# results, drawn by the GUI tests that run them (FS_SCREENSHOTS, FS_SCREEN_SIZE).
 #
 #   bash scripts/screenshots.sh [BUILD_DIR]     (default: build)
 set -euo pipefail
@@ -28,6 +30,20 @@ for size in 1024x768 1920x1080; do
       "$studio" "$photo" --size "$size" --mode cpu/parallel --kernel laplacian-4 --all-modes "${flags[@]}" \
       --screenshot "$work/shot.png"
     pngquant --force --quality 20-60 --nofs --speed 1 --output "$out" "$work/shot.png"
+    echo "screenshots: $out ($(stat -c %s "$out") bytes)"
+  done
+done
+lessons="$build/tests/gui/test_gui_lessons" widgets="$build/tests/gui/test_gui_teaching_widgets"
+for size in 1024x768 1920x1080; do
+  mkdir -p "$work/$size"
+  for test in "$lessons" "$widgets"; do
+    [ -x "$test" ] || { echo "screenshots: $test is missing; build the tests first" >&2; exit 2; }
+    HOME="$work/home-test-$size" QT_QPA_PLATFORM=offscreen FS_SCREENSHOTS="$work/$size" FS_SCREEN_SIZE="$size" \
+      "$test" >"$work/test.log" 2>&1 || { cat "$work/test.log" >&2; exit 1; }
+  done
+  for pair in lesson-2-window:lesson lesson-2-step:lesson-step benchmark-dialog:benchmark; do
+    out="docs/screenshot-${pair#*:}-$size.png"
+    pngquant --force --quality 20-60 --nofs --speed 1 --output "$out" "$work/$size/${pair%%:*}.png"
     echo "screenshots: $out ($(stat -c %s "$out") bytes)"
   done
 done

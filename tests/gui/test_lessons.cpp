@@ -47,7 +47,9 @@ private slots:
         QSettings().clear();
         window_ = std::make_unique<MainWindow>([] { return fs::makeAllBackends(); });
         window_->setErrorReporter([this](const QString& t, const QString& m) { errors_ << t + ": " + m; });
-        window_->resize(1366, 768);
+        // FS_SCREEN_SIZE=WxH: the window of that screen for the docs' screenshots (default 1366x768).
+        const QStringList size = qEnvironmentVariable("FS_SCREEN_SIZE", QStringLiteral("1366x768")).split('x');
+        window_->resize(size.value(0).toInt(), size.value(1).toInt());
         window_->show();
         QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
     }

@@ -250,6 +250,11 @@ private slots:
         QVERIFY(heading.contains(QDate::currentDate().toString(Qt::ISODate)));
         QVERIFY(heading.startsWith(QStringLiteral("benchmark: custom sweep\n")));
         if (qEnvironmentVariableIsSet("FS_SCREENSHOTS")) {
+            // FS_SCREEN_SIZE=WxH: the dialog as large as on that screen, for the docs' screenshots.
+            if (const QStringList size = qEnvironmentVariable("FS_SCREEN_SIZE").split('x'); size.size() == 2) {
+                again.resize(std::min(size[0].toInt(), 1200), size[1].toInt() - 60);
+                QTest::qWait(50);
+            }
             again.grab().save(qEnvironmentVariable("FS_SCREENSHOTS") + QStringLiteral("/benchmark-dialog.png"));
             for (const QString& path : written) QFile::copy(path, qEnvironmentVariable("FS_SCREENSHOTS") + '/' + QFileInfo(path).fileName());
         }
