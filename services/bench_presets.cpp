@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <string_view>
 #include <tuple>
 
 #include "backends.hpp"
@@ -469,8 +470,11 @@ std::string partFields(const PartStats& p) {
 }  // namespace
 
 std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string quoted = "\"";
+    // A spreadsheet runs a cell that begins with = + - @ (or a tab or CR) as a formula: such a
+    // cell gets a leading ' and quotes, as OWASP's advice on CSV injection says.
+    const bool formula = !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+    if (!formula && text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string quoted = formula ? "\"'" : "\"";
     for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     return quoted + "\"";
 }

@@ -118,6 +118,8 @@ std::string benchRecordsCsvHeader();
 std::string benchRecordCsvLine(const BenchRecord& record);
 std::string benchRecordsCsv(const std::vector<BenchRecord>& records);
 // A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+// `text` as one CSV cell: quoted where it holds a comma, quote or line break, and with a leading '
+// where a spreadsheet would read it as a formula (= + - @).
 std::string csvField(const std::string& text);
 
 // A seeded random image: u8 and u16 over their full range, f32 in [0, 1).

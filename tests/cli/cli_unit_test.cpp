@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "bench_presets.hpp"
 #include "cli_common.hpp"
 
 namespace fs::cli {
@@ -222,6 +223,12 @@ TEST(CliBench, CsvHeaderAndRows) {
     EXPECT_EQ(benchCsvLine(skipped), "cuda,separable,\"kernels/odd,name.json\",640,480,3,u8,constant:7,0,,,,,,,,"
                                      "\"CUDA (NVIDIA \"\"H100\"\")\",resident,skipped,\"cuda/separable: the kernel is "
                                      "not rank 1, so it has no row and column passes\"");
+    // A kernel named like a formula cannot run in a spreadsheet that opens the CSV.
+    BenchRow formula = row;
+    formula.kernel = "=cmd.json";
+    EXPECT_EQ(benchCsvLine(formula).substr(0, 28), "cuda,shared,\"'=cmd.json\",640");
+    for (const char* cell : {"+1", "-x", "@sum", "\tx"}) EXPECT_EQ(fs::bench::csvField(cell).substr(0, 2), "\"'") << cell;
+    EXPECT_EQ(fs::bench::csvField("gaussian:5"), "gaussian:5");
     const std::string table = benchTable({row}, {{"auto", "skipped: unavailable: no CUDA device"}});
     EXPECT_NE(table.find("median ms"), std::string::npos) << table;
     EXPECT_NE(table.find("  shared  kernel resident"), std::string::npos) << table;
