@@ -195,6 +195,8 @@ class LaunchPanelTest : public QObject {
             return v;
         });
         window_->setErrorReporter([this](const QString& t, const QString& m) { errors_ << t + ": " + m; });
+        // A failed GPU run offers the CPU in a modal question: declined here, so no dialog waits for a click.
+        window_->setConfirmer([](const QString&, const QString&, const QString&) { return false; });
         window_->resize(1400, 900);
         window_->show();
     }
