@@ -380,7 +380,13 @@ int main(int argc, char** argv) {
         if (command == "layer") return runLayer(rest);
         if (command == "tune") return runTune(rest);
         if (command == "explain") return runExplain(rest);
-        if (command == "video") return runVideo(rest);
+        if (command == "video") {
+#if defined(FS_CLI_HAS_VIDEO)
+            return runVideo(rest);
+#else
+            return usageError("video: this build has no OpenCV videoio (FFmpeg); install libopencv-videoio-dev");
+#endif
+        }
         if ((command == "kernels" || command == "modes") && !rest.empty())
             return usageError(command + " takes no arguments");
         if (command == "kernels") return listKernels();
