@@ -15,7 +15,8 @@
 # scripts/device/prepare_carry.sh, .studio/qt.tar.xz from scripts/device/pack_studio.sh.
 #   run: bash scripts/device/window_on_gpu.sh   carry: [".deps", ".gl", ".studio/qt.tar.xz"]
 # ALL=1 builds every target and runs every GPU test (ctest -L gpu) first;
-# FRAMES=0 leaves out the frame benchmark.
+# FRAMES=0 leaves out the frame benchmark; LESSONS=1 also plays Help > Lessons with
+# the GPU (tests/gui/test_lessons.cpp) and keeps lesson 2's window and step.
 # Results: $OUT/summary.txt first, then window_test.txt, frames.txt/.csv, window.png.
 set -u -o pipefail
 source "$(dirname "$0")/common.sh"
@@ -23,6 +24,7 @@ unpack_carried_qt
 
 # ALL=1 builds every target and runs every GPU test of this build first.
 targets="filterstudio test_gui_live_preview_gpu filterstudio-frame-bench fs_gl_interop_tests"
+[ "${LESSONS:-0}" = 1 ] && targets="$targets test_gui_lessons"
 [ "${ALL:-0}" = 1 ] && targets=
 start=$(date +%s)
 cmake -G Ninja -S . -B build-studio -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -46,6 +48,14 @@ export QT_QPA_PLATFORM=eglfs QT_QPA_EGLFS_INTEGRATION=eglfs_pbuffer QT_QPA_EGLFS
 timeout 300 build-studio/tests/gui/test_gui_live_preview_gpu -o "$OUT/window_test.txt,txt" >/tmp/window_stdout.txt 2>&1
 say "window test exit $?"
 grep -E "^(PASS|FAIL|SKIP|QWARN|QDEBUG|QINFO)|Totals|edits|frame|kernel median|status bar|GPU:|largest" "$OUT/window_test.txt" | head -40 | tee -a "$S"
+
+if [ "${LESSONS:-0}" = 1 ]; then
+  mkdir -p /tmp/lessons
+  FS_SCREENSHOTS=/tmp/lessons FS_SCREEN_SIZE=1920x1080 timeout 240 build-studio/tests/gui/test_gui_lessons >/tmp/lessons.txt 2>&1
+  say "lessons with the GPU exit $?: $(grep -E '^Totals' /tmp/lessons.txt)"
+  grep -E "^FAIL|Loc:" /tmp/lessons.txt | head -10 | tee -a "$S"
+  cp /tmp/lessons/lesson-2-window.png /tmp/lessons/lesson-2-step.png "$OUT/" 2>/dev/null
+fi
 
 if [ "${FRAMES:-1}" = 1 ]; then
   build-studio/tools/framebench/filterstudio-frame-bench --csv "$OUT/frames.csv" >"$OUT/frames.txt" 2>&1
