@@ -78,7 +78,8 @@ private slots:
             QVERIFY(!window_->backendChooser()->isAvailable(key));
             QVERIFY2(player->text().contains(key) && player->text().contains(lesson.gpu), qPrintable(player->text()));
         }
-        QVERIFY(window_->lastOutcome() && window_->lastOutcome()->result.ok());
+        QVERIFY(window_->lastOutcome());
+        QVERIFY2(window_->lastOutcome()->result.ok(), qPrintable(QString::fromStdString(window_->lastOutcome()->result.error)));
         if (lesson.pipeline.isEmpty())
             QCOMPARE(window_->lastOutcome()->request.backend + '/' + window_->lastOutcome()->request.mode, player->ran().back());
         else
