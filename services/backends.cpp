@@ -148,6 +148,11 @@ public:
                                 const std::string& mode, const LaunchConfig& launch) const override {
         return inner_->describeLaunch(paddedSpec(spec), width, height, depth, channels, mode, launch);
     }
+    Explanation explain(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                        const std::string& mode) const override {
+        return inner_->explain(paddedSpec(spec), width, height, depth, channels, mode);
+    }
+    std::string dispatchRules() const override { return inner_->dispatchRules(); }
     TuneResult tune(const FilterSpec& spec, ConstImageView input, const std::string& mode, const TuneOptions& options,
                     const TuneProgress& progress) override {
         return inner_->tune(paddedSpec(spec), input, mode, options, progress);

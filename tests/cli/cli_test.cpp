@@ -955,5 +955,22 @@ TEST_F(Cli, LayerSumsEveryInputsResponsePerOutput) {
     EXPECT_FALSE(std::filesystem::exists(dir_.file("x")));
 }
 
+// explain plans on the host: without a GPU it still names auto's rule and the kernel, through the
+// same backends every command uses.
+TEST_F(Cli, ExplainNamesTheDispatchRuleAndKernelWithoutAGpu) {
+    const CliRun r = run("explain -k gaussian:5 -i random:7680x4320:4:u8");
+    if (r.exitCode == 4 && r.err.find("no backend 'cuda'") != std::string::npos)
+        GTEST_SKIP() << "this build has no CUDA backend";
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("runs:   separable"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("rule:   rank-1 quads"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kernel: separable quads, compiled radius 2, 4x4 outputs per thread"), std::string::npos) << r.out;
+    const CliRun rules = run("explain --rules");
+    ASSERT_EQ(rules.exitCode, 0) << rules.err;
+    EXPECT_NE(rules.out.find("| 1 | rank-1 quads |"), std::string::npos) << rules.out;
+    EXPECT_EQ(run("explain -k gaussian:5 -i random:64x64:1:u8 --backend cpu").exitCode, 0);
+    EXPECT_EQ(run("explain -k gaussian:5").exitCode, 2);
+}
+
 }  // namespace
 }  // namespace fs
