@@ -34,27 +34,33 @@ RunResult cancelledRun(const Backend& backend, const std::string& mode) {
 
 }  // namespace
 
+RunResult BatchRunner::runPair(ConstImageView input, const FilterSpec& spec, const std::string& mode) {
+    RunControl* const control = currentRunControl();
+    if (control && control->cancelled()) return cancelledRun(backend_, mode);
+    RunControl pair(control);
+    const ScopedRunControl scoped(&pair);
+    return runOne(backend_, spec, input, mode);
+}
+
 std::vector<RunResult> BatchRunner::runSpecs(ConstImageView input, const std::vector<FilterSpec>& specs,
                                              const std::string& mode) {
-    std::vector<RunResult> results;
-    results.reserve(specs.size());
-    // A cancelled batch stops between pairs; the pairs not run say so.
-    for (const FilterSpec& spec : specs)
-        results.push_back(runCancelled() ? cancelledRun(backend_, mode) : runOne(backend_, spec, input, mode));
-    return results;
+    return BatchRunner::runGrid({input}, specs, mode);
 }
 
 std::vector<RunResult> BatchRunner::runGrid(const std::vector<ConstImageView>& inputs,
                                             const std::vector<FilterSpec>& specs, const std::string& mode) {
+    // A cancelled batch stops between pairs; the pairs not run say so.
+    // Progress counts the pairs run, and stays where the cancel found it.
+    RunControl* const control = currentRunControl();
+    const std::size_t pairs = inputs.size() * specs.size();
     std::vector<RunResult> results;
-    results.reserve(inputs.size() * specs.size());
-    for (const ConstImageView& input : inputs) {
-        if (runCancelled()) {
-            for (std::size_t j = 0; j < specs.size(); ++j) results.push_back(cancelledRun(backend_, mode));
-            continue;
+    results.reserve(pairs);
+    for (const ConstImageView& input : inputs)
+        for (const FilterSpec& spec : specs) {
+            results.push_back(runPair(input, spec, mode));
+            if (control && !control->cancelled())
+                control->setProgress(static_cast<double>(results.size()) / static_cast<double>(pairs));
         }
-        for (RunResult& r : runSpecs(input, specs, mode)) results.push_back(std::move(r));
-    }
     return results;
 }
 

@@ -40,16 +40,13 @@ public:
         auto worker = [&] {
             const ScopedRunControl scoped(control);
             detail::parallelThreadLimit() = threadsPerJob;
-            const bool rowProgress = std::exchange(detail::rowProgressReported(), false);  // jobs count, not rows
             for (std::size_t j = next++; j < jobs; j = next++) {
-                // The base class's loop has the never-throw guard and the cancel check; reuse it for one pair.
-                std::vector<RunResult> one =
-                    BatchRunner::runSpecs(inputs[j / specs.size()], {specs[j % specs.size()]}, mode);
-                results[j] = std::move(one.front());
+                // The base class's pair has the never-throw guard and the cancel check.
+                results[j] = runPair(inputs[j / specs.size()], specs[j % specs.size()], mode);
                 const std::lock_guard<std::mutex> lock(progress);
-                if (control) control->setProgress(static_cast<double>(++done) / static_cast<double>(jobs));
+                ++done;
+                if (control && !control->cancelled()) control->setProgress(static_cast<double>(done) / static_cast<double>(jobs));
             }
-            detail::rowProgressReported() = rowProgress;
             detail::parallelThreadLimit() = 0;
         };
         std::vector<std::thread> pool;

@@ -119,7 +119,7 @@ private:
                                    const std::string& mode) {
         if (inputs.empty() || specs.empty()) return std::vector<RunResult>(inputs.size() * specs.size());
         if (!backend().available()) {
-            // Backend::run per pair (each carries the reason); BatchRunner::runGrid would call back into runSpecs.
+            // Backend::run per pair (each carries the reason), into the caller's images under runGridInto.
             std::vector<RunResult> results;
             for (std::size_t i = 0; i < inputs.size(); ++i)
                 for (std::size_t j = 0; j < specs.size(); ++j) results.push_back(runPair(inputs[i], i, j, specs, mode));
@@ -149,7 +149,7 @@ private:
     // it), its output moved into the caller's image under runGridInto.
     RunResult runPair(ConstImageView in, std::size_t image, std::size_t j, const std::vector<FilterSpec>& specs,
                       const std::string& mode) {
-        RunResult r = std::move(BatchRunner::runSpecs(in, {specs[j]}, mode).front());
+        RunResult r = BatchRunner::runPair(in, specs[j], mode);
         if (!targets_ || !r.ok()) return r;
         const ImageView& t = (*targets_)[image * specs.size() + j];
         if (std::string why = checkTarget(t, in, r.output.depth()); !why.empty()) {

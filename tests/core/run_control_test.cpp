@@ -37,7 +37,21 @@ TEST(RunControl, IsInstalledPerThreadAndNests) {
     EXPECT_EQ(currentRunControl(), nullptr);
 }
 
-// A backend that never looks at the control: only the runner can stop the batch.
+TEST(RunControl, APartIsCancelledWithItsParentAndKeepsItsOwnProgress) {
+    RunControl parent;
+    RunControl part(&parent);
+    part.setProgress(0.5);
+    EXPECT_EQ(parent.progress(), 0.0);
+    EXPECT_FALSE(part.cancelled());
+    part.cancel();
+    EXPECT_FALSE(parent.cancelled()) << "a part's cancel stays in the part";
+    RunControl other(&parent);
+    parent.cancel();
+    EXPECT_TRUE(other.cancelled());
+}
+
+// A backend that never looks at the control's switch: only the runner can stop
+// the batch. It reports progress as the CPU modes do, halfway through each run.
 class SlowBackend final : public Backend {
 public:
     std::atomic<int> runs{0};
@@ -47,6 +61,7 @@ public:
     std::string unavailableReason() const override { return {}; }
     RunResult run(const FilterSpec& spec, ConstImageView input, const std::string&) override {
         ++runs;
+        if (RunControl* control = currentRunControl()) control->setProgress(0.5);
         std::this_thread::sleep_for(5ms);
         RunResult r;
         r.output = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
@@ -71,6 +86,9 @@ TEST(RunControl, LoopBatchRunnerStopsBetweenPairs) {
     const int ran = backend.runs;
     EXPECT_GT(ran, 0);
     EXPECT_LT(ran, 100) << "the cancel came about ten pairs in";
+    // Pairs, not a pair's rows; the pair the cancel found running is not counted.
+    EXPECT_LE(control.progress(), ran / 200.0);
+    EXPECT_GE(control.progress(), (ran - 1) / 200.0);
     for (std::size_t i = 0; i < results.size(); ++i) {
         if (static_cast<int>(i) < ran) {
             EXPECT_TRUE(results[i].ok()) << i;

@@ -29,9 +29,15 @@ public:
                                             const std::string& mode);
 
     // N images x M specs: result[i * specs.size() + j] is specs[j] on inputs[i].
-    // The default calls runSpecs once per image.
+    // The default runs the pairs in that order.
     virtual std::vector<RunResult> runGrid(const std::vector<ConstImageView>& inputs,
                                            const std::vector<FilterSpec>& specs, const std::string& mode);
+
+protected:
+    // backend().run for one pair, never throwing; "cancelled" without running
+    // when the thread's RunControl was cancelled. The pair runs under a
+    // control of its own, so the rows it reports do not move the batch's progress.
+    RunResult runPair(ConstImageView input, const FilterSpec& spec, const std::string& mode);
 
 private:
     Backend& backend_;

@@ -10,13 +10,23 @@ namespace fs {
 // item), so a cancelled run returns within one unit.
 class RunControl {
 public:
+    RunControl() = default;
+    // A part of a larger run (one pair of a batch): cancelled with its parent,
+    // its own progress kept apart from the parent's.
+    explicit RunControl(const RunControl* parent) noexcept : parent_(parent) {}
+    RunControl(const RunControl&) = delete;
+    RunControl& operator=(const RunControl&) = delete;
+
     void cancel() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
-    bool cancelled() const noexcept { return cancelled_.load(std::memory_order_relaxed); }
+    bool cancelled() const noexcept {
+        return cancelled_.load(std::memory_order_relaxed) || (parent_ && parent_->cancelled());
+    }
     // Fraction of the run done, 0..1; a run that cannot tell leaves it at 0.
     void setProgress(double fraction) noexcept { progress_.store(fraction, std::memory_order_relaxed); }
     double progress() const noexcept { return progress_.load(std::memory_order_relaxed); }
 
 private:
+    const RunControl* parent_ = nullptr;
     std::atomic<bool> cancelled_{false};
     std::atomic<double> progress_{0.0};
 };
