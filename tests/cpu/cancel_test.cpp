@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -59,6 +60,7 @@ template <class Result> struct Cancelled {
     Result result;
     double msAfterCancel = 0;      // from cancel() to work's return
     double progressAtCancel = -1;  // what the control said just before cancel()
+    double progressAtReturn = -1;  // what it said when work returned
     bool cancelIssued = false;     // false: work returned before the delay ran out
 };
 
@@ -86,10 +88,21 @@ Cancelled<Result> runAndCancel(const std::function<Result()>& work, std::chrono:
     });
     out.result = work();
     const Clock::time_point returned = Clock::now();
+    out.progressAtReturn = control.progress();
     done = true;
     canceller.join();
     if (out.cancelIssued) out.msAfterCancel = msBetween(cancelledAt, returned);
     return out;
+}
+
+// A cancelled run stops within the units of work in flight: the part of it
+// done after cancel() is at most `fraction`. Counted in work, not time, so a
+// slow or loaded host cannot fail it; the time bound only catches a hang.
+template <class Result>
+void expectStoppedSoon(const Cancelled<Result>& run, double fraction, const std::string& what = {}) {
+    EXPECT_LE(run.progressAtReturn - run.progressAtCancel, fraction)
+        << what << ": from " << run.progressAtCancel << " at cancel to " << run.progressAtReturn << " at return";
+    EXPECT_LT(run.msAfterCancel, 10000.0) << what << ": still running 10 s after cancel";
 }
 
 // A u8 image on which `mode` runs for about `seconds` on this machine: a strip
@@ -111,7 +124,7 @@ protected:
     std::mt19937 rng_ = test::testRng();
 };
 
-TEST_F(CpuCancel, ReferenceRunStopsWithinHalfASecondOfCancel) {
+TEST_F(CpuCancel, ReferenceRunStopsWithinItsRowsInFlight) {
     // 4000x3000 with a 15x15 kernel: seconds of plain loops on any machine.
     const Image input = test::randomImage(4000, 3000, 1, Depth::U8, rng_);
     const FilterSpec spec = denseSpec(15, rng_);
@@ -120,19 +133,20 @@ TEST_F(CpuCancel, ReferenceRunStopsWithinHalfASecondOfCancel) {
     EXPECT_EQ(run.result.error, kRunCancelled);
     EXPECT_TRUE(run.result.output.empty());
     EXPECT_FALSE(run.result.timing.kernelMs.has_value());
-    EXPECT_LT(run.msAfterCancel, 500.0);
+    expectStoppedSoon(run, 0.02, "reference");
     EXPECT_GT(run.progressAtCancel, 0.0) << "progress rises while it runs";
     EXPECT_LT(run.progressAtCancel, 1.0);
 }
 
-TEST_F(CpuCancel, ParallelRunStopsWithinHalfASecondOfCancel) {
+TEST_F(CpuCancel, ParallelRunStopsWithinItsTilesInFlight) {
     const FilterSpec spec = denseSpec(15, rng_);
     const Image input = imageTaking(*backend_, "parallel", spec, 3.0, rng_);
     const auto run = runAndCancel<RunResult>([&] { return backend_->run(spec, input.cview(), "parallel"); }, 50ms, true);
     ASSERT_TRUE(run.cancelIssued) << "the parallel run ended within 50 ms of its first progress";
     EXPECT_EQ(run.result.error, kRunCancelled);
     EXPECT_TRUE(run.result.output.empty());
-    EXPECT_LT(run.msAfterCancel, 500.0);
+    // A tile in flight per thread, and the mode cuts four tiles a thread: a quarter of the run, and one tile more.
+    expectStoppedSoon(run, 0.4, "parallel");
     EXPECT_LT(run.progressAtCancel, 1.0);
 }
 
@@ -144,7 +158,7 @@ TEST_F(CpuCancel, ParallelOnOneThreadStopsToo) {
     cpu::detail::parallelThreadLimit() = 0;
     ASSERT_TRUE(run.cancelIssued);
     EXPECT_EQ(run.result.error, kRunCancelled);
-    EXPECT_LT(run.msAfterCancel, 500.0);
+    expectStoppedSoon(run, 0.4, "parallel on one thread");
 }
 
 TEST_F(CpuCancel, ProgressRisesToOne) {
@@ -228,7 +242,7 @@ void expectBatchStops(BatchRunner& runner, const Image& input, const std::vector
     const auto run =
         runAndCancel<std::vector<RunResult>>([&] { return runner.runSpecs(input.cview(), specs, "reference"); }, 50ms, true);
     ASSERT_TRUE(run.cancelIssued) << "the batch ended within 50 ms of its first progress";
-    EXPECT_LT(run.msAfterCancel, 500.0);
+    EXPECT_LT(run.msAfterCancel, 10000.0) << "still running 10 s after cancel";  // the counts below are the measure
     ASSERT_EQ(run.result.size(), specs.size());
     std::size_t ran = 0, cancelled = 0;
     for (const RunResult& r : run.result) {
@@ -269,14 +283,14 @@ TEST_F(CpuCancel, PipelineStopsBetweenSteps) {
     ASSERT_TRUE(run.cancelIssued);
     EXPECT_EQ(run.result.error, kRunCancelled);
     EXPECT_TRUE(run.result.output.empty());
-    EXPECT_LT(run.msAfterCancel, 500.0);
+    expectStoppedSoon(run, 0.02, "pipeline");
     EXPECT_GT(run.result.steps.size(), 0u);
     EXPECT_LT(run.result.steps.size(), pipeline.steps.size());
     EXPECT_GT(run.progressAtCancel, 0.0);
     EXPECT_LT(run.progressAtCancel, 1.0);
 }
 
-TEST_F(CpuCancel, LayerStopsWithinHalfASecondOfCancel) {
+TEST_F(CpuCancel, LayerStopsWithinItsRowsInFlight) {
     KernelBank bank;
     bank.name = "big";
     bank.inputs = 3;
@@ -291,7 +305,7 @@ TEST_F(CpuCancel, LayerStopsWithinHalfASecondOfCancel) {
     ASSERT_TRUE(run.cancelIssued);
     EXPECT_EQ(run.result.error, kRunCancelled);
     EXPECT_TRUE(run.result.outputs.empty());
-    EXPECT_LT(run.msAfterCancel, 500.0);
+    expectStoppedSoon(run, 0.02, "layer");
 }
 
 #if defined(FS_TEST_OPENCV_MODE)
@@ -343,7 +357,7 @@ TEST_F(OpenCvCancel, BothModesStopBetweenBands) {
         ASSERT_TRUE(run.cancelIssued) << mode << " ended before its first band was counted";
         EXPECT_EQ(run.result.error, kRunCancelled) << mode;
         EXPECT_TRUE(run.result.output.empty()) << mode;
-        EXPECT_LT(run.msAfterCancel, 500.0) << mode;
+        expectStoppedSoon(run, 2.0 / 9.0 + 0.01, mode);  // 9 bands: the one in flight, and one more at most
         EXPECT_GT(run.progressAtCancel, 0.0) << mode;
         EXPECT_LT(run.progressAtCancel, 1.0) << mode;
     }

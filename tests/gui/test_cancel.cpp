@@ -83,16 +83,17 @@ private slots:
         auto* progress = window->statusBar()->findChild<QProgressBar*>(QStringLiteral("runProgress"));
         auto* cancel = window->statusBar()->findChild<QPushButton*>(QStringLiteral("cancelRun"));
         QVERIFY(progress && cancel);
-        QTRY_VERIFY_WITH_TIMEOUT(progress->isVisible() && cancel->isVisible(), 1000);
+        QTRY_VERIFY_WITH_TIMEOUT(progress->isVisible() && cancel->isVisible(), 5000);
         if (const QString dir = qEnvironmentVariable("FS_SCREENSHOTS"); !dir.isEmpty())
             window->grab().save(dir + QStringLiteral("/cancel-long-run.png"));
         QElapsedTimer clock;
         clock.start();
         QTest::keyClick(window.get(), Qt::Key_Escape);
-        QTRY_VERIFY_WITH_TIMEOUT(!window->runner()->busy(), 500);
+        // How soon a run stops is counted in work by the CPU tests; here only a hang fails.
+        QTRY_VERIFY_WITH_TIMEOUT(!window->runner()->busy(), 10000);
         qInfo("cancelled after %lld ms", static_cast<long long>(clock.elapsed()));
         QVERIFY(!window->lastOutcome());  // nothing half done is shown
-        QTRY_VERIFY_WITH_TIMEOUT(!cancel->isVisible() && !progress->isVisible(), 1000);
+        QTRY_VERIFY_WITH_TIMEOUT(!cancel->isVisible() && !progress->isVisible(), 5000);
         // The next edit runs at once and its result appears.
         QVERIFY(window->selectMode(QStringLiteral("cpu/parallel")));
         QVERIFY(window->kernelEditor()->applyPresetText(QStringLiteral("box:3")));
