@@ -184,7 +184,11 @@ void MainWindow::wire() {
     });
     connect(sweep_, &services::SweepController::ended, this, [this] { chart_->setSweepProgress(0, 0); });
     connect(preview_, &services::PreviewService::message, statusBar(), &QStatusBar::showMessage);
-    connect(preview_, &services::PreviewService::inputResident, this, &MainWindow::scheduleRun);
+    connect(preview_, &services::PreviewService::inputResident, this, [this] {
+        // A pipeline's result stays until the next edit: the image reaching the GPU is no edit.
+        const bool pipelineShown = pipelineGeneration_ != 0 || (doc_.outcome() && doc_.outcome()->request.pipeline);
+        if (!pipelineShown) scheduleRun();
+    });
     connect(opener_, &ImageOpener::openRequested, this, &MainWindow::openImage);
     connect(editor_, &widgets::KernelEditor::specChanged, this, &MainWindow::scheduleRun);
     connect(editor_, &widgets::KernelEditor::presetApplied, this,
