@@ -186,6 +186,25 @@ private slots:
         QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join('\n')));
     }
 
+    // A smaller image after the 8K one: the buffer and texture CUDA holds
+    // registered change size, and the first frame must still come through interop.
+    void anImageOfAnotherSizeStaysOnInterop() {
+        if (!window_->input()) QSKIP("the first test did not open the image");
+        const cv::Mat sample = cv::imread(FS_SAMPLES_DIR "/fruits.jpg", cv::IMREAD_COLOR);
+        QVERIFY(!sample.empty());
+        const QString small = dir_.filePath(QStringLiteral("fruits.png"));
+        QVERIFY(cv::imwrite(small.toStdString(), sample));
+        QSignalSpy frames(window_->imageView(), &fs::widgets::ImageView::pixelBufferFrameShown);
+        QVERIFY2(window_->openImage(small), qPrintable(errors_.join('\n')));
+        QCOMPARE(window_->input()->width(), sample.cols);
+        QTRY_VERIFY_WITH_TIMEOUT(frames.size() > 0, 10000);
+        const QString message = window_->statusBar()->currentMessage();
+        QVERIFY2(!message.contains(QStringLiteral("interop failed")), qPrintable(message));
+        QVERIFY(window_->imageView()->resultFromPixelBuffer());
+        expectShownMatchesReference("a smaller image after the 8K one");
+        QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join('\n')));
+    }
+
     void cleanupTestCase() {
         fs::gpu::GlPixelBufferInterop::refuseRegistrations(false);
         window_.reset();

@@ -77,13 +77,20 @@ public:
         if (!ready()) return QStringLiteral("OpenGL is not initialised in the image view");
         makeCurrent();
         const std::size_t bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4;
-        if (!pixelBuffer_) glGenBuffers(1, &pixelBuffer_);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
-        if (bytes != pixelBufferBytes_) {
+        // CUDA holds the buffer and the texture registered, and GL refuses to
+        // re-specify a registered object (GL_INVALID_OPERATION): a new size
+        // takes new objects, which the writer registers in place of the old.
+        if (pixelBuffer_ && bytes != pixelBufferBytes_) {
+            glDeleteBuffers(1, &pixelBuffer_);
+            pixelBuffer_ = 0;
+        }
+        if (!pixelBuffer_) {
+            glGenBuffers(1, &pixelBuffer_);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixelBuffer_);
             glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_DRAW);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
             pixelBufferBytes_ = bytes;
         }
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         ensureTexture(result_, QSize(width, height));
         glBindTexture(GL_TEXTURE_2D, 0);
         bool textureFilled = false;
@@ -196,11 +203,17 @@ private:
     }
 
     void ensureTexture(Texture& t, QSize size) {
+        // Repeated runs reuse the storage. A new size takes a new texture rather
+        // than re-specifying this one, which CUDA may hold registered (GL refuses that).
+        if (t.id && t.allocated != size) {
+            glDeleteTextures(1, &t.id);
+            t.id = 0;
+            t.swizzled = false;
+        }
         if (!t.id) glGenTextures(1, &t.id);
         glBindTexture(GL_TEXTURE_2D, t.id);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        // Reallocate only when the size changes: repeated runs reuse the storage.
         if (t.allocated != size) {
             glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, size.width(), size.height(), 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
             t.allocated = size;
