@@ -125,13 +125,11 @@ void LessonPlayer::start(int index) {
         if (!file.open(QIODevice::ReadOnly) || !window_->pipelineEditor()->loadJson(file.readAll(), &why)) failures_ << why;
         queue_ << kPipeline;
     }
-    // The first mode is chosen before the image opens, so opening runs it.
-    const bool firstIsMode = !queue_.isEmpty() && queue_.front() != kPipeline;
-    if (firstIsMode) window_->selectMode(queue_.front());
-    waitingFor_ = firstIsMode ? queue_.takeFirst() : QString();
+    waitingFor_.clear();
     refresh();
     show();
     raise();
+    // The image opens first (the run it starts is superseded), then each mode runs measured.
     const auto before = window_->input();
     opening_ = true;  // results for the image still shown while this one decodes are not the lesson's
     window_->openSample(lesson.sample);
@@ -139,9 +137,8 @@ void LessonPlayer::start(int index) {
     if (window_->input() == before) {
         failures_ << tr("could not open %1").arg(lesson.sample);
         queue_.clear();
-        waitingFor_.clear();
     }
-    if (waitingFor_.isEmpty()) runNext();
+    runNext();
 }
 
 void LessonPlayer::runNext() {
@@ -158,16 +155,16 @@ void LessonPlayer::runNext() {
         return;
     }
     window_->selectMode(waitingFor_);
-    window_->runNow();
+    window_->runMeasured();  // a bar in Timings for each mode, a live frame included
 }
 
 void LessonPlayer::arrived() {
     if (waitingFor_.isEmpty() || opening_) return;
     const auto outcome = window_->lastOutcome();
-    // A live frame on the GPU keeps no host outcome; any other result must be the one awaited.
-    const bool pipeline = outcome && outcome->request.pipeline;
-    if (waitingFor_ == kPipeline ? !pipeline
-                                 : outcome && (pipeline || outcome->request.backend + '/' + outcome->request.mode != waitingFor_))
+    // Only the result awaited: a live frame (no host outcome) or another mode's result is not.
+    if (!outcome) return;
+    const bool pipeline = outcome->request.pipeline.has_value();
+    if (waitingFor_ == kPipeline ? !pipeline : pipeline || outcome->request.backend + '/' + outcome->request.mode != waitingFor_)
         return;
     ran_ << waitingFor_;
     runNext();

@@ -185,9 +185,10 @@ void MainWindow::wire() {
     connect(sweep_, &services::SweepController::ended, this, [this] { chart_->setSweepProgress(0, 0); });
     connect(preview_, &services::PreviewService::message, statusBar(), &QStatusBar::showMessage);
     connect(preview_, &services::PreviewService::inputResident, this, [this] {
-        // A pipeline's result stays until the next edit: the image reaching the GPU is no edit.
+        // The image reaching the GPU is no edit: a pipeline's result stays until the next one,
+        // and a run in flight (a lesson's measured run, say) is not superseded by a live frame.
         const bool pipelineShown = pipelineGeneration_ != 0 || (doc_.outcome() && doc_.outcome()->request.pipeline);
-        if (!pipelineShown) scheduleRun();
+        if (!pipelineShown && !runner_->busy()) scheduleRun();
     });
     connect(opener_, &ImageOpener::openRequested, this, &MainWindow::openImage);
     connect(editor_, &widgets::KernelEditor::specChanged, this, &MainWindow::scheduleRun);
@@ -370,7 +371,11 @@ void MainWindow::updateLaunchContext() {
 
 bool MainWindow::selectMode(const QString& key) { return chooser_->select(modeKeyFor(chooser_->choices(), key)); }
 
-void MainWindow::runNow() {
+void MainWindow::runNow() { run(true); }
+
+void MainWindow::runMeasured() { run(false); }
+
+void MainWindow::run(bool livePreviewAllowed) {
     runTimer_->stop();
     if (!doc_.hasImage()) return;
     const widgets::ModeChoice* choice = chooser_->current();
@@ -383,7 +388,9 @@ void MainWindow::runNow() {
     // time; that needs host pixels of both, so it takes the host path rather than the live preview.
     const bool measureError = choice->mode.approximate;
     doc_.setSpec(currentSpec());
-    if (choice->backendId == services::PreviewService::backendId() && !measureError && runThroughPreview(doc_.spec())) return;
+    if (livePreviewAllowed && choice->backendId == services::PreviewService::backendId() && !measureError &&
+        runThroughPreview(doc_.spec()))
+        return;
     submit(choice->key(), measureError || view_->displayMode() == widgets::ImageView::DisplayMode::Difference);
 }
 

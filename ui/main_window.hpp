@@ -103,6 +103,9 @@ public:
 
 public slots:
     void runNow();
+    // A timed run of the current mode on the host path, its bar added to Timings,
+    // even where runNow() would show a live frame: what a lesson compares.
+    void runMeasured();
     void cancelOpening();  // the open in progress returns false and changes nothing
     void openDialog();
     void openSample(const QString& resource);  // ":/samples/fruits.jpg"
@@ -149,6 +152,7 @@ private:
     void scheduleRun();
     void updateLaunchContext();
     quint64 submit(const QString& key, bool withCompare, int repeats = 1, int warmups = 0);
+    void run(bool livePreviewAllowed);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     void onRunFailed(const RunOutcome& outcome);
     void showOutcome(const std::shared_ptr<const RunOutcome>& outcome);
