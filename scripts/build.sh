@@ -7,5 +7,9 @@ args=(-G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release)
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
 fi
+# FS_CUDA_ARCHITECTURES: another CMAKE_CUDA_ARCHITECTURES than the default list (CI sets one).
+if [ -n "${FS_CUDA_ARCHITECTURES:-}" ]; then
+  args+=("-DCMAKE_CUDA_ARCHITECTURES=$FS_CUDA_ARCHITECTURES")
+fi
 cmake "${args[@]}" "$@"
 cmake --build build -j "$(nproc)"
