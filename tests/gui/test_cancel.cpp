@@ -89,8 +89,8 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         QTest::keyClick(window.get(), Qt::Key_Escape);
-        // How soon a run stops is counted in work by the CPU tests; here only a hang fails.
-        QTRY_VERIFY_WITH_TIMEOUT(!window->runner()->busy(), 10000);
+        // Control returns within half a second (the CPU tests count how much work a cancelled run did).
+        QTRY_VERIFY_WITH_TIMEOUT(!window->runner()->busy(), 500);
         qInfo("cancelled after %lld ms", static_cast<long long>(clock.elapsed()));
         QVERIFY(!window->lastOutcome());  // nothing half done is shown
         QTRY_VERIFY_WITH_TIMEOUT(!cancel->isVisible() && !progress->isVisible(), 5000);
