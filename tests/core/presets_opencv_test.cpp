@@ -119,8 +119,8 @@ protected:
 TEST_P(PresetVsOpenCv, RealPhotographs) {
     std::mt19937 rng = test::testRng();
     auto anyBorder = [&] { return kBorders[rng() % std::size(kBorders)]; };
-    const Image moon = test::loadTestImage("moon.png");     // 512x512 gray
-    const Image fruits = test::loadTestImage("fruits.jpg");  // 512x480 BGR
+    const Image moon = test::photographUnderSanitizer(test::loadTestImage("moon.png"));     // 512x512 gray
+    const Image fruits = test::photographUnderSanitizer(test::loadTestImage("fruits.jpg"));  // 512x480 BGR
     for (const Border& b : kBorders) check(moon, b, "moon.png", b.mode == BorderMode::Reflect101);
     check(fruits, anyBorder(), "fruits.jpg");
     check(test::convertedTo(fruits, Depth::F32), anyBorder(), "fruits.jpg as f32");

@@ -80,8 +80,8 @@ protected:
 
 TEST_P(CpuModeVsOpenCv, RealPhotographsInEveryDepthAndChannelCount) {
     std::mt19937 rng = test::testRng();
-    const Image moon = test::loadTestImage("moon.png");
-    const Image fruits = test::loadTestImage("fruits.jpg");
+    const Image moon = test::photographUnderSanitizer(test::loadTestImage("moon.png"));
+    const Image fruits = test::photographUnderSanitizer(test::loadTestImage("fruits.jpg"));
     cv::Mat bgra;
     cv::cvtColor(test::matOf(fruits), bgra, cv::COLOR_BGR2BGRA);
     checkAllKernels(moon, "moon.png", rng);

@@ -26,8 +26,8 @@ void check(const Image& photo, const std::string& preset, bool exact) {
 }
 
 TEST(ParallelOnPhotographs, MoonAndFruitsInGrayBgrAndBgra) {
-    const Image moon = test::loadTestImage("moon.png");
-    const Image fruits = test::loadTestImage("fruits.jpg");
+    const Image moon = test::photographUnderSanitizer(test::loadTestImage("moon.png"));
+    const Image fruits = test::photographUnderSanitizer(test::loadTestImage("fruits.jpg"));
     cv::Mat bgra;
     cv::cvtColor(test::matOf(fruits), bgra, cv::COLOR_BGR2BGRA);
     for (const Image* photo : {&moon, &fruits}) {
