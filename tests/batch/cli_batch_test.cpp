@@ -13,34 +13,21 @@
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/cpu/pipeline.hpp"
 #include "fs/presets.hpp"
-#include "temp_dir.hpp"
+#include "cli_run.hpp"
 
 namespace fs {
 namespace {
 
 namespace fsys = std::filesystem;
 
-struct CliRun {
-    int exitCode = -1;
-    std::string out, err;
-};
-
-std::string quoted(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+using test::CliRun;
+using test::quoted;
 
 class CliBatch : public ::testing::Test {
 protected:
     test::TempDir inputs_, outputs_, logs_;
 
-    CliRun run(const std::string& args) {
-        const std::string out = logs_.file("stdout"), err = logs_.file("stderr");
-        const std::string command = quoted(FS_CLI_PATH) + " " + args + " >" + quoted(out) + " 2>" + quoted(err);
-        const int status = std::system(command.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::readBytes(out), test::readBytes(err)};
-    }
+    CliRun run(const std::string& args) { return test::runCli(FS_CLI_PATH, args, logs_); }
 
     std::string outDir() const { return outputs_.file("out"); }
     std::string output(const std::string& name) const { return (fsys::path(outDir()) / name).string(); }

@@ -15,22 +15,13 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "cv_test_support.hpp"
-#include "temp_dir.hpp"
+#include "cli_run.hpp"
 
 namespace fs {
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    std::string out, err;
-    double seconds = 0;
-};
-
-std::string quoted(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+using test::CliRun;
+using test::quoted;
 
 class CliOutputs : public ::testing::Test {
 protected:
@@ -39,17 +30,7 @@ protected:
 
     // `prefix` runs before the binary in the same shell ("ulimit -f 8;", "VAR=x").
     CliRun run(const std::string& args, const std::string& prefix = "") {
-        const std::string out = files_.file(".stdout"), err = files_.file(".stderr");
-        const std::string command =
-            prefix + " " + quoted(FS_CLI_PATH) + " " + args + " >" + quoted(out) + " 2>" + quoted(err);
-        const auto start = std::chrono::steady_clock::now();
-        const int status = std::system(("sh -c " + quoted(command)).c_str());
-        CliRun r;
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        r.out = test::readBytes(out);
-        r.err = test::readBytes(err);
-        return r;
+        return test::runCli(FS_CLI_PATH, args, files_, prefix);
     }
     static std::string photo() { return quoted(test::testDataPath("fruits.jpg")); }
     // What a run that does nothing takes on this machine now (start-up, loading the photo), plus a margin.

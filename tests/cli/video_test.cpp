@@ -17,43 +17,20 @@
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/io/cv_image.hpp"
 #include "fs/presets.hpp"
-#include "temp_dir.hpp"
+#include "cli_run.hpp"
 
 namespace fs {
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    std::string out, err;
-};
-
-std::string quoted(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::CliRun;
+using test::quoted;
 
 class VideoCli : public ::testing::Test {
 protected:
     test::TempDir dir_;
     static constexpr int kFrames = 12, kWidth = 162, kHeight = 98;  // the video writer keeps even sizes
 
-    CliRun run(const std::string& args) {
-        const std::string out = dir_.file(".stdout"), err = dir_.file(".stderr");
-        const int status = std::system((quoted(FS_CLI_PATH) + " video " + args + " >" + quoted(out) + " 2>" + quoted(err)).c_str());
-        CliRun r;
-        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        r.out = readAll(out);
-        r.err = readAll(err);
-        std::filesystem::remove(out);
-        std::filesystem::remove(err);
-        return r;
-    }
+    CliRun run(const std::string& args) { return test::runCli(FS_CLI_PATH, "video " + args, dir_); }
 
     // A lossless clip: a bright square moving over seeded noise.
     std::string writeClip(const std::string& name, cv::Size size = {kWidth, kHeight}) {
@@ -117,7 +94,7 @@ TEST_F(VideoCli, MaxFramesStopsEarlyAndMp4AndAviAreWritten) {
 
 TEST_F(VideoCli, BadVideosAreRefusedWithNothingWritten) {
     const std::string in = writeClip("in.mkv");
-    const std::string bytes = readAll(in);
+    const std::string bytes = test::readBytes(in);
     const std::string cut = dir_.write("cut.mkv", bytes.substr(0, bytes.size() / 2));
     const std::string text = dir_.write("notes.mp4", "this is no video, only text\n");
     const std::string out = dir_.file("out.mkv");
@@ -131,7 +108,7 @@ TEST_F(VideoCli, BadVideosAreRefusedWithNothingWritten) {
     // An existing output is kept unless --overwrite; an unknown container is a usage error.
     dir_.write("kept.mkv", "keep me");
     EXPECT_EQ(run("-i " + quoted(in) + " -o " + quoted(dir_.file("kept.mkv")) + " -k gaussian:3").exitCode, 3);
-    EXPECT_EQ(readAll(dir_.file("kept.mkv")), "keep me");
+    EXPECT_EQ(test::readBytes(dir_.file("kept.mkv")), "keep me");
     EXPECT_EQ(run("-i " + quoted(in) + " -o " + quoted(dir_.file("out.gif")) + " -k gaussian:3").exitCode, 2);
     EXPECT_EQ(run("-i " + quoted(in) + " -o " + quoted(in) + " -k gaussian:3").exitCode, 2);
 }
