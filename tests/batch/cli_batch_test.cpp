@@ -21,7 +21,7 @@ namespace {
 namespace fsys = std::filesystem;
 
 using test::CliRun;
-using test::quoted;
+using test::shellQuoted;
 
 class CliBatch : public ::testing::Test {
 protected:
@@ -55,8 +55,8 @@ TEST_F(CliBatch, EveryImageKernelPairEqualsTheReference) {
     writeInputs();
     const std::string kernelFile = inputs_.write("My Edge.json", R"({"format": "filterstudio-kernel", "version": 1,
         "kernels": [{"weights": [[1, 0, -1], [2, 0, -2], [1, 0, -1]]}], "output": {"abs": true}})");
-    const CliRun r = run("batch -i " + quoted(inputs_.file("")) + " -k gaussian:5:1.2 -k sobel-mag -k " + quoted(kernelFile) +
-                         " -o " + quoted(outDir()) + " --format png --mode parallel");
+    const CliRun r = run("batch -i " + shellQuoted(inputs_.file("")) + " -k gaussian:5:1.2 -k sobel-mag -k " + shellQuoted(kernelFile) +
+                         " -o " + shellQuoted(outDir()) + " --format png --mode parallel");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const std::vector<std::pair<std::string, FilterSpec>> kernels{
         {"gaussian-5-1.2", test::presetSpec("gaussian:5:1.2")},
@@ -90,14 +90,14 @@ TEST_F(CliBatch, EveryImageKernelPairEqualsTheReference) {
 
 TEST_F(CliBatch, GlobsKeepTheInputFormatAndFloatGoesToTiff) {
     writeInputs();
-    CliRun r = run("batch -i " + quoted(inputs_.file("moon*.png")) + " -k laplacian-4 -k 'log:9:1.4' -o " + quoted(outDir()));
+    CliRun r = run("batch -i " + shellQuoted(inputs_.file("moon*.png")) + " -k laplacian-4 -k 'log:9:1.4' -o " + shellQuoted(outDir()));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     for (const char* name : {"moon__laplacian-4.png", "moon__log-9-1.4.png", "moon16__laplacian-4.png", "moon16__log-9-1.4.png"})
         EXPECT_TRUE(fsys::exists(output(name))) << name;
     EXPECT_EQ(filesIn(outDir()), 4u);
     EXPECT_EQ(cv::imread(output("moon16__log-9-1.4.png"), cv::IMREAD_UNCHANGED).type(), CV_16UC1);
 
-    r = run("batch -i " + quoted(inputs_.file("fruits.jpg")) + " -k sobel-x --depth f32 -o " + quoted(outDir()));
+    r = run("batch -i " + shellQuoted(inputs_.file("fruits.jpg")) + " -k sobel-x --depth f32 -o " + shellQuoted(outDir()));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const cv::Mat sobel = cv::imread(output("fruits__sobel-x.tif"), cv::IMREAD_UNCHANGED);
     ASSERT_EQ(sobel.type(), CV_32FC3);
@@ -108,11 +108,11 @@ TEST_F(CliBatch, GlobsKeepTheInputFormatAndFloatGoesToTiff) {
 
 TEST_F(CliBatch, OneAtATimeWritesTheSameBytes) {
     writeInputs();
-    const std::string common = "batch -i " + quoted(inputs_.file("")) + " -k gaussian:5:1.2 -k emboss --format png -o ";
-    CliRun r = run(common + quoted(outDir()));
+    const std::string common = "batch -i " + shellQuoted(inputs_.file("")) + " -k gaussian:5:1.2 -k emboss --format png -o ";
+    CliRun r = run(common + shellQuoted(outDir()));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const std::string loopDir = outputs_.file("loop");
-    r = run(common + quoted(loopDir) + " --one-at-a-time");
+    r = run(common + shellQuoted(loopDir) + " --one-at-a-time");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("(one at a time)"), std::string::npos) << r.out;
     ASSERT_EQ(filesIn(loopDir), 8u);
@@ -126,7 +126,7 @@ TEST_F(CliBatch, ABadFileAmongGoodOnesFailsAloneWithExitCode3) {
     inputs_.write("broken.png", "this is not a PNG at all");
     const std::string jpg = test::readBytes(test::testDataPath("fruits.jpg"));
     inputs_.write("truncated.jpg", jpg.substr(0, 200));
-    const CliRun r = run("batch -i " + quoted(inputs_.file("")) + " -k box:3 -k emboss -o " + quoted(outDir()));
+    const CliRun r = run("batch -i " + shellQuoted(inputs_.file("")) + " -k box:3 -k emboss -o " + shellQuoted(outDir()));
     EXPECT_EQ(r.exitCode, 3) << r.err;
     for (const char* mention : {"broken.png", "truncated.jpg", "FAILED"})
         EXPECT_NE(r.err.find(mention), std::string::npos) << mention << " in\n" << r.err;
@@ -139,8 +139,8 @@ TEST_F(CliBatch, ABadFileAmongGoodOnesFailsAloneWithExitCode3) {
 
 TEST_F(CliBatch, RefusesToOverwriteUnlessAsked) {
     writeInputs();
-    const std::string args = "batch -i " + quoted(inputs_.file("moon.png")) + " -i " + quoted(inputs_.file("noise.png")) +
-                             " -k box:5 -o " + quoted(outDir());
+    const std::string args = "batch -i " + shellQuoted(inputs_.file("moon.png")) + " -i " + shellQuoted(inputs_.file("noise.png")) +
+                             " -k box:5 -o " + shellQuoted(outDir());
     ASSERT_EQ(run(args).exitCode, 0);
     const std::string marker = "keep me";
     test::TempDir scratch;
@@ -166,8 +166,8 @@ TEST_F(CliBatch, LinksAndWriteProtectedOutputsAreRefusedEvenWithOverwrite) {
     fsys::create_symlink(victim, output("moon__box-3.png"));
     std::ofstream(output("noise__box-3.png")) << "locked";
     fsys::permissions(output("noise__box-3.png"), fsys::perms::owner_read);
-    const std::string args = "batch -i " + quoted(inputs_.file("moon.png")) + " -i " + quoted(inputs_.file("noise.png")) +
-                             " -k box:3 -o " + quoted(outDir()) + " --overwrite";
+    const std::string args = "batch -i " + shellQuoted(inputs_.file("moon.png")) + " -i " + shellQuoted(inputs_.file("noise.png")) +
+                             " -k box:3 -o " + shellQuoted(outDir()) + " --overwrite";
     CliRun r = run(args);
     EXPECT_EQ(r.exitCode, 3) << r.err;
     EXPECT_NE(r.err.find("2 output(s) may not be replaced"), std::string::npos) << r.err;
@@ -196,7 +196,7 @@ TEST_F(CliBatch, RgbaKeepsItsAlphaUnlessAskedToFilterIt) {
     cv::randu(rgba, 0, 255);
     rgba.forEach<cv::Vec4b>([](cv::Vec4b& p, const int*) { p[3] = 255; });  // opaque, as most RGBA files are
     ASSERT_TRUE(cv::imwrite(inputs_.file("opaque.png"), rgba));
-    const std::string in = quoted(inputs_.file("opaque.png"));
+    const std::string in = shellQuoted(inputs_.file("opaque.png"));
     auto alphaOf = [](const std::string& path) {
         std::vector<cv::Mat> planes;
         cv::split(cv::imread(path, cv::IMREAD_UNCHANGED), planes);
@@ -204,19 +204,19 @@ TEST_F(CliBatch, RgbaKeepsItsAlphaUnlessAskedToFilterIt) {
         cv::minMaxLoc(planes.at(3), &lo, &hi);
         return std::make_pair(lo, hi);
     };
-    CliRun r = run("batch -i " + in + " -k sobel-x -o " + quoted(outDir()));
+    CliRun r = run("batch -i " + in + " -k sobel-x -o " + shellQuoted(outDir()));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(alphaOf(output("opaque__sobel-x.png")), std::make_pair(255.0, 255.0)) << "alpha copied from the input";
-    r = run("batch -i " + in + " -k sobel-x -o " + quoted(outDir()) + " --overwrite --filter-alpha");
+    r = run("batch -i " + in + " -k sobel-x -o " + shellQuoted(outDir()) + " --overwrite --filter-alpha");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(alphaOf(output("opaque__sobel-x.png")), std::make_pair(0.0, 0.0)) << "Sobel of a flat alpha is 0";
 #if defined(FS_HAVE_KERNEL_FILES)
     const std::string pipeline = inputs_.write("edges.json", R"({"format": "filterstudio-pipeline", "version": 1,
         "steps": [{"op": "convolve", "filter": "sobel-x"}, {"op": "abs"}]})");
-    r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("p.png")) + " -p " + quoted(pipeline));
+    r = run("pipeline -i " + in + " -o " + shellQuoted(outputs_.file("p.png")) + " -p " + shellQuoted(pipeline));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(alphaOf(outputs_.file("p.png")), std::make_pair(255.0, 255.0));
-    r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("p.png")) + " -p " + quoted(pipeline) + " --filter-alpha --overwrite");
+    r = run("pipeline -i " + in + " -o " + shellQuoted(outputs_.file("p.png")) + " -p " + shellQuoted(pipeline) + " --filter-alpha --overwrite");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(alphaOf(outputs_.file("p.png")), std::make_pair(0.0, 0.0));
 #endif
@@ -224,7 +224,7 @@ TEST_F(CliBatch, RgbaKeepsItsAlphaUnlessAskedToFilterIt) {
 
 TEST_F(CliBatch, UsageErrorsWriteNothing) {
     writeInputs();
-    const std::string in = quoted(inputs_.file("moon.png")), out = " -o " + quoted(outDir());
+    const std::string in = shellQuoted(inputs_.file("moon.png")), out = " -o " + shellQuoted(outDir());
     struct Case {
         std::string args;
         int exitCode;
@@ -236,12 +236,12 @@ TEST_F(CliBatch, UsageErrorsWriteNothing) {
         {"batch -k box:3" + out, 2, "-i DIR_OR_GLOB"},
         {"batch -i " + in + " -k box:3", 2, "-o OUTDIR"},
         {"batch -i " + in + " -k box:3 -k box:3" + out, 2, "both write"},
-        {"batch -i " + quoted(inputs_.file("*.gif")) + " -k box:3" + out, 2, "matches no files"},
-        {"batch -i " + quoted(emptyFolder.file("")) + " -k box:3" + out, 2, "no image files"},
+        {"batch -i " + shellQuoted(inputs_.file("*.gif")) + " -k box:3" + out, 2, "matches no files"},
+        {"batch -i " + shellQuoted(emptyFolder.file("")) + " -k box:3" + out, 2, "no image files"},
         {"batch -i " + in + " -k sobel-x --depth f32 --format png" + out, 2, "--format"},
         {"batch -i " + in + " -k box:3 --mode turbo" + out, 2, "turbo"},
         {"batch -i " + in + " -k box:3 --frobnicate" + out, 2, "unknown option '--frobnicate' for batch"},
-        {"batch -i " + in + " -k box:3 -o " + quoted(inputs_.file("")) + " --format png", 0, ""},  // beside the input is fine
+        {"batch -i " + in + " -k box:3 -o " + shellQuoted(inputs_.file("")) + " --format png", 0, ""},  // beside the input is fine
     };
     for (const Case& c : cases) {
         const CliRun r = run(c.args);
@@ -251,8 +251,8 @@ TEST_F(CliBatch, UsageErrorsWriteNothing) {
     }
     // An output that would replace its own input is refused even with --overwrite.
     fsys::copy_file(test::testDataPath("moon.png"), inputs_.file("moon__box-7.png"));
-    const CliRun r = run("batch -i " + quoted(inputs_.file("moon__box-7.png")) + " -i " + in + " -k box:7 -o " +
-                         quoted(inputs_.file("")) + " --overwrite");
+    const CliRun r = run("batch -i " + shellQuoted(inputs_.file("moon__box-7.png")) + " -i " + in + " -k box:7 -o " +
+                         shellQuoted(inputs_.file("")) + " --overwrite");
     EXPECT_EQ(r.exitCode, 2) << r.err;
     EXPECT_NE(r.err.find("overwrite an input"), std::string::npos) << r.err;
 }
@@ -264,7 +264,7 @@ TEST_F(CliBatch, PipelinePrintsStepTimesAndOpenCvsObjectCount) {
     const std::string pipeline = inputs_.write("count.json", R"({"format": "filterstudio-pipeline", "version": 1, "steps": [
         {"op": "grayscale"}, {"op": "convolve", "filter": "gaussian:3:0"}, {"op": "threshold", "threshold": 90}, {"op": "label"}]})");
     const std::string out = outputs_.file("labels.tif");
-    const CliRun r = run("pipeline -i " + quoted(test::testDataPath("fruits.jpg")) + " -o " + quoted(out) + " -p " + quoted(pipeline));
+    const CliRun r = run("pipeline -i " + shellQuoted(test::testDataPath("fruits.jpg")) + " -o " + shellQuoted(out) + " -p " + shellQuoted(pipeline));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     for (const char* step : {"step 1/4 grayscale", "step 2/4 convolve gaussian:3:0", "step 3/4 threshold 90", "step 4/4 label", " ms"})
         EXPECT_NE(r.out.find(step), std::string::npos) << step << " in\n" << r.out;
@@ -285,29 +285,29 @@ TEST_F(CliBatch, PipelinePrintsStepTimesAndOpenCvsObjectCount) {
 }
 
 TEST_F(CliBatch, PipelineErrorsNameTheFieldAndWriteNothing) {
-    const std::string in = quoted(test::testDataPath("moon.png"));
+    const std::string in = shellQuoted(test::testDataPath("moon.png"));
     const std::string bad = inputs_.write("bad.json", R"({"format": "filterstudio-pipeline", "version": 1, "steps": [
         {"op": "threshold", "threshold": "high"}]})");
-    CliRun r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("o.png")) + " -p " + quoted(bad));
+    CliRun r = run("pipeline -i " + in + " -o " + shellQuoted(outputs_.file("o.png")) + " -p " + shellQuoted(bad));
     EXPECT_EQ(r.exitCode, 3);
     EXPECT_NE(r.err.find("steps[0].threshold: expected a number"), std::string::npos) << r.err;
 
     const std::string labels = inputs_.write("labels.json", R"({"format": "filterstudio-pipeline", "version": 1, "steps": [
         {"op": "threshold", "threshold": 10}, {"op": "label"}]})");
-    r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("o.png")) + " -p " + quoted(labels));
+    r = run("pipeline -i " + in + " -o " + shellQuoted(outputs_.file("o.png")) + " -p " + shellQuoted(labels));
     EXPECT_EQ(r.exitCode, 3);
     EXPECT_NE(r.err.find(".tif"), std::string::npos) << r.err;
 
-    r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("o.png")) + " -p " + quoted(inputs_.file("missing.json")));
+    r = run("pipeline -i " + in + " -o " + shellQuoted(outputs_.file("o.png")) + " -p " + shellQuoted(inputs_.file("missing.json")));
     EXPECT_EQ(r.exitCode, 3);
     EXPECT_NE(r.err.find("missing.json"), std::string::npos) << r.err;
 
-    r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("o.png")));
+    r = run("pipeline -i " + in + " -o " + shellQuoted(outputs_.file("o.png")));
     EXPECT_EQ(r.exitCode, 2);
 
     // A label step on a colour image: the image does not suit the pipeline, an input error.
-    r = run("pipeline -i " + quoted(test::testDataPath("fruits.jpg")) + " -o " + quoted(outputs_.file("o.tif")) + " -p " +
-            quoted(labels));
+    r = run("pipeline -i " + shellQuoted(test::testDataPath("fruits.jpg")) + " -o " + shellQuoted(outputs_.file("o.tif")) + " -p " +
+            shellQuoted(labels));
     EXPECT_EQ(r.exitCode, 3) << r.err;
     EXPECT_NE(r.err.find("steps[1] (label)"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("grayscale"), std::string::npos) << r.err;
@@ -316,7 +316,7 @@ TEST_F(CliBatch, PipelineErrorsNameTheFieldAndWriteNothing) {
     const std::string fifo = inputs_.file("pipe.json");
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     for (const std::string& path : {fifo, std::string("/dev/zero")}) {
-        r = run("pipeline -i " + in + " -o " + quoted(outputs_.file("o.png")) + " -p " + quoted(path));
+        r = run("pipeline -i " + in + " -o " + shellQuoted(outputs_.file("o.png")) + " -p " + shellQuoted(path));
         EXPECT_EQ(r.exitCode, 3) << r.err;
         EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
     }

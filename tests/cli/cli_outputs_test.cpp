@@ -21,7 +21,7 @@ namespace fs {
 namespace {
 
 using test::CliRun;
-using test::quoted;
+using test::shellQuoted;
 
 class CliOutputs : public ::testing::Test {
 protected:
@@ -32,10 +32,10 @@ protected:
     CliRun run(const std::string& args, const std::string& prefix = "") {
         return test::runCli(FS_CLI_PATH, args, files_, prefix);
     }
-    static std::string photo() { return quoted(test::testDataPath("fruits.jpg")); }
+    static std::string photo() { return shellQuoted(test::testDataPath("fruits.jpg")); }
     // What a run that does nothing takes on this machine now (start-up, loading the photo), plus a margin.
     double quickRunSeconds() {
-        return run("apply -i " + photo() + " -o " + quoted(dir_.file("o.png")) + " -k box:3 --mode turbo").seconds + 1.0;
+        return run("apply -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --mode turbo").seconds + 1.0;
     }
     void expectRefused(const CliRun& r, int code, const std::string& mentions) {
         EXPECT_EQ(r.exitCode, code) << r.err;
@@ -52,9 +52,9 @@ mode_t modeOf(const std::string& path) {
 
 TEST_F(CliOutputs, ReplacedOutputKeepsItsMode) {
     const std::string out = dir_.file("private.png");
-    ASSERT_EQ(run("apply -i " + photo() + " -o " + quoted(out) + " -k box:3").exitCode, 0);
+    ASSERT_EQ(run("apply -i " + photo() + " -o " + shellQuoted(out) + " -k box:3").exitCode, 0);
     ASSERT_EQ(::chmod(out.c_str(), 0600), 0);
-    const CliRun r = run("apply -i " + photo() + " -o " + quoted(out) + " -k box:5 --overwrite");
+    const CliRun r = run("apply -i " + photo() + " -o " + shellQuoted(out) + " -k box:5 --overwrite");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(modeOf(out), 0600u) << "a private result stays private";
 }
@@ -62,7 +62,7 @@ TEST_F(CliOutputs, ReplacedOutputKeepsItsMode) {
 TEST_F(CliOutputs, OutputNamesUpToNameMaxAreWritten) {
     for (const std::size_t length : {240u, 255u}) {
         const std::string out = dir_.file(std::string(length - 4, 'n') + ".png");
-        const CliRun r = run("apply -i " + photo() + " -o " + quoted(out) + " -k box:3");
+        const CliRun r = run("apply -i " + photo() + " -o " + shellQuoted(out) + " -k box:3");
         EXPECT_EQ(r.exitCode, 0) << length << ": " << r.err;
         EXPECT_TRUE(std::filesystem::exists(out)) << length;
     }
@@ -71,7 +71,7 @@ TEST_F(CliOutputs, OutputNamesUpToNameMaxAreWritten) {
 
 TEST_F(CliOutputs, FileSizeLimitFailsWithAMessageAndLeavesNothing) {
     for (const char* ext : {".png", ".tif"}) {
-        const CliRun r = run("apply -i " + photo() + " -o " + quoted(dir_.file(std::string("o") + ext)) + " -k box:3",
+        const CliRun r = run("apply -i " + photo() + " -o " + shellQuoted(dir_.file(std::string("o") + ext)) + " -k box:3",
                              "ulimit -f 8;");  // 4 KiB
         EXPECT_EQ(r.exitCode, 3) << ext << " (killed by SIGXFSZ gives -1): " << r.err;
         EXPECT_NE(r.err.find("file-size limit"), std::string::npos) << r.err;
@@ -83,7 +83,7 @@ TEST_F(CliOutputs, EveryOutputCheckRunsBeforeAnyFiltering) {
     // box:63 in the reference mode takes seconds on the photo: a refusal after filtering would show.
     const std::string slow = " -k box:63 --mode reference";
     const double quick = quickRunSeconds();
-    const auto apply = [&](const std::string& out) { return run("apply -i " + photo() + " -o " + quoted(out) + slow); };
+    const auto apply = [&](const std::string& out) { return run("apply -i " + photo() + " -o " + shellQuoted(out) + slow); };
     struct Case {
         std::string out, mentions;
     };
@@ -99,7 +99,7 @@ TEST_F(CliOutputs, EveryOutputCheckRunsBeforeAnyFiltering) {
         EXPECT_LT(r.seconds, quick) << c.out << ": refused only after filtering";
     }
     for (const char* format : {"xyz", "png\n", "pbm"}) {
-        const CliRun r = run("batch -i " + photo() + slow + " -o " + quoted(dir_.file("out")) + " --format " + quoted(format));
+        const CliRun r = run("batch -i " + photo() + slow + " -o " + shellQuoted(dir_.file("out")) + " --format " + shellQuoted(format));
         EXPECT_EQ(r.exitCode, 3) << format << ": " << r.err;
         EXPECT_LT(r.seconds, quick) << format << ": refused only after filtering";
         EXPECT_FALSE(std::filesystem::exists(dir_.file("out") + "/fruits__box-63." + format)) << format;
@@ -110,7 +110,7 @@ TEST_F(CliOutputs, AlphaToJpegIsWrittenWithAWarning) {
     cv::Mat rgba(40, 40, CV_8UC4, cv::Scalar(10, 20, 30, 64));
     const std::string in = files_.file("rgba.png");
     ASSERT_TRUE(cv::imwrite(in, rgba));
-    const CliRun r = run("apply -i " + quoted(in) + " -o " + quoted(dir_.file("o.jpg")) + " -k box:3");
+    const CliRun r = run("apply -i " + shellQuoted(in) + " -o " + shellQuoted(dir_.file("o.jpg")) + " -k box:3");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.err.find("alpha"), std::string::npos) << "the loss is named: " << r.err;
     EXPECT_EQ(cv::imread(dir_.file("o.jpg"), cv::IMREAD_UNCHANGED).channels(), 3);
@@ -118,11 +118,11 @@ TEST_F(CliOutputs, AlphaToJpegIsWrittenWithAWarning) {
 
 TEST_F(CliOutputs, ConstantBorderValuesMustFitTheImagesType) {
     for (const char* value : {"300", "-40", "0.5", "1e30"}) {
-        const CliRun r = run("apply -i " + photo() + " -o " + quoted(dir_.file("o.png")) +
+        const CliRun r = run("apply -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) +
                              " -k box:63 --mode opencv-native --border constant:" + value);
         expectRefused(r, 2, "border value");
     }
-    EXPECT_EQ(run("apply -i " + photo() + " -o " + quoted(dir_.file("o.png")) + " -k box:3 --border constant:255").exitCode, 0);
+    EXPECT_EQ(run("apply -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --border constant:255").exitCode, 0);
 }
 
 TEST_F(CliOutputs, PfmGoesThroughNoSharedTempFile) {
@@ -133,7 +133,7 @@ TEST_F(CliOutputs, PfmGoesThroughNoSharedTempFile) {
     const std::string in = files_.file("in.pfm");
     ASSERT_TRUE(cv::imwrite(in, f));
     const std::string out = dir_.file("out.pfm");
-    const CliRun r = run("apply -i " + quoted(in) + " -o " + quoted(out) + " -k box:3", "OPENCV_TEMP_PATH=" + quoted(blocker));
+    const CliRun r = run("apply -i " + shellQuoted(in) + " -o " + shellQuoted(out) + " -k box:3", "OPENCV_TEMP_PATH=" + shellQuoted(blocker));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(cv::imread(out, cv::IMREAD_UNCHANGED).type(), CV_32FC3);
 }
@@ -142,7 +142,7 @@ TEST_F(CliOutputs, CorruptJpegExitsWith3) {
     std::string zeroed = test::readBytes(test::testDataPath("fruits.jpg"));
     std::fill(zeroed.begin() + zeroed.size() * 2 / 5, zeroed.begin() + zeroed.size() * 3 / 5, '\0');
     const std::string in = files_.write("zeroed.jpg", zeroed);
-    expectRefused(run("apply -i " + quoted(in) + " -o " + quoted(dir_.file("o.png")) + " -k box:3"), 3, "JPEG");
+    expectRefused(run("apply -i " + shellQuoted(in) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3"), 3, "JPEG");
 }
 
 TEST_F(CliOutputs, PortraitPhotoIsFilteredUprightAndTheCliSaysSo) {
@@ -157,7 +157,7 @@ TEST_F(CliOutputs, PortraitPhotoIsFilteredUprightAndTheCliSaysSo) {
                                                             std::string(reinterpret_cast<const char*>(jpeg.data()) + 2,
                                                                         jpeg.size() - 2));
     const std::string out = dir_.file("o.png");
-    const CliRun r = run("apply -i " + quoted(in) + " -o " + quoted(out) + " -k box:3");
+    const CliRun r = run("apply -i " + shellQuoted(in) + " -o " + shellQuoted(out) + " -k box:3");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("EXIF orientation 6"), std::string::npos) << r.out;
     const cv::Mat got = cv::imread(out, cv::IMREAD_UNCHANGED);
@@ -168,10 +168,10 @@ TEST_F(CliOutputs, PortraitPhotoIsFilteredUprightAndTheCliSaysSo) {
 TEST_F(CliOutputs, OversizedAndDeeplyNestedKernelFilesAreRefusedFast) {
     const double quick = quickRunSeconds();
     const std::string big = files_.write("big.json", std::string(17u << 20, ' '));
-    CliRun r = run("apply -i " + photo() + " -o " + quoted(dir_.file("o.png")) + " -k " + quoted(big));
+    CliRun r = run("apply -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(big));
     expectRefused(r, 3, "over the limit");
     const std::string deep = files_.write("deep.json", std::string(1u << 20, '[') + std::string(1u << 20, ']'));
-    r = run("apply -i " + photo() + " -o " + quoted(dir_.file("o.png")) + " -k " + quoted(deep));
+    r = run("apply -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(deep));
     expectRefused(r, 3, "nested deeper");
     // Loose bounds that still catch the quadratic parse (a minute for these files), not a speed goal:
     // sanitizer builds and loaded hosts run the CLI several times slower.
@@ -179,7 +179,7 @@ TEST_F(CliOutputs, OversizedAndDeeplyNestedKernelFilesAreRefusedFast) {
     std::string objects = "[";
     for (int i = 0; i < 1000000; ++i) objects += i ? ",{}" : "{}";
     const std::string many = files_.write("many.json", objects + "]");
-    r = run("apply -i " + photo() + " -o " + quoted(dir_.file("o.png")) + " -k " + quoted(many));
+    r = run("apply -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(many));
     EXPECT_EQ(r.exitCode, 3) << r.err;
     EXPECT_NE(r.err.find("expected an object"), std::string::npos) << r.err;
     EXPECT_LT(r.seconds, 2 * quick + 10.0) << "a million sibling objects parse in linear time";
@@ -189,7 +189,7 @@ TEST_F(CliOutputs, BidiControlsInKernelNamesAreEscaped) {
     const std::string kernel = files_.write(
         "k.json", "{\"format\":\"filterstudio-kernel\",\"version\":1,\"name\":\"blur\xe2\x80\xaegpj.exe\","
                   "\"kernels\":[{\"weights\":[[1]]}]}");
-    const CliRun r = run("apply -i " + photo() + " -o " + quoted(dir_.file("o.png")) + " -k " + quoted(kernel));
+    const CliRun r = run("apply -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(kernel));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("blur\\u202egpj.exe"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("\xe2\x80\xae"), std::string::npos) << "printed raw";

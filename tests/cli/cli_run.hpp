@@ -19,7 +19,7 @@ struct CliRun {
 };
 
 // `s` as one word for /bin/sh.
-inline std::string quoted(const std::string& s) {
+inline std::string shellQuoted(const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
@@ -30,9 +30,9 @@ inline std::string quoted(const std::string& s) {
 inline CliRun runCli(const std::string& cli, const std::string& args, const TempDir& streams,
                      const std::string& prefix = "") {
     const std::string out = streams.file(".stdout"), err = streams.file(".stderr");
-    const std::string command = prefix + " " + quoted(cli) + " " + args + " >" + quoted(out) + " 2>" + quoted(err);
+    const std::string command = prefix + " " + shellQuoted(cli) + " " + args + " >" + shellQuoted(out) + " 2>" + shellQuoted(err);
     const auto start = std::chrono::steady_clock::now();
-    const int status = std::system(("sh -c " + quoted(command)).c_str());
+    const int status = std::system(("sh -c " + shellQuoted(command)).c_str());
     CliRun r;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -22,7 +22,7 @@ namespace fs {
 namespace {
 
 using test::CliRun;
-using test::quoted;
+using test::shellQuoted;
 
 class Cli : public ::testing::Test {
 protected:
@@ -73,7 +73,7 @@ TEST_F(Cli, SobelAsFloatTiffEqualsCvSobelInEveryCpuMode) {
     cv::Sobel(src, want, CV_32F, 1, 0, 3, 1.0, 0.0, cv::BORDER_REFLECT_101);
     for (const char* mode : {"reference", "parallel", "opencv-exact", "opencv-native"}) {
         const std::string out = dir_.file(std::string("sobel-") + mode + ".tif");
-        const CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k sobel-x --depth f32 --mode " + mode);
+        const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k sobel-x --depth f32 --mode " + mode);
         ASSERT_EQ(r.exitCode, 0) << r.err;
         EXPECT_NE(r.out.find("kernel"), std::string::npos) << "prints the timing record: " << r.out;
         EXPECT_NE(r.out.find("total"), std::string::npos) << r.out;
@@ -85,7 +85,7 @@ TEST_F(Cli, SobelAsFloatTiffEqualsCvSobelInEveryCpuMode) {
 
 TEST_F(Cli, GaussianWithReplicateEqualsGaussianBlurOnU8) {
     const std::string out = dir_.file("blur.png");
-    const CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k gaussian:5:1.2 --border replicate");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k gaussian:5:1.2 --border replicate");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
     cv::Mat want;
@@ -95,9 +95,9 @@ TEST_F(Cli, GaussianWithReplicateEqualsGaussianBlurOnU8) {
 
 TEST_F(Cli, ValidOutputIsTheInteriorOfTheSameSizeResult) {
     const std::string same = dir_.file("same.png"), valid = dir_.file("valid.png");
-    ASSERT_EQ(run("apply -i " + quoted(photo()) + " -o " + quoted(same) + " -k gaussian:7:1.5").exitCode, 0);
+    ASSERT_EQ(run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(same) + " -k gaussian:7:1.5").exitCode, 0);
     const CliRun r =
-        run("apply -i " + quoted(photo()) + " -o " + quoted(valid) + " -k gaussian:7:1.5 --output-size valid");
+        run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(valid) + " -k gaussian:7:1.5 --output-size valid");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("valid output"), std::string::npos) << r.out;
     const cv::Mat padded = readBack(same), interior = readBack(valid);
@@ -108,7 +108,7 @@ TEST_F(Cli, ValidOutputIsTheInteriorOfTheSameSizeResult) {
 
 TEST_F(Cli, SobelMagnitudeScaledToU8) {
     const std::string out = dir_.file("edges.png");
-    const CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k sobel-mag --scale 0.25 --mode parallel");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k sobel-mag --scale 0.25 --mode parallel");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
     cv::Mat gx, gy, mag, want;
@@ -125,7 +125,7 @@ TEST_F(Cli, SignedResultWithOffsetAndAbs) {
     cv::Laplacian(src, lap, CV_32F, 1, 1.0, 0.0, cv::BORDER_REFLECT_101);
     cv::convertScaleAbs(lap, want, 2.0, -10.0);  // |2v - 10| saturated: the same order as fs
     const std::string out = dir_.file("lap.png");
-    const CliRun r = run("apply -i " + quoted(test::testDataPath("moon.png")) + " -o " + quoted(out) +
+    const CliRun r = run("apply -i " + shellQuoted(test::testDataPath("moon.png")) + " -o " + shellQuoted(out) +
                          " -k laplacian-4 --scale 2 --offset=-10 --abs --mode opencv-exact");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_TRUE(matsMatch(readBack(out), want, 1.0, 0.0));
@@ -139,7 +139,7 @@ TEST_F(Cli, WrapAndConstantBordersMatchPaddedOpenCv) {
     cv::blur(padded, filtered, cv::Size(5, 5));
     const cv::Mat wantWrap = filtered(cv::Rect(2, 2, src.cols, src.rows));
     std::string out = dir_.file("wrap.tif");
-    CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k box:5 --border wrap --depth f32");
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:5 --border wrap --depth f32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_TRUE(matsMatch(readBack(out), wantWrap, 1e-3, 1e-4));
 
@@ -148,7 +148,7 @@ TEST_F(Cli, WrapAndConstantBordersMatchPaddedOpenCv) {
     cv::Laplacian(paddedF, lap, CV_32F, 1);
     const cv::Mat wantConstant = lap(cv::Rect(1, 1, src.cols, src.rows));
     out = dir_.file("constant.tif");
-    r = run("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k laplacian-4 --border constant:200 --depth f32");
+    r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k laplacian-4 --border constant:200 --depth f32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_TRUE(matsMatch(readBack(out), wantConstant, 1e-3, 1e-4));
 }
@@ -160,7 +160,7 @@ TEST_F(Cli, JsonKernelFileEqualsFilter2D) {
       "border": {"mode": "replicate"}
     })");
     const std::string out = dir_.file("diag.tif");
-    const CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k " + quoted(kernel) + " --depth f32");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k " + shellQuoted(kernel) + " --depth f32");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const cv::Mat src = cv::imread(photo(), cv::IMREAD_UNCHANGED);
     const cv::Mat weights = (cv::Mat_<float>(3, 5) << 1, 0, 0, 0, -1, 0, 2, 0, -2, 0, 0.5, 0, 3, 0, -0.5);
@@ -176,7 +176,7 @@ TEST_F(Cli, SixteenBitGrayStaysSixteenBitGray) {
     const std::string in = inputs.file("moon16.png");
     ASSERT_TRUE(cv::imwrite(in, moon16));
     const std::string out = dir_.file("blur16.png");
-    const CliRun r = run("apply -i " + quoted(in) + " -o " + quoted(out) + " -k box:3 --mode parallel");
+    const CliRun r = run("apply -i " + shellQuoted(in) + " -o " + shellQuoted(out) + " -k box:3 --mode parallel");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     cv::Mat want;
     cv::blur(moon16, want, cv::Size(3, 3));
@@ -188,7 +188,7 @@ TEST_F(Cli, SixteenBitGrayStaysSixteenBitGray) {
 // ---- refusals: message, exit code, nothing written ------------------------------
 
 TEST_F(Cli, UsageErrorsExitWith2) {
-    const std::string in = quoted(photo()), out = quoted(dir_.file("o.png"));
+    const std::string in = shellQuoted(photo()), out = shellQuoted(dir_.file("o.png"));
     expectRefused("", 2, {"no command"});
     expectRefused("frobnicate", 2, {"unknown command 'frobnicate'"});
     expectRefused("apply -i " + in + " -k sobel-x", 2, {"-o OUT"});
@@ -209,29 +209,29 @@ TEST_F(Cli, OutputMayNeverBeTheInput) {
     const std::string copy = dir_.file("photo.png");
     std::filesystem::copy_file(test::testDataPath("moon.png"), copy);
     const std::string before = test::readBytes(copy);
-    const CliRun r = run("apply -i " + quoted(copy) + " -o " + quoted(dir_.file("./photo.png")) + " -k box:3");
+    const CliRun r = run("apply -i " + shellQuoted(copy) + " -o " + shellQuoted(dir_.file("./photo.png")) + " -k box:3");
     EXPECT_EQ(r.exitCode, 2) << r.err;
     EXPECT_NE(r.err.find("overwrite the input"), std::string::npos) << r.err;
     EXPECT_EQ(test::readBytes(copy), before);
 }
 
 TEST_F(Cli, BadInputImagesExitWith3AndNameTheFile) {
-    const std::string out = " -o " + quoted(dir_.file("o.png")) + " -k sobel-x";
+    const std::string out = " -o " + shellQuoted(dir_.file("o.png")) + " -k sobel-x";
     const std::string missing = dir_.file("missing.png");
-    expectRefused("apply -i " + quoted(missing) + out, 3, {missing, "not found"});
+    expectRefused("apply -i " + shellQuoted(missing) + out, 3, {missing, "not found"});
 
     // The bad inputs live in a second folder so the "nothing written" check sees only outputs.
     test::TempDir inputs;
     const std::string empty = inputs.write("empty.png", "");
-    expectRefused("apply -i " + quoted(empty) + out, 3, {empty, "empty"});
+    expectRefused("apply -i " + shellQuoted(empty) + out, 3, {empty, "empty"});
     const std::string png = test::readBytes(test::testDataPath("moon.png"));
     const std::string truncated = inputs.write("truncated.png", png.substr(0, png.size() / 2));
-    expectRefused("apply -i " + quoted(truncated) + out, 3, {truncated, "truncated PNG"});
+    expectRefused("apply -i " + shellQuoted(truncated) + out, 3, {truncated, "truncated PNG"});
     const std::string text = inputs.write("holiday.jpg", "Dear diary, today I took no photos.\n");
-    expectRefused("apply -i " + quoted(text) + out, 3, {text, "text file"});
+    expectRefused("apply -i " + shellQuoted(text) + out, 3, {text, "text file"});
     const std::string huge = inputs.write("huge.png", test::pngHeaderOnly(100000, 100000));
-    expectRefused("apply -i " + quoted(huge) + out, 3, {huge, "too large"});
-    expectRefused("apply -i " + quoted(photo()) + out + " --max-pixels 1000", 3, {"fruits.jpg", "too large"});
+    expectRefused("apply -i " + shellQuoted(huge) + out, 3, {huge, "too large"});
+    expectRefused("apply -i " + shellQuoted(photo()) + out + " --max-pixels 1000", 3, {"fruits.jpg", "too large"});
 }
 
 TEST_F(Cli, BadKernelFilesExitWith3AndNameTheField) {
@@ -252,22 +252,22 @@ TEST_F(Cli, BadKernelFilesExitWith3AndNameTheField) {
     };
     for (const Case& c : cases) {
         const std::string path = kernels.write(c.name, c.json);
-        expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.png")) + " -k " + quoted(path), 3,
+        expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(path), 3,
                       {path, c.mentions});
     }
     const std::string missing = kernels.file("missing.json");
-    expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.png")) + " -k " + quoted(missing), 3,
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k " + shellQuoted(missing), 3,
                   {missing, "not found"});
 }
 
 TEST_F(Cli, OutputErrorsExitWith3AndWriteNothing) {
-    expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("no/such/folder/o.png")) + " -k box:3", 3,
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("no/such/folder/o.png")) + " -k box:3", 3,
                   {"does not exist"});
-    expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.xyz")) + " -k box:3", 3, {"o.xyz"});
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.xyz")) + " -k box:3", 3, {"o.xyz"});
     // A regular file where a folder should be: unwritable even for root, who ignores permission bits.
     test::TempDir other;
     const std::string plainFile = other.write("plain-file", "x");
-    expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(plainFile + "/o.png") + " -k box:3", 3,
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(plainFile + "/o.png") + " -k box:3", 3,
                   {"plain-file"});
     EXPECT_EQ(test::readBytes(plainFile), "x");
 }
@@ -276,7 +276,7 @@ TEST_F(Cli, OutputErrorsExitWith3AndWriteNothing) {
 
 TEST_F(Cli, ApplyRefusesAnExistingOutputUnlessOverwrite) {
     const std::string out = dir_.write("res.png", "precious");
-    const std::string args = "apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k box:3";
+    const std::string args = "apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:3";
     CliRun r = run(args);
     EXPECT_EQ(r.exitCode, 3) << r.err;
     EXPECT_NE(r.err.find("res.png: exists; pass --overwrite to replace it"), std::string::npos) << r.err;
@@ -295,9 +295,9 @@ TEST_F(Cli, TemporaryLookingNamesAreNeverWrittenThrough) {
     const std::string victim = dir_.write("victim.txt", "data\n");
     std::filesystem::create_symlink("victim.txt", dir_.file("res.png.partial"));
     const std::string plain = dir_.write("other.png.partial", "keep me\n");
-    CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("res.png")) + " -k sobel-x");
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("res.png")) + " -k sobel-x");
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    r = run("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("other.png")) + " -k sobel-x");
+    r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("other.png")) + " -k sobel-x");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(test::readBytes(victim), "data\n");
     EXPECT_TRUE(std::filesystem::is_symlink(dir_.file("res.png.partial")));
@@ -315,10 +315,10 @@ TEST_F(Cli, LinkedAndWriteProtectedOutputsAreRefusedEvenWithOverwrite) {
     const std::string locked = dir_.write("locked.png", "locked");
     std::filesystem::permissions(locked, std::filesystem::perms::owner_read);
     for (const char* flag : {"", " --overwrite"}) {
-        CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(link) + " -k box:3" + flag);
+        CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(link) + " -k box:3" + flag);
         EXPECT_EQ(r.exitCode, 3) << r.err;
         EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
-        r = run("apply -i " + quoted(photo()) + " -o " + quoted(locked) + " -k box:3" + flag);
+        r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(locked) + " -k box:3" + flag);
         EXPECT_EQ(r.exitCode, 3) << r.err;
         EXPECT_NE(r.err.find("write-protected"), std::string::npos) << r.err;
     }
@@ -339,18 +339,18 @@ TEST_F(Cli, DevicesFifosFoldersAndLoopsFailAtOnceWithWhatTheyAre) {
     ASSERT_EQ(::mkfifo(fifoJson.c_str(), 0600), 0);
     std::filesystem::create_directory(inputs.file("folder.json"));
     std::filesystem::create_symlink("loop.json", inputs.file("loop.json"));
-    const std::string out = " -o " + quoted(dir_.file("o.png"));
+    const std::string out = " -o " + shellQuoted(dir_.file("o.png"));
     for (const std::string& in : {std::string("/dev/zero"), std::string("/dev/urandom")})
         expectRefused("apply -i " + in + out + " -k box:3", 3, {in, "character device, not a regular file"});
-    expectRefused("apply -i " + quoted(fifo) + out + " -k box:3", 3, {"pipe.png", "FIFO"});
-    expectRefused("apply -i " + quoted(inputs.file("")) + out + " -k box:3", 3, {"is a directory"});
-    expectRefused("apply -i " + quoted(photo()) + out + " -k " + quoted(fifoJson), 3, {"pipe.json", "FIFO"});
-    expectRefused("apply -i " + quoted(photo()) + out + " -k " + quoted(inputs.file("folder.json")), 3,
+    expectRefused("apply -i " + shellQuoted(fifo) + out + " -k box:3", 3, {"pipe.png", "FIFO"});
+    expectRefused("apply -i " + shellQuoted(inputs.file("")) + out + " -k box:3", 3, {"is a directory"});
+    expectRefused("apply -i " + shellQuoted(photo()) + out + " -k " + shellQuoted(fifoJson), 3, {"pipe.json", "FIFO"});
+    expectRefused("apply -i " + shellQuoted(photo()) + out + " -k " + shellQuoted(inputs.file("folder.json")), 3,
                   {"folder.json", "is a directory"});
-    expectRefused("apply -i " + quoted(photo()) + out + " -k " + quoted(inputs.file("loop.json")), 3,
+    expectRefused("apply -i " + shellQuoted(photo()) + out + " -k " + shellQuoted(inputs.file("loop.json")), 3,
                   {"loop.json", "symbolic link loop"});
-    expectRefused("apply -i " + quoted(photo()) + out + " -k /dev/zero", 3, {"/dev/zero", "character device"});
-    expectRefused("pipeline -i " + quoted(photo()) + out + " -p /dev/zero", 3, {"/dev/zero", "character device"});
+    expectRefused("apply -i " + shellQuoted(photo()) + out + " -k /dev/zero", 3, {"/dev/zero", "character device"});
+    expectRefused("pipeline -i " + shellQuoted(photo()) + out + " -p /dev/zero", 3, {"/dev/zero", "character device"});
 }
 
 // ---- what reaches the terminal --------------------------------------------------
@@ -359,7 +359,7 @@ TEST_F(Cli, KernelNamesAreEscapedAndUnknownFieldsRefused) {
     test::TempDir kernels;
     const std::string evil = kernels.write("evil.json", R"({"format": "filterstudio-kernel", "version": 1,
         "name": "\u001b]0;owned\u0007\u001b[31mred\u009b", "kernels": [{"weights": [[1]]}]})");
-    CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(kernels.file("o.png")) + " -k " + quoted(evil));
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(kernels.file("o.png")) + " -k " + shellQuoted(evil));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no raw escape reaches the terminal";
     EXPECT_EQ(r.out.find('\x07'), std::string::npos);
@@ -368,7 +368,7 @@ TEST_F(Cli, KernelNamesAreEscapedAndUnknownFieldsRefused) {
 
     const std::string misspelt = kernels.write("misspelt.json", R"({"format": "filterstudio-kernel", "version": 1,
         "kernels": [{"weights": [[1]]}], "bordr": {"mode": "wrap"}})");
-    expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("p.png")) + " -k " + quoted(misspelt), 3,
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("p.png")) + " -k " + shellQuoted(misspelt), 3,
                   {"misspelt.json", "bordr: unknown field"});
 }
 
@@ -394,7 +394,7 @@ TEST_F(Cli, SuccessPrintsNothingOnStderr) {
     const std::string extraneous =
         inputs.write("extraneous.jpg", jpeg.substr(0, afterApp0) + std::string("\x00\x00", 2) + jpeg.substr(afterApp0));
     for (const std::string& in : {warned, extraneous, photo()}) {
-        const CliRun r = run("apply -i " + quoted(in) + " -o " + quoted(dir_.file("o.png")) + " -k box:3 --overwrite");
+        const CliRun r = run("apply -i " + shellQuoted(in) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --overwrite");
         EXPECT_EQ(r.exitCode, 0) << in << ": " << r.err;
         EXPECT_EQ(r.err, "") << in;
     }
@@ -406,7 +406,7 @@ TEST_F(Cli, UnavailableBackendExitsWith4) {
     for (std::string line; std::getline(lines, line);)
         if (line.rfind("cuda ", 0) == 0 && line.find("unavailable") == std::string::npos)
             GTEST_SKIP() << "a CUDA device is present here, so the cuda backend is available";
-    expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.png")) + " -k box:3 --backend cuda", 4,
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 --backend cuda", 4,
                   {"cuda", "--backend cpu"});
 }
 
@@ -429,22 +429,22 @@ TEST_F(Cli, ModesListsTheGpusOrWhyThereAreNone) {
 }
 
 TEST_F(Cli, ExitCodesFollowWhoseFaultItIs) {
-    const std::string common = "apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.png")) + " -k box:3 ";
+    const std::string common = "apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 ";
     // Unknown names are usage errors, backend or mode alike; a number no float holds is one too.
     expectRefused(common + "--backend quantum", 2, {"no backend 'quantum'", "this build has cpu"});
     expectRefused(common + "--mode quantum", 2, {"no mode 'quantum'"});
     expectRefused(common + "--scale 1e39", 2, {"--scale", "32-bit float"});
     expectRefused(common + "--offset=-1e39", 2, {"--offset", "32-bit float"});
     // Extra paths, most often an unquoted glob the shell expanded, get a hint to quote it.
-    expectRefused(common + quoted(photo()), 2, {"unexpected argument", "quote it"});
-    expectRefused("batch -i " + quoted(photo()) + " " + quoted(photo()) + " -k box:3 -o " + quoted(dir_.file("b")),
+    expectRefused(common + shellQuoted(photo()), 2, {"unexpected argument", "quote it"});
+    expectRefused("batch -i " + shellQuoted(photo()) + " " + shellQuoted(photo()) + " -k box:3 -o " + shellQuoted(dir_.file("b")),
                   2, {"unexpected argument", "'shots/*.png'"});
 }
 
 // ---- launch configuration and tuning (no device needed) --------------------------
 
 TEST_F(Cli, CpuRefusesEveryLaunchFlagWithTheReason) {
-    const std::string common = "apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.png")) + " -k box:3 ";
+    const std::string common = "apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 ";
     for (const char* flag : {"--block 32x8", "--per-thread 1x4", "--halo cooperative", "--radius runtime",
                              "--layout planar", "--block 16x16 --per-thread 2x2 --halo per-thread --radius compiled"})
         expectRefused(common + flag, 4, {"cpu/", "refused the launch configuration", "has no launch configuration", "--block"});
@@ -453,10 +453,10 @@ TEST_F(Cli, CpuRefusesEveryLaunchFlagWithTheReason) {
 
 TEST_F(Cli, DefaultLaunchPassesThroughAndVerboseSaysThereIsNone) {
     const std::string plain = dir_.file("plain.png"), flagged = dir_.file("flagged.png");
-    CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(plain) + " -k gaussian:5:1.2 --mode parallel");
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(plain) + " -k gaussian:5:1.2 --mode parallel");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(r.out.find("launch"), std::string::npos) << "a run without a launch prints none: " << r.out;
-    r = run("apply -i " + quoted(photo()) + " -o " + quoted(flagged) +
+    r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(flagged) +
             " -k gaussian:5:1.2 --mode parallel --halo default --radius=default --verbose");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("launch: CPU has no launch configuration"), std::string::npos) << r.out;
@@ -465,7 +465,7 @@ TEST_F(Cli, DefaultLaunchPassesThroughAndVerboseSaysThereIsNone) {
 }
 
 TEST_F(Cli, BadLaunchValuesAreUsageErrors) {
-    const std::string common = "apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.png")) + " -k box:3 ";
+    const std::string common = "apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3 ";
     for (const char* shape : {"0x8", "32x", "ax3", "5000x1", "32x8x2"}) {
         expectRefused(common + "--block " + shape, 2, {"--block", std::string("'") + shape + "'", "WxH"});
         expectRefused(common + "--per-thread " + shape, 2, {"--per-thread", std::string("'") + shape + "'"});
@@ -477,13 +477,13 @@ TEST_F(Cli, BadLaunchValuesAreUsageErrors) {
 }
 
 TEST_F(Cli, TuneOnTheCpuFailsWithTheReason) {
-    expectRefused("tune -i " + quoted(photo()) + " -k box:3 --backend cpu", 4,
+    expectRefused("tune -i " + shellQuoted(photo()) + " -k box:3 --backend cpu", 4,
                   {"tune cpu/", "no launch configuration to tune", "GPU backend"});
     expectRefused("tune --reset --backend cpu", 4, {"tune --reset", "no launch configuration to tune"});
 }
 
 TEST_F(Cli, TuneUsageErrors) {
-    const std::string in = quoted(photo());
+    const std::string in = shellQuoted(photo());
     expectRefused("tune -k box:3", 2, {"tune needs -i IN"});
     expectRefused("tune -i " + in, 2, {"tune needs -k KERNEL"});
     expectRefused("tune -i " + in + " -k box:3 --repeats 0", 2, {"--repeats"});
@@ -500,7 +500,7 @@ TEST_F(Cli, TuneWithoutADeviceSaysSoAndOffersNoCpuRun) {
     for (std::string line; std::getline(lines, line);)
         if (line.rfind("cuda ", 0) == 0 && line.find("unavailable") == std::string::npos)
             GTEST_SKIP() << "a CUDA device is present here, so tuning would run";
-    const CliRun r = run("tune -i " + quoted(photo()) + " -k box:3");
+    const CliRun r = run("tune -i " + shellQuoted(photo()) + " -k box:3");
     EXPECT_EQ(r.exitCode, 4) << r.err;
     EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("--backend cpu"), std::string::npos) << "the CPU cannot be tuned: " << r.err;
@@ -588,15 +588,15 @@ protected:
 TEST_F(CliDefaults, ApplyBatchPipelineAndBenchRunTheModeMarkedDefault) {
     const CpuModes modes = cpuModes();
     ASSERT_FALSE(modes.defaultMode.empty()) << "modes marks no cpu mode default";
-    CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(dir_.file("o.png")) + " -k box:3");
+    CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("o.png")) + " -k box:3");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("timing cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
-    r = run("batch -i " + quoted(photo()) + " -k box:3 -o " + quoted(dir_.file("batch")));
+    r = run("batch -i " + shellQuoted(photo()) + " -k box:3 -o " + shellQuoted(dir_.file("batch")));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("batch cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
     const std::string pipeline = dir_.write("blur.json", R"({"format": "filterstudio-pipeline", "version": 1,
       "name": "blur", "steps": [{"op": "convolve", "filter": "box:3"}]})");
-    r = run("pipeline -i " + quoted(photo()) + " -o " + quoted(dir_.file("p.png")) + " -p " + quoted(pipeline));
+    r = run("pipeline -i " + shellQuoted(photo()) + " -o " + shellQuoted(dir_.file("p.png")) + " -p " + shellQuoted(pipeline));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("(cpu/" + modes.defaultMode + ":"), std::string::npos) << r.out;
     r = run("bench -i random:33x21:1:u8 -k box:3 --repeats 1 --warmup 0");
@@ -607,7 +607,7 @@ TEST_F(CliDefaults, ApplyBatchPipelineAndBenchRunTheModeMarkedDefault) {
 TEST_F(CliDefaults, BenchOnARandomImageWritesTheTableAndTheCsv) {
     const std::string csv = dir_.file("bench.csv");
     const CliRun r = run("bench -i random:67x41:3:u8 -k gaussian:5:1.2 --mode parallel --repeats 3 --warmup 1 --seed 7 --csv " +
-                         quoted(csv));
+                         shellQuoted(csv));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     for (const char* text : {"random:67x41:3:u8, seed 7", "median ms", "min ms", "max ms", "std ms", "upload ms",
                              "kernel ms", "download ms", "timed", "parallel", "1 warm-up and 3 timed runs"})
@@ -637,7 +637,7 @@ TEST_F(CliDefaults, BenchAllModesTimesEveryCpuModeInTheSameRun) {
     const CpuModes modes = cpuModes();
     const std::string csv = dir_.file("all.csv");
     const CliRun r = run("bench -i random:31x17:4:f32 -k sobel-mag --border wrap --all-modes --repeats 2 --warmup 0 --csv " +
-                         quoted(csv));
+                         shellQuoted(csv));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const std::vector<std::string> lines = linesOf(test::readBytes(csv));
     ASSERT_EQ(lines.size(), modes.all.size() + 1);
@@ -664,8 +664,8 @@ TEST_F(CliDefaults, BenchAllModesListsModesThatRefuseTheFilterAsSkipped) {
     const CpuModes modes = cpuModes();
     const std::string kernel = dir_.write("dense.json", denseKernelJson());
     const std::string csv = dir_.file("all.csv");
-    const CliRun r = run("bench -i random:48x32:1:u8 -k " + quoted(kernel) +
-                         " --border constant:0.5 --all-modes --repeats 2 --warmup 1 --csv " + quoted(csv));
+    const CliRun r = run("bench -i random:48x32:1:u8 -k " + shellQuoted(kernel) +
+                         " --border constant:0.5 --all-modes --repeats 2 --warmup 1 --csv " + shellQuoted(csv));
     ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
     const std::vector<std::string> lines = linesOf(test::readBytes(csv));
     ASSERT_EQ(lines.size(), modes.all.size() + 1) << r.out;
@@ -694,8 +694,8 @@ TEST_F(CliDefaults, BenchAllModesListsModesThatRefuseTheFilterAsSkipped) {
 
     // Asked for by name, the same refusal fails the bench: exit 4, no CSV.
     const std::string none = dir_.file("none.csv");
-    const CliRun all = run("bench -i random:48x32:1:u8 -k " + quoted(kernel) +
-                           " --border constant:0.5 --mode opencv-native --repeats 1 --csv " + quoted(none));
+    const CliRun all = run("bench -i random:48x32:1:u8 -k " + shellQuoted(kernel) +
+                           " --border constant:0.5 --mode opencv-native --repeats 1 --csv " + shellQuoted(none));
     if (haveNative) {
         EXPECT_EQ(all.exitCode, 4) << all.err;
         EXPECT_FALSE(std::filesystem::exists(none));
@@ -705,8 +705,8 @@ TEST_F(CliDefaults, BenchAllModesListsModesThatRefuseTheFilterAsSkipped) {
 TEST_F(CliDefaults, BenchAllModesOnCudaSkipsTheModesThatRefuseADenseKernel) {
     const std::string kernel = dir_.write("dense.json", denseKernelJson());
     const std::string csv = dir_.file("cuda.csv");
-    const CliRun r = run("bench --backend cuda -i random:256x128:1:f32 -k " + quoted(kernel) +
-                         " --all-modes --repeats 1 --warmup 0 --csv " + quoted(csv));
+    const CliRun r = run("bench --backend cuda -i random:256x128:1:f32 -k " + shellQuoted(kernel) +
+                         " --all-modes --repeats 1 --warmup 0 --csv " + shellQuoted(csv));
     if (r.exitCode == 4) {  // no CUDA device or no CUDA in this build: said, nothing written
         EXPECT_NE(r.err.find("cuda"), std::string::npos) << r.err;
         EXPECT_FALSE(std::filesystem::exists(csv));
@@ -730,7 +730,7 @@ TEST_F(CliDefaults, BenchAllModesOnCudaSkipsTheModesThatRefuseADenseKernel) {
 }
 
 TEST_F(CliDefaults, BenchResidentRefusesABackendWithoutADevice) {
-    const std::string csv = " --csv " + quoted(dir_.file("r.csv"));
+    const std::string csv = " --csv " + shellQuoted(dir_.file("r.csv"));
     // The CPU never keeps an image on a device: a usage error, whatever the machine.
     expectRefused("bench -i random:64x48:1:u8 -k box:3 --resident" + csv, 2,
                   {"--resident", "backend cpu keeps no image on a device", "--backend cuda"});
@@ -739,7 +739,7 @@ TEST_F(CliDefaults, BenchResidentRefusesABackendWithoutADevice) {
     // cuda: refused with the reason where there is no device or no CUDA build, else timed on the device.
     const std::string out = dir_.file("cuda.csv");
     const CliRun r = run("bench -i random:640x480:3:u8 -k gaussian:5:0 --backend cuda --mode shared --resident --repeats 2 "
-                         "--csv " + quoted(out));
+                         "--csv " + shellQuoted(out));
     if (r.exitCode != 0) {
         EXPECT_EQ(r.exitCode, 4) << r.err;
         EXPECT_NE(r.err.find("--resident"), std::string::npos) << r.err;
@@ -761,14 +761,14 @@ TEST_F(CliDefaults, BenchResidentRefusesABackendWithoutADevice) {
 }
 
 TEST_F(CliDefaults, BenchOnAnImageFile) {
-    const CliRun r = run("bench -i " + quoted(photo()) + " -k sobel-x --abs --mode opencv-native --repeats 2");
+    const CliRun r = run("bench -i " + shellQuoted(photo()) + " -k sobel-x --abs --mode opencv-native --repeats 2");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("512x480, 3 ch, u8"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("opencv-native"), std::string::npos) << r.out;
 }
 
 TEST_F(CliDefaults, BenchRefusesBadArgumentsAndWritesNothing) {
-    const std::string csv = " --csv " + quoted(dir_.file("b.csv"));
+    const std::string csv = " --csv " + shellQuoted(dir_.file("b.csv"));
     for (const char* spec : {"random:", "random:64x:1:u8", "random:64x48:2:u8", "random:64x48:1:u32", "random:0x48:1:u8",
                              "random:64x48:1", "random:64x48:1:u8:9", "random:-4x48:1:u8", "random:64x48x2:1:u8"})
         expectRefused("bench -i " + std::string(spec) + " -k box:3" + csv, 2, {spec, "random:WxH:CHANNELS:DEPTH"});
@@ -781,10 +781,10 @@ TEST_F(CliDefaults, BenchRefusesBadArgumentsAndWritesNothing) {
     expectRefused("bench -k box:3" + csv, 2, {"-i IN"});
     expectRefused("bench -i random:64x48:1:u8 -k box:3 --max-pixels 100" + csv, 2, {"--max-pixels"});
     expectRefused("bench -i random:64x48:1:u8 -k box:3 --backend quantum" + csv, 2, {"quantum"});
-    expectRefused("bench -i " + quoted(dir_.file("missing.png")) + " -k box:3" + csv, 3, {"missing.png"});
-    expectRefused("bench -i random:64x48:1:u8 -k box:3 --csv " + quoted(dir_.file("no/such/dir/b.csv")), 3,
+    expectRefused("bench -i " + shellQuoted(dir_.file("missing.png")) + " -k box:3" + csv, 3, {"missing.png"});
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --csv " + shellQuoted(dir_.file("no/such/dir/b.csv")), 3,
                   {"does not exist"});
-    expectRefused("bench -i random:64x48:1:u8 -k box:3 --overwrite --csv " + quoted(dir_.file("")), 2,
+    expectRefused("bench -i random:64x48:1:u8 -k box:3 --overwrite --csv " + shellQuoted(dir_.file("")), 2,
                   {"--csv needs a file name"});
     // A run that fails (this border is not a sample of u8 for opencv-native) exits 4 and writes no CSV.
     expectRefused("bench -i random:64x48:1:u8 -k box:3 --border constant:0.5 --mode opencv-native" + csv, 4,
@@ -793,7 +793,7 @@ TEST_F(CliDefaults, BenchRefusesBadArgumentsAndWritesNothing) {
 
 TEST_F(CliDefaults, BenchRefusesAnExistingCsvUnlessOverwrite) {
     const std::string csv = dir_.write("kept.csv", "precious\n");
-    const std::string args = "bench -i random:16x16:1:u8 -k box:3 --repeats 1 --warmup 0 --csv " + quoted(csv);
+    const std::string args = "bench -i random:16x16:1:u8 -k box:3 --repeats 1 --warmup 0 --csv " + shellQuoted(csv);
     CliRun r = run(args);
     EXPECT_EQ(r.exitCode, 3) << r.err;
     EXPECT_NE(r.err.find("exists; pass --overwrite"), std::string::npos) << r.err;
@@ -814,8 +814,8 @@ constexpr bool kCliDrawsPlots = false;  // a build without Qt refuses --plots (B
 
 TEST_F(CliDefaults, BenchPresetQuickWritesTheCsvAndBothPlots) {
     const std::string csv = dir_.file("course.csv"), plots = dir_.file("plots");
-    const CliRun r = run("bench --preset course-table1 --quick --seed 5 --csv " + quoted(csv) +
-                         (kCliDrawsPlots ? " --plots " + quoted(plots) : std::string()));
+    const CliRun r = run("bench --preset course-table1 --quick --seed 5 --csv " + shellQuoted(csv) +
+                         (kCliDrawsPlots ? " --plots " + shellQuoted(plots) : std::string()));
     ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
     for (const char* text : {"preset course-table1 (quick)", "speed-up against sequential", "sequential", "CPU parallel",
                              "upload ms", "GFLOP/s"})
@@ -841,7 +841,7 @@ TEST_F(CliDefaults, BenchPresetQuickWritesTheCsvAndBothPlots) {
 // CUDA GPU is, else listed as skipped with the backend's reason.
 TEST_F(CliDefaults, BenchPresetTensorCoresTimesOrSkipsEveryContender) {
     const std::string csv = dir_.file("tensor.csv");
-    const CliRun r = run("bench --preset tensor-cores --quick --csv " + quoted(csv));
+    const CliRun r = run("bench --preset tensor-cores --quick --csv " + shellQuoted(csv));
     ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
     for (const char* text : {"preset tensor-cores (quick)", "speed-up against CUDA shared (FP32)",
                              "CUDA tensor (TF32, approximate)", "CUDA fft (FP32 transforms)"})
@@ -853,21 +853,21 @@ TEST_F(CliDefaults, BenchPresetTensorCoresTimesOrSkipsEveryContender) {
 
 TEST_F(CliDefaults, TransferKnobsNeedCudaAndSayWhy) {
     const std::string out = dir_.file("o.png");
-    const CliRun r = run("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k box:3 --serial --pinned");
+    const CliRun r = run("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:3 --serial --pinned");
     if (r.exitCode == 0) GTEST_SKIP() << "a CUDA build: the knobs are accepted (tests/gpu covers them)";
     EXPECT_EQ(r.exitCode, 4) << r.err;
     // A build without CUDA, or a CUDA build on a machine without a usable device.
     EXPECT_TRUE(r.err.find("without CUDA") != std::string::npos || r.err.find("no usable CUDA device") != std::string::npos)
         << r.err;
     EXPECT_FALSE(std::filesystem::exists(out));
-    expectRefused("apply -i " + quoted(photo()) + " -o " + quoted(out) + " -k box:3 --device-memory 0", 2,
+    expectRefused("apply -i " + shellQuoted(photo()) + " -o " + shellQuoted(out) + " -k box:3 --device-memory 0", 2,
                   {"--device-memory"});
 }
 
 TEST_F(CliDefaults, BenchPresetSizesAndExcludeNarrowTheRun) {
     const std::string csv = dir_.file("narrow.csv");
     const CliRun r = run("bench --preset course-table1 --sizes 64x48,96 --exclude sequential --exclude OpenCL --repeats 1 "
-                         "--warmup 0 --csv " + quoted(csv));
+                         "--warmup 0 --csv " + shellQuoted(csv));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const std::vector<std::string> lines = linesOf(test::readBytes(csv));
     ASSERT_EQ(lines.size(), 1u + 2 * 3 * 3);  // 2 sizes x 3 masks x 3 contenders
@@ -885,7 +885,7 @@ TEST_F(CliDefaults, BenchPresetRefusesBeforeRunning) {
     const std::string plots = dir_.file("plots");
     std::filesystem::create_directory(plots);
     dir_.write("plots/thesis-batch-time.png", "old");
-    const CliRun r = run("bench --preset thesis-batch --quick --plots " + quoted(plots));
+    const CliRun r = run("bench --preset thesis-batch --quick --plots " + shellQuoted(plots));
     if (kCliDrawsPlots) {
         EXPECT_EQ(r.exitCode, 3) << r.err;
         EXPECT_NE(r.err.find("--overwrite"), std::string::npos) << r.err;
@@ -910,8 +910,8 @@ TEST_F(Cli, LayerSumsEveryInputsResponsePerOutput) {
     const std::string second = dir_.file("flipped.png");
     ASSERT_TRUE(cv::imwrite(second, flipped));
     const std::string out = dir_.file("layer");
-    const CliRun r = run("layer -i " + quoted(photo()) + " -i " + quoted(second) + " -b " + quoted(bank) +
-                         " -o " + quoted(out) + " --compare --format png");
+    const CliRun r = run("layer -i " + shellQuoted(photo()) + " -i " + shellQuoted(second) + " -b " + shellQuoted(bank) +
+                         " -o " + shellQuoted(out) + " --compare --format png");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     for (const char* text : {"2 input(s) x 2 output(s)", "one launch:", "one by one (4 runs", "largest difference"})
         EXPECT_NE(r.out.find(text), std::string::npos) << text << " in\n" << r.out;
@@ -930,7 +930,7 @@ TEST_F(Cli, LayerSumsEveryInputsResponsePerOutput) {
         cv::convertScaleAbs(sum, want);
         EXPECT_TRUE(matsMatch(readBack(out + "/two-by-two-" + std::to_string(m) + ".png"), want, 1.0, 0.0)) << "output " << m;
     }
-    const CliRun refused = run("layer -i " + quoted(photo()) + " -b " + quoted(bank) + " -o " + quoted(dir_.file("x")));
+    const CliRun refused = run("layer -i " + shellQuoted(photo()) + " -b " + shellQuoted(bank) + " -o " + shellQuoted(dir_.file("x")));
     EXPECT_EQ(refused.exitCode, 2);
     EXPECT_NE(refused.err.find("give as many images"), std::string::npos) << refused.err;
     EXPECT_FALSE(std::filesystem::exists(dir_.file("x")));

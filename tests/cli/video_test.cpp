@@ -23,7 +23,7 @@ namespace fs {
 namespace {
 
 using test::CliRun;
-using test::quoted;
+using test::shellQuoted;
 
 class VideoCli : public ::testing::Test {
 protected:
@@ -57,7 +57,7 @@ protected:
 
 TEST_F(VideoCli, EveryFrameIsTheReferenceOfItsDecodedInput) {
     const std::string in = writeClip("in.mkv"), out = dir_.file("out.mkv");
-    const CliRun r = run("-i " + quoted(in) + " -o " + quoted(out) + " -k gaussian:5 --backend cpu --mode parallel");
+    const CliRun r = run("-i " + shellQuoted(in) + " -o " + shellQuoted(out) + " -k gaussian:5 --backend cpu --mode parallel");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("filtered 12 frames of 162x98"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("frames/s; per frame: decode"), std::string::npos) << r.out;
@@ -82,7 +82,7 @@ TEST_F(VideoCli, EveryFrameIsTheReferenceOfItsDecodedInput) {
 TEST_F(VideoCli, MaxFramesStopsEarlyAndMp4AndAviAreWritten) {
     const std::string in = writeClip("in.mkv");
     for (const char* name : {"out.avi", "out.mp4"}) {
-        const CliRun r = run("-i " + quoted(in) + " -o " + quoted(dir_.file(name)) + " -k sobel-x --max-frames 5");
+        const CliRun r = run("-i " + shellQuoted(in) + " -o " + shellQuoted(dir_.file(name)) + " -k sobel-x --max-frames 5");
         ASSERT_EQ(r.exitCode, 0) << name << ": " << r.err;
         const std::vector<cv::Mat> written = frames(dir_.file(name));
         EXPECT_EQ(written.size(), 5u) << name;
@@ -99,7 +99,7 @@ TEST_F(VideoCli, BadVideosAreRefusedWithNothingWritten) {
     const std::string text = dir_.write("notes.mp4", "this is no video, only text\n");
     const std::string out = dir_.file("out.mkv");
     for (const std::string& bad : {cut, text}) {
-        const CliRun r = run("-i " + quoted(bad) + " -o " + quoted(out) + " -k gaussian:3");
+        const CliRun r = run("-i " + shellQuoted(bad) + " -o " + shellQuoted(out) + " -k gaussian:3");
         EXPECT_EQ(r.exitCode, 3) << bad << ": " << r.err;
         EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;
         EXPECT_FALSE(std::filesystem::exists(out)) << bad;
@@ -107,10 +107,10 @@ TEST_F(VideoCli, BadVideosAreRefusedWithNothingWritten) {
     EXPECT_EQ(dir_.entries(), 3u) << "only the three inputs";
     // An existing output is kept unless --overwrite; an unknown container is a usage error.
     dir_.write("kept.mkv", "keep me");
-    EXPECT_EQ(run("-i " + quoted(in) + " -o " + quoted(dir_.file("kept.mkv")) + " -k gaussian:3").exitCode, 3);
+    EXPECT_EQ(run("-i " + shellQuoted(in) + " -o " + shellQuoted(dir_.file("kept.mkv")) + " -k gaussian:3").exitCode, 3);
     EXPECT_EQ(test::readBytes(dir_.file("kept.mkv")), "keep me");
-    EXPECT_EQ(run("-i " + quoted(in) + " -o " + quoted(dir_.file("out.gif")) + " -k gaussian:3").exitCode, 2);
-    EXPECT_EQ(run("-i " + quoted(in) + " -o " + quoted(in) + " -k gaussian:3").exitCode, 2);
+    EXPECT_EQ(run("-i " + shellQuoted(in) + " -o " + shellQuoted(dir_.file("out.gif")) + " -k gaussian:3").exitCode, 2);
+    EXPECT_EQ(run("-i " + shellQuoted(in) + " -o " + shellQuoted(in) + " -k gaussian:3").exitCode, 2);
 }
 
 }  // namespace
