@@ -66,9 +66,9 @@ RunResult refusedRun(const Backend& backend, const std::string& mode, const std:
     return r;
 }
 
-bool anyConvolutionKeepsAlpha(const Pipeline& pipeline) {
+bool anyStepKeepsAlpha(const Pipeline& pipeline) {
     for (const PipelineStep& step : pipeline.steps)
-        if (step.op == StepOp::Convolve && !step.filter.filterAlpha) return true;
+        if (!step.filter.filterAlpha) return true;
     return false;
 }
 
@@ -101,8 +101,8 @@ private:
     std::unique_ptr<BatchRunner> inner_;
 };
 
-// A backend's own pipeline runner, except for images whose alpha a convolution
-// must keep and pipelines with a valid-size convolution: those run on the host
+// A backend's own pipeline runner, except for images whose alpha a step must
+// keep and pipelines with a valid-size convolution: those run on the host
 // runner around this run(), which keeps alpha and crops.
 class AlphaPipelineRunner final : public PipelineRunner {
 public:
@@ -110,7 +110,7 @@ public:
         : self_(self), mode_(std::move(mode)), own_(std::move(own)) {}
 
     PipelineResult run(const Pipeline& pipeline, ConstImageView input) override {
-        if ((input.channels == 4 && anyConvolutionKeepsAlpha(pipeline)) || anyValidConvolution(pipeline))
+        if ((input.channels == 4 && anyStepKeepsAlpha(pipeline)) || anyValidConvolution(pipeline))
             return cpu::makePipelineRunner(self_, mode_)->run(pipeline, input);
         return own_->run(pipeline, input);
     }

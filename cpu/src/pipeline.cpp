@@ -106,6 +106,11 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
             result.error = where + e.what();
             return result;
         }
+        // One alpha rule for every step: a 4-channel result keeps its input's alpha unless
+        // the step filters alpha (a convolution's backend has done so already, to the same bytes).
+        if (!step.filter.filterAlpha && first.channels == 4 && out.channels() == 4 && out.width() == first.width &&
+            out.height() == first.height && (out.depth() == first.depth || out.depth() == Depth::F32))
+            copyAlpha(first, out.view());
         if (step.op != StepOp::Convolve) report.timing.kernelMs = millisecondsSince(start);
         report.timing.totalMs = millisecondsSince(start);
         result.steps.push_back(std::move(report));

@@ -107,6 +107,45 @@ TEST(Pipeline, RunnerEqualsTheStepsOneByOneInEachCpuMode) {
     }
 }
 
+// One alpha rule: every step keeps a 4-channel input's alpha unless it filters alpha.
+TEST(Pipeline, EveryStepKeepsAlphaUnlessItFiltersAlpha) {
+    std::mt19937 rng = test::testRng();
+    const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();
+    const Image rgba = test::randomImage(37, 23, 4, Depth::U8, rng);
+    const auto alphaKept = [&](const Image& out) {
+        for (int y = 0; y < rgba.height(); ++y)
+            for (int x = 0; x < rgba.width(); ++x) {
+                const double want = rgba.cview().row<std::uint8_t>(y)[4 * x + 3];
+                const double got = out.depth() == Depth::F32 ? out.cview().row<float>(y)[4 * x + 3]
+                                                             : out.cview().row<std::uint8_t>(y)[4 * x + 3];
+                if (got != want) return false;
+            }
+        return true;
+    };
+    for (const StepOp op : {StepOp::Threshold, StepOp::Normalize, StepOp::Abs, StepOp::Magnitude, StepOp::Convolve}) {
+        Pipeline p;
+        p.steps = {op == StepOp::Convolve ? convolve("box:5")
+                                          : pointStep(op, op == StepOp::Magnitude ? std::vector<std::string>{"source", "source"}
+                                                                                  : std::vector<std::string>{},
+                                                      100.0f)};
+        for (const bool filterAlpha : {false, true}) {
+            p.steps[0].filter.filterAlpha = filterAlpha;
+            for (const std::string runner : {"parallel", "reference pipeline"}) {
+                const PipelineResult r = runner == "parallel" ? cpu::makePipelineRunner(*backend, "parallel")->run(p, rgba.cview())
+                                                              : cpu::runPipelineReference(p, rgba.cview());
+                ASSERT_TRUE(r.ok()) << r.error;
+                ASSERT_EQ(r.output.channels(), 4);
+                ASSERT_NE(r.output.depth(), Depth::U16);
+                const std::string what = p.steps[0].label() + (filterAlpha ? " filtering alpha, " : ", ") + runner;
+                if (!filterAlpha) EXPECT_TRUE(alphaKept(r.output)) << what;
+                // Thresholding, doubling (a magnitude of the same image twice) and a box change random alpha.
+                else if (op == StepOp::Threshold || op == StepOp::Magnitude || op == StepOp::Convolve)
+                    EXPECT_FALSE(alphaKept(r.output)) << what;
+            }
+        }
+    }
+}
+
 TEST(Pipeline, FailuresNameTheStepAndNeverThrow) {
     std::mt19937 rng = test::testRng();
     const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();

@@ -35,7 +35,9 @@ struct PipelineStep {
     // Results this step reads: step ids or "source". Empty: the previous
     // step's result (the source for the first step). Magnitude needs two.
     std::vector<std::string> inputs;
-    FilterSpec filter;      // Convolve only
+    // Convolve's filter. Its filterAlpha holds for every step: unless set, a step
+    // whose result has 4 channels (and a depth that holds the input's alpha) keeps the input's alpha.
+    FilterSpec filter;
     float threshold = 0.0f;  // Threshold only, in the input's units
 
     std::string label() const;  // "convolve gaussian:5:1.2", "threshold 40", ...
