@@ -18,6 +18,8 @@ struct LayerOptions {
     std::string format;  // output extension without the dot; empty: the first input's (tif for float output)
     bool overwrite = false;
     bool compare = false;  // also the one-by-one run, timed
+    // Off: 4-channel outputs keep the first input's alpha, as every other command does.
+    bool filterAlpha = false;
     std::uint64_t maxPixels = 0;  // 0: the image loader's default
 };
 

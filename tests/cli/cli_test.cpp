@@ -936,6 +936,32 @@ TEST_F(Cli, LayerSumsEveryInputsResponsePerOutput) {
     EXPECT_FALSE(std::filesystem::exists(dir_.file("x")));
 }
 
+// The alpha rule of every command: RGBA outputs keep the first input's alpha unless --filter-alpha.
+TEST_F(Cli, LayerKeepsTheFirstInputsAlphaUnlessItFiltersAlpha) {
+    const std::string bank = dir_.write("bank.json", R"({"format": "filterstudio-kernel-bank", "version": 1,
+      "name": "blur", "inputs": 2, "outputs": 1, "kernels": [[{"weights": [[0.5, 0.5, 0.5]]}], [{"weights": [[0.25]]}]]})");
+    std::mt19937 rng = test::testRng();
+    const std::string first = dir_.file("a.png"), second = dir_.file("b.png");
+    ASSERT_TRUE(cv::imwrite(first, test::matOf(test::randomImage(41, 27, 4, Depth::U8, rng))));
+    ASSERT_TRUE(cv::imwrite(second, test::matOf(test::randomImage(41, 27, 4, Depth::U8, rng))));
+    const cv::Mat firstAlpha = [&] {
+        cv::Mat channels[4];
+        cv::split(cv::imread(first, cv::IMREAD_UNCHANGED), channels);
+        return channels[3];
+    }();
+    for (const bool filterAlpha : {false, true}) {
+        const std::string out = dir_.file(filterAlpha ? "filtered" : "kept");
+        const CliRun r = run("layer -i " + shellQuoted(first) + " -i " + shellQuoted(second) + " -b " + shellQuoted(bank) + " -o " +
+                             shellQuoted(out) + " --format png" + (filterAlpha ? " --filter-alpha" : ""));
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        const cv::Mat written = cv::imread(out + "/blur-0.png", cv::IMREAD_UNCHANGED);
+        ASSERT_EQ(written.channels(), 4);
+        cv::Mat channels[4];
+        cv::split(written, channels);
+        EXPECT_EQ(cv::countNonZero(channels[3] != firstAlpha) == 0, !filterAlpha) << (filterAlpha ? "--filter-alpha" : "kept");
+    }
+}
+
 // explain plans on the host: without a GPU it still names auto's rule and the kernel, through the
 // same backends every command uses.
 TEST_F(Cli, ExplainNamesTheDispatchRuleAndKernelWithoutAGpu) {

@@ -36,6 +36,9 @@ LayerCommandOptions parseLayer(const std::vector<std::string>& args) {
         } else if (name == "--compare") {
             reader.noValue();
             o.job.compare = true;
+        } else if (name == "--filter-alpha") {
+            reader.noValue();
+            o.job.filterAlpha = true;
         } else reader.unknown();
     }
     if (o.job.inputs.empty()) throw UsageError{"layer needs -i IN for every input (as many as the bank has inputs)"};

@@ -110,7 +110,7 @@ pipeline: runs the steps of a pipeline file (format "filterstudio-pipeline",
 version 1: convolve, abs, magnitude, threshold, normalize, grayscale, label)
 and prints each step's time, and the object count when it has a label step.
 Options -i IN, -o OUT, -p PIPELINE.json, --backend, --mode (as for batch),
---overwrite, --filter-alpha (every convolve step), --max-pixels, as for apply.
+--overwrite, --filter-alpha (every step), --max-pixels, as for apply.
 A step that cannot take the image (label on a colour image) is an input error.
 A pipeline ending in label gives f32 labels: write them to a .tif.
 
@@ -125,6 +125,7 @@ OUTDIR/<name>-<m>.<ext> (--format EXT, default the first input's; tif for
 float output). --backend cpu (rows over the cores) or cuda (one launch for all
 outputs). --compare also runs the layer as N x M separate runs of --mode
 added on the host, and prints both times and their largest difference.
+Outputs with alpha keep the first input's alpha unless --filter-alpha.
 --overwrite and --max-pixels as for batch.
 
 tune: times every launch configuration of a GPU mode on one image (median of
