@@ -138,10 +138,9 @@ LayerJobResult runLayerJob(const LayerPlan& plan, LayerRunner& runner, Backend& 
             result.largestDifference = largestDifference(result.layer.outputs, result.oneByOne->outputs);
         }
         if (cancelled()) return result;  // nothing written
-        if (!plan.options.filterAlpha && views[0].channels == 4)
+        if (!plan.options.filterAlpha)
             for (Image& out : result.layer.outputs)
-                if (out.channels() == 4 && (out.depth() == views[0].depth || out.depth() == Depth::F32))
-                    copyAlpha(views[0], out.view());
+                if (alphaCopyable(views[0], out.cview())) copyAlpha(views[0], out.view());
         std::error_code ec;
         std::filesystem::create_directories(plan.options.outDir, ec);
         if (ec) {

@@ -35,9 +35,8 @@ RunResult cancelledRun(const Backend& backend, const std::string& mode) {
 }  // namespace
 
 RunResult BatchRunner::runPair(ConstImageView input, const FilterSpec& spec, const std::string& mode) {
-    RunControl* const control = currentRunControl();
-    if (control && control->cancelled()) return cancelledRun(backend_, mode);
-    RunControl pair(control);
+    if (runCancelled()) return cancelledRun(backend_, mode);
+    RunControl pair(currentRunControl());
     const ScopedRunControl scoped(&pair);
     return runOne(backend_, spec, input, mode);
 }

@@ -103,10 +103,13 @@ template <class From> void copyAlphaFrom(ConstImageView from, ImageView to) {
 
 }  // namespace
 
+bool alphaCopyable(ConstImageView from, ConstImageView to) {
+    return from.channels == 4 && to.channels == 4 && from.width == to.width && from.height == to.height &&
+           (to.depth == from.depth || to.depth == Depth::F32);
+}
+
 void copyAlpha(ConstImageView from, ImageView to) {
-    if (from.channels != 4 || to.channels != 4 || from.width != to.width || from.height != to.height ||
-        (to.depth != from.depth && to.depth != Depth::F32))
-        throw std::invalid_argument("copyAlpha: the images differ in size, channels or depth");
+    if (!alphaCopyable(from, to)) throw std::invalid_argument("copyAlpha: the images differ in size, channels or depth");
     switch (from.depth) {
     case Depth::U8: copyAlphaFrom<std::uint8_t>(from, to); break;
     case Depth::U16: copyAlphaFrom<std::uint16_t>(from, to); break;

@@ -88,11 +88,6 @@ private:
 
 }  // namespace
 
-bool& rowProgressReported() {
-    thread_local bool reported = true;
-    return reported;
-}
-
 std::vector<CpuMode> builtinModes() {
     return {
         {{"reference", "Plain loops on one thread, summed in kernel order: the result every other mode is checked against.",

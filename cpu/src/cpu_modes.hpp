@@ -33,15 +33,11 @@ struct RunCancelled : std::exception {
     const char* what() const noexcept override { return kRunCancelled; }
 };
 
-// False on a thread whose runner (batch, pipeline, layer) reports progress
-// per item itself, so the rows of one item do not overwrite it.
-bool& rowProgressReported();
-
 // The run's control as a mode's worker threads see it: read on the calling
 // thread when the mode starts, since the installed control is per thread.
 class RowControl {
 public:
-    RowControl() noexcept : control_(currentRunControl()), reports_(rowProgressReported()) {}
+    RowControl() noexcept : control_(currentRunControl()) {}
     // Throws RunCancelled when the run was asked to stop.
     void check() const {
         if (control_ && control_->cancelled()) throw RunCancelled();
@@ -49,13 +45,12 @@ public:
     // `done` of `total` rows are finished: records progress and checks.
     void rowsDone(long long done, long long total) const {
         if (!control_) return;
-        if (reports_ && total > 0) control_->setProgress(static_cast<double>(done) / static_cast<double>(total));
+        if (total > 0) control_->setProgress(static_cast<double>(done) / static_cast<double>(total));
         check();
     }
 
 private:
     RunControl* control_;
-    bool reports_;
 };
 
 std::vector<CpuMode> builtinModes();  // reference, parallel

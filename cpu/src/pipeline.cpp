@@ -56,10 +56,6 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
     // A cancelled run stops between steps (and inside a convolution, where the
     // backend checks too); progress counts steps, not a step's rows.
     RunControl* const control = currentRunControl();
-    struct RowProgressOff {
-        bool saved = std::exchange(detail::rowProgressReported(), false);
-        ~RowProgressOff() { detail::rowProgressReported() = saved; }
-    } rowProgressOff;
     for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
         if (control && control->cancelled()) {
             result.error = kRunCancelled;
@@ -78,6 +74,8 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
         try {
             switch (step.op) {
             case StepOp::Convolve: {
+                RunControl part(control);  // the convolution's rows move the part's progress, not the pipeline's
+                const ScopedRunControl scoped(&part);
                 RunResult r = convolve(step.filter, first);
                 if (!r.ok()) {
                     result.error = r.error == kRunCancelled ? r.error : where + r.error;
@@ -108,9 +106,7 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
         }
         // One alpha rule for every step: a 4-channel result keeps its input's alpha unless
         // the step filters alpha (a convolution's backend has done so already, to the same bytes).
-        if (!step.filter.filterAlpha && first.channels == 4 && out.channels() == 4 && out.width() == first.width &&
-            out.height() == first.height && (out.depth() == first.depth || out.depth() == Depth::F32))
-            copyAlpha(first, out.view());
+        if (!step.filter.filterAlpha && alphaCopyable(first, out.cview())) copyAlpha(first, out.view());
         if (step.op != StepOp::Convolve) report.timing.kernelMs = millisecondsSince(start);
         report.timing.totalMs = millisecondsSince(start);
         result.steps.push_back(std::move(report));

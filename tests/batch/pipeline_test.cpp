@@ -137,10 +137,12 @@ TEST(Pipeline, EveryStepKeepsAlphaUnlessItFiltersAlpha) {
                 ASSERT_EQ(r.output.channels(), 4);
                 ASSERT_NE(r.output.depth(), Depth::U16);
                 const std::string what = p.steps[0].label() + (filterAlpha ? " filtering alpha, " : ", ") + runner;
-                if (!filterAlpha) EXPECT_TRUE(alphaKept(r.output)) << what;
-                // Thresholding, doubling (a magnitude of the same image twice) and a box change random alpha.
-                else if (op == StepOp::Threshold || op == StepOp::Magnitude || op == StepOp::Convolve)
+                if (!filterAlpha) {
+                    EXPECT_TRUE(alphaKept(r.output)) << what;
+                } else if (op == StepOp::Threshold || op == StepOp::Magnitude || op == StepOp::Convolve) {
+                    // Thresholding, doubling (a magnitude of the same image twice) and a box change random alpha.
                     EXPECT_FALSE(alphaKept(r.output)) << what;
+                }
             }
         }
     }

@@ -92,5 +92,7 @@ std::string validateImage(ConstImageView v);
 // Copies the alpha channel (the 4th) of `from` into `to`: same size, both 4
 // channels; `to` has `from`'s depth or F32 (values kept, as the filters' float output).
 void copyAlpha(ConstImageView from, ImageView to);
+// Whether copyAlpha(from, to) can: otherwise it throws.
+bool alphaCopyable(ConstImageView from, ConstImageView to);
 
 }  // namespace fs
