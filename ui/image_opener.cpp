@@ -7,6 +7,9 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
 #include <QProgressDialog>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -116,6 +119,19 @@ void ImageOpener::rebuildRecent() {
     const QStringList recent = QSettings().value(QStringLiteral("files/recent")).toStringList();
     for (const QString& path : recent) recent_->addAction(path, this, [this, path] { emit openRequested(path); });
     recent_->setEnabled(!recent.isEmpty());
+}
+
+bool ImageOpener::confirm(const QString& title, const QString& question, const QString& acceptText) const {
+    QMessageBox box(QMessageBox::Warning, title, question, QMessageBox::Cancel, window_);
+    QPushButton* accept = box.addButton(acceptText, QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == accept;
+}
+
+QString ImageOpener::droppedFile(const QMimeData* mime) {
+    const QList<QUrl> urls = mime->hasUrls() ? mime->urls() : QList<QUrl>();
+    return !urls.isEmpty() && urls.front().isLocalFile() ? urls.front().toLocalFile() : QString();
 }
 
 }  // namespace fs::ui

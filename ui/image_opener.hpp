@@ -8,6 +8,7 @@
 #include "fs/image.hpp"
 
 class QMenu;
+class QMimeData;
 class QWidget;
 
 namespace fs::ui {
@@ -30,6 +31,11 @@ public:
     // of `inputPath` (TIFF for float results). Empty when the user cancels.
     QString askOpenPath() const;
     QString askSavePath(const QString& inputPath, bool floatResult, bool eightBit) const;
+    // Whether to go on with `acceptText` after a warning: Cancel is the default, so a stray Enter never
+    // overwrites or switches anything.
+    bool confirm(const QString& title, const QString& question, const QString& acceptText) const;
+    // The local file a drag carries (its first URL); empty when it carries none.
+    static QString droppedFile(const QMimeData* mime);
 
 signals:
     void openRequested(const QString& path);

@@ -13,7 +13,6 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -49,13 +48,6 @@ static void initResources() { Q_INIT_RESOURCE(samples); }
 
 namespace fs::ui {
 
-namespace {
-
-QString backendOf(const QString& key) { return key.section('/', 0, 0); }
-QString modeOf(const QString& key) { return key.section('/', 1); }
-
-}  // namespace
-
 MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     : QMainWindow(parent), factory_(std::move(factory)), runner_(new FilterRunner(factory_(), this)) {
     initResources();
@@ -63,13 +55,6 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     reportError_ = [this](const QString& title, const QString& message) { QMessageBox::critical(this, title, message); };
-    confirm_ = [this](const QString& title, const QString& question, const QString& acceptText) {
-        QMessageBox box(QMessageBox::Warning, title, question, QMessageBox::Cancel, this);
-        QPushButton* accept = box.addButton(acceptText, QMessageBox::AcceptRole);
-        box.setDefaultButton(QMessageBox::Cancel);  // never overwrite or switch on a stray Enter
-        box.exec();
-        return box.clickedButton() == accept;
-    };
     view_ = new widgets::ImageView;
     editor_ = new widgets::KernelEditor;
     chart_ = new widgets::TimingChart;
@@ -90,6 +75,9 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     layout_->addDocks({editor_, pipelineEditor_, {chooser_, output_}, inspector_, chart_, launchPanel_});
     buildStatusBar();
     opener_ = new ImageOpener(this, buildMenus(*this, viewBar_->displayModes(), viewBar_->presentationAction()));
+    confirm_ = [this](const QString& title, const QString& question, const QString& acceptText) {
+        return opener_->confirm(title, question, acceptText);
+    };
     wire();
     restoreSettings();
     updateLaunchContext();
@@ -696,14 +684,13 @@ void MainWindow::showEvent(QShowEvent* e) {
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
-    if (e->mimeData()->hasUrls() && e->mimeData()->urls().front().isLocalFile()) e->acceptProposedAction();
+    if (!ImageOpener::droppedFile(e->mimeData()).isEmpty()) e->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {
-    const QList<QUrl> urls = e->mimeData()->urls();
-    if (!urls.isEmpty() && urls.front().isLocalFile()) {
+    if (const QString path = ImageOpener::droppedFile(e->mimeData()); !path.isEmpty()) {
         e->acceptProposedAction();
-        openImage(urls.front().toLocalFile());
+        openImage(path);
     }
 }
 

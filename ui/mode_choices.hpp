@@ -12,6 +12,10 @@
 
 namespace fs::ui {
 
+// The two halves of a mode key: "cuda/shared" is backend "cuda", mode "shared".
+inline QString backendOf(const QString& key) { return key.section('/', 0, 0); }
+inline QString modeOf(const QString& key) { return key.section('/', 1); }
+
 // Every mode of every backend; a backend that cannot run lends its reason to each of its modes.
 QVector<widgets::ModeChoice> choicesOf(const std::vector<std::unique_ptr<Backend>>& backends);
 
