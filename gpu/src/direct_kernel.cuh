@@ -56,12 +56,12 @@ __global__ void directKernel(KernelGeom g, KernelMath m, Source src, Weights w, 
 }
 
 // The kernel variant for the input's depth and channel count.
-template <class Source, class Weights> const void* directKernelFor(const PreparedFilter& f) {
-    const void* kernel = nullptr;
+template <class Source, class Weights> KernelRef directKernelFor(const PreparedFilter& f) {
+    KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
         using T = decltype(tag);
         constexpr int C = decltype(channels)::value;
-        kernel = reinterpret_cast<const void*>(directKernel<T, C, Source, Weights>);
+        kernel = directKernel<T, C, Source, Weights>;
     });
     return kernel;
 }
@@ -69,7 +69,7 @@ template <class Source, class Weights> const void* directKernelFor(const Prepare
 // The launch knobs of the one-thread-per-pixel modes: any block shape and
 // 1 to 8 outputs per thread each way (the course paper's k x k sweep runs
 // k = 1..6); no halo, run-time radius only.
-inline Refusal planDirect(const char* mode, const void* kernel, const LaunchConfig& want, int width, int rows,
+inline Refusal planDirect(const char* mode, KernelRef kernel, const LaunchConfig& want, int width, int rows,
                           LaunchPlan& out) {
     if (want.halo != HaloScheme::Default) return refuseKnob(mode, "shared-memory halo to load (only shared has)");
     if (want.radius == RadiusPath::Compiled)

@@ -15,6 +15,7 @@
 #include "fs/launch.hpp"
 #include "mode_workspace.hpp"
 #include "refusal.hpp"
+#include "typed_launch.hpp"
 
 namespace fs::gpu {
 
@@ -105,7 +106,7 @@ struct QuadSpan;
 // it is shaped, for an output area of a given size.
 struct LaunchPlan {
     LaunchConfig config;           // every knob resolved
-    const void* kernel = nullptr;  // the __global__ function (attributes, occupancy)
+    KernelRef kernel;              // the __global__ function
     dim3 block{1, 1, 1}, grid{1, 1, 1};
     std::size_t sharedBytes = 0;   // dynamic shared memory per block
     std::string variant;           // e.g. "r1 compiled, 1x8 per thread"
@@ -231,12 +232,11 @@ LaunchReport reportPlan(const LaunchPlan& plan, const std::string& mode);
 // shared memory limit first when the plan needs more than the 48 KB default.
 template <class... Args> cudaError_t launchPlanned(const LaunchPlan& plan, cudaStream_t stream, Args... args) {
     if (plan.sharedBytes > 48 * 1024) {
-        const cudaError_t err = cudaFuncSetAttribute(plan.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        const cudaError_t err = cudaFuncSetAttribute(plan.kernel.address(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>(plan.sharedBytes));
         if (err != cudaSuccess) return err;
     }
-    void* params[] = {static_cast<void*>(&args)...};
-    return cudaLaunchKernel(plan.kernel, plan.grid, plan.block, params, plan.sharedBytes, stream);
+    return launchKernel(plan.kernel, plan.grid, plan.block, plan.sharedBytes, stream, args...);
 }
 
 // Plans `args.config` for this piece and launches it: every mode's launch().

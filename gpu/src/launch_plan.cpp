@@ -97,7 +97,7 @@ Refusal checkPlan(const LaunchPlan& plan) {
     using Key = std::tuple<const void*, unsigned, unsigned, std::size_t>;
     static std::mutex mutex;
     static std::map<Key, Refusal> known;
-    const Key key{plan.kernel, plan.block.x, plan.block.y, plan.sharedBytes};
+    const Key key{plan.kernel.address(), plan.block.x, plan.block.y, plan.sharedBytes};
     {
         std::lock_guard<std::mutex> lock(mutex);
         if (auto it = known.find(key); it != known.end()) return it->second;
@@ -119,7 +119,7 @@ Refusal checkResources(const LaunchPlan& plan) {
                " exceeds the device's block dimensions (" + std::to_string(p.maxThreadsDim[0]) + "x" +
                std::to_string(p.maxThreadsDim[1]) + ")");
     cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, plan.kernel) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, plan.kernel.address()) != cudaSuccess) {
         cudaGetLastError();
         return {RefusalReason::NoDevice, "cannot read the kernel's attributes (no usable CUDA device)"};
     }
@@ -133,13 +133,13 @@ Refusal checkResources(const LaunchPlan& plan) {
         return limit("the tile with its halo needs " + kb(shared) + " of shared memory per block; this device allows " +
                kb(p.sharedMemPerBlockOptin));
     if (plan.sharedBytes > 48 * 1024 &&
-        cudaFuncSetAttribute(plan.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        cudaFuncSetAttribute(plan.kernel.address(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(plan.sharedBytes)) != cudaSuccess) {
         cudaGetLastError();
         return limit("the device refused " + kb(plan.sharedBytes) + " of dynamic shared memory for this kernel");
     }
     int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, plan.kernel, threads, plan.sharedBytes) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, plan.kernel.address(), threads, plan.sharedBytes) != cudaSuccess) {
         cudaGetLastError();
         return limit("the occupancy calculator refused this launch");
     }
@@ -163,10 +163,10 @@ LaunchReport reportPlan(const LaunchPlan& plan, const std::string& mode) {
     }
     const cudaDeviceProp& p = deviceProps();
     cudaFuncAttributes attr{};
-    cudaFuncGetAttributes(&attr, plan.kernel);
+    cudaFuncGetAttributes(&attr, plan.kernel.address());
     r.registersPerThread = attr.numRegs;
     r.sharedBytesPerBlock = plan.sharedBytes + attr.sharedSizeBytes;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.activeBlocksPerSM, plan.kernel, r.threadsPerBlock,
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.activeBlocksPerSM, plan.kernel.address(), r.threadsPerBlock,
                                                   plan.sharedBytes);
     const int warpsPerBlock = (r.threadsPerBlock + p.warpSize - 1) / p.warpSize;
     r.maxWarpsPerSM = p.maxThreadsPerMultiProcessor / p.warpSize;

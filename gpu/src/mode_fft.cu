@@ -204,10 +204,10 @@ __global__ void fftScatterTaps(float* planes, std::size_t planeFloats, int n, in
     planes[k * planeFloats + static_cast<std::size_t>(py) * pitch + px] = taps[i] * scale;
 }
 
-template <class T, int C> const void* storeKernelFor() { return reinterpret_cast<const void*>(fftStoreTiles<T, C>); }
+template <class T, int C> KernelRef storeKernelFor() { return fftStoreTiles<T, C>; }
 
-const void* storeKernel(const PreparedFilter& f) {
-    const void* kernel = nullptr;
+KernelRef storeKernel(const PreparedFilter& f) {
+    KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
         kernel = storeKernelFor<decltype(tag), decltype(channels)::value>();
     });

@@ -29,10 +29,10 @@ template <class T, int C> __global__ void linearKernel(KernelGeom g, KernelMath 
     storePixel<T, C>(g, m, x, y, a, b);
 }
 
-const void* linearKernelFor(const PreparedFilter& f) {
-    const void* kernel = nullptr;
+KernelRef linearKernelFor(const PreparedFilter& f) {
+    KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
-        kernel = reinterpret_cast<const void*>(linearKernel<decltype(tag), decltype(channels)::value>);
+        kernel = linearKernel<decltype(tag), decltype(channels)::value>;
     });
     return kernel;
 }

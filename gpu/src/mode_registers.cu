@@ -78,7 +78,7 @@ struct RowChoice {
 struct RegistersFamily {
     bool (*applies)(const RegistersShape& s);
     RowChoice (*rows)(const RegistersShape& s);
-    const void* (*kernel)(const RegistersShape& s, int py);
+    KernelRef (*kernel)(const RegistersShape& s, int py);
     std::string (*describe)(const RegistersShape& s);
     // Quad kernels: the outputs they compute from plain loads; the launch
     // adds blocks for the rest (quad_frame.hpp). Else nullptr.
@@ -266,8 +266,8 @@ const RegistersFamily kFamilies[] = {
 };
 
 // The general kernel for any depth and channel count (the families above without a kernel function).
-const void* stridedKernel(const RegistersShape& s, int py) {
-    const void* kernel = nullptr;
+KernelRef stridedKernel(const RegistersShape& s, int py) {
+    KernelRef kernel = nullptr;
     dispatchPixel(s.f->inDepth, s.C, [&](auto tag, auto channels) {
         using T = decltype(tag);
         constexpr int CC = decltype(channels)::value;

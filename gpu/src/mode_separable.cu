@@ -383,32 +383,32 @@ bool separableCompiled(int radius, int kernels, int channels) {
 }
 
 // nullptr where PY rows are not built for C channels (separableRowsBuilt).
-template <int PY> const void* tileVariant(int channels, int radius, int kernels) {
-    const void* kernel = nullptr;
+template <int PY> KernelRef tileVariant(int channels, int radius, int kernels) {
+    KernelRef kernel = nullptr;
     detail::forChannelsKernels(channels, kernels, [&](auto c, auto n) {
         constexpr int C = decltype(c)::value, K = decltype(n)::value;
         if constexpr (!separableRowsBuilt(PY, C)) {
             return;
         } else if constexpr (K > 1 && !kAllVariants) {  // magnitudes: 3x3 compiled (magnitudeRadiusBuilt)
-            kernel = radius == 1 ? reinterpret_cast<const void*>(separableKernel<C, 1, 1, PY, K>)
-                                 : reinterpret_cast<const void*>(separableKernel<C, -1, -1, PY, K>);
+            kernel = radius == 1 ? separableKernel<C, 1, 1, PY, K>
+                                 : separableKernel<C, -1, -1, PY, K>;
         } else {
             switch (radius) {
-            case 1: kernel = reinterpret_cast<const void*>(separableKernel<C, 1, 1, PY, K>); break;
+            case 1: kernel = separableKernel<C, 1, 1, PY, K>; break;
             case 2:
-                if constexpr (grayWideTileBuilt(2, C)) kernel = reinterpret_cast<const void*>(separableKernel<C, 2, 2, PY, K>);
+                if constexpr (grayWideTileBuilt(2, C)) kernel = separableKernel<C, 2, 2, PY, K>;
                 break;
             case 3:
-                if constexpr (grayWideTileBuilt(3, C)) kernel = reinterpret_cast<const void*>(separableKernel<C, 3, 3, PY, K>);
+                if constexpr (grayWideTileBuilt(3, C)) kernel = separableKernel<C, 3, 3, PY, K>;
                 break;
             case 7:
-                if constexpr (grayWideTileBuilt(7, C)) kernel = reinterpret_cast<const void*>(separableKernel<C, 7, 7, PY, K>);
+                if constexpr (grayWideTileBuilt(7, C)) kernel = separableKernel<C, 7, 7, PY, K>;
                 break;
             case 15:
                 if constexpr (grayWideTileBuilt(15, C))
-                    kernel = reinterpret_cast<const void*>(separableKernel<C, 15, 15, PY, K>);
+                    kernel = separableKernel<C, 15, 15, PY, K>;
                 break;
-            default: kernel = reinterpret_cast<const void*>(separableKernel<C, -1, -1, PY, K>); break;
+            default: kernel = separableKernel<C, -1, -1, PY, K>; break;
             }
         }
     });
@@ -426,15 +426,15 @@ bool stripApplies(const PreparedFilter& f) {
            radius >= kStripMinRadius && radius <= kStripMaxRadius;
 }
 template <class T, int C, int... Offsets>
-const void* stripKernelFor(int radius, std::integer_sequence<int, Offsets...>) {
-    const void* kernel = nullptr;
+KernelRef stripKernelFor(int radius, std::integer_sequence<int, Offsets...>) {
+    KernelRef kernel = nullptr;
     ((radius == kStripMinRadius + Offsets
-          ? (kernel = reinterpret_cast<const void*>(stripKernel<T, C, kStripMinRadius + Offsets>))
+          ? (kernel = stripKernel<T, C, kStripMinRadius + Offsets>)
           : nullptr),
      ...);
     return kernel;
 }
-const void* stripKernelFor(Depth depth, int channels, int radius) {
+KernelRef stripKernelFor(Depth depth, int channels, int radius) {
     const auto radii = std::make_integer_sequence<int, kStripMaxRadius - kStripMinRadius + 1>{};
     if (channels == 3) return stripKernelFor<std::uint8_t, 3>(radius, radii);
     if (channels == 4) return stripKernelFor<std::uint8_t, 4>(radius, radii);
@@ -456,8 +456,8 @@ bool quadsApply(const PreparedFilter& f) {
     const int sampleBytes = static_cast<int>(depthBytes(f.inDepth));
     const int K = m.kernelCount, radius = m.kw / 2, C = f.channels;
     return m.kw == m.kh &&
-           separableQuadVariant(f.inDepth, C, radius, K, separableQuadPixels(sampleBytes, C, K, radius),
-                                separableQuadRows(sampleBytes, C, K, radius)) != nullptr;
+           static_cast<bool>(separableQuadVariant(f.inDepth, C, radius, K, separableQuadPixels(sampleBytes, C, K, radius),
+                                                  separableQuadRows(sampleBytes, C, K, radius)));
 }
 bool wantsQuads(const LaunchConfig& want) {
     return want.isDefault() || ((want.perThreadX == 2 || want.perThreadX == 4 || want.perThreadX == 8) &&

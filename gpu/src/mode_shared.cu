@@ -13,7 +13,7 @@ namespace {
 
 // 1 and 2 rows per thread (shared_rows1.cu, shared_rows2.cu) are built only
 // with every variant: neither is a default, and the tuner never kept one.
-const void* sharedVariant(int rows, int channels, int radius, int kernels) {
+KernelRef sharedVariant(int rows, int channels, int radius, int kernels) {
     switch (rows) {
 #if defined(FS_CUDA_ALL_VARIANTS)
     case 1: return sharedKernelFor<1>(channels, radius, kernels);

@@ -60,10 +60,10 @@ template <class T, int C> __global__ void textbookTileKernel(KernelGeom g, Kerne
     if (stores) storePixel<T, C>(g, m, x, y, a, b);
 }
 
-const void* textbookKernelFor(const PreparedFilter& f) {
-    const void* kernel = nullptr;
+KernelRef textbookKernelFor(const PreparedFilter& f) {
+    KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
-        kernel = reinterpret_cast<const void*>(textbookTileKernel<decltype(tag), decltype(channels)::value>);
+        kernel = textbookTileKernel<decltype(tag), decltype(channels)::value>;
     });
     return kernel;
 }

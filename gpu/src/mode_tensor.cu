@@ -227,12 +227,12 @@ __global__ void __launch_bounds__(32 * kTensorMaxWarps) tensorKernel(KernelGeom 
 #endif
 }
 
-const void* tensorKernelFor(const PreparedFilter& f) {
-    const void* kernel = nullptr;
+KernelRef tensorKernelFor(const PreparedFilter& f) {
+    KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
         constexpr int C = decltype(channels)::value;
-        kernel = f.math.kernelCount > 1 ? reinterpret_cast<const void*>(tensorKernel<decltype(tag), C, 2>)
-                                        : reinterpret_cast<const void*>(tensorKernel<decltype(tag), C, 1>);
+        kernel = f.math.kernelCount > 1 ? tensorKernel<decltype(tag), C, 2>
+                                        : tensorKernel<decltype(tag), C, 1>;
     });
     return kernel;
 }

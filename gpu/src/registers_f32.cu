@@ -6,16 +6,16 @@ FS_REGISTERS_DEPTH(float)
 
 // Gray f32 3x3, 4 adjacent pixels per thread: 2 rows (4 and 8 measured
 // slower; built with every variant).
-const void* grayF32QuadVariant(int rows, int kernels) {
-    auto pick = [&](auto k) -> const void* {
+KernelRef grayF32QuadVariant(int rows, int kernels) {
+    auto pick = [&](auto k) -> KernelRef {
         constexpr int K = decltype(k)::value;
         if constexpr (!kAllVariants) {
-            return rows == 2 ? reinterpret_cast<const void*>(quadKernel<float, 1, 2, K>) : nullptr;
+            return rows == 2 ? quadKernel<float, 1, 2, K> : nullptr;
         } else {
             switch (rows) {
-            case 2: return reinterpret_cast<const void*>(quadKernel<float, 1, 2, K>);
-            case 4: return reinterpret_cast<const void*>(quadKernel<float, 1, 4, K>);
-            case 8: return reinterpret_cast<const void*>(quadKernel<float, 1, 8, K>);
+            case 2: return quadKernel<float, 1, 2, K>;
+            case 4: return quadKernel<float, 1, 4, K>;
+            case 8: return quadKernel<float, 1, 8, K>;
             default: return nullptr;
             }
         }
@@ -25,13 +25,13 @@ const void* grayF32QuadVariant(int rows, int kernels) {
 
 // Gray f32 single 5x5 to 15x15 kernels, 4 adjacent pixels per thread from
 // 16-byte loads: grayF32WideRows(radius) rows (both 2 and 4 with every variant).
-const void* grayF32WideVariant(int radius, int rows) {
-    auto pick = [&](auto r) -> const void* {
+KernelRef grayF32WideVariant(int radius, int rows) {
+    auto pick = [&](auto r) -> KernelRef {
         constexpr int R = decltype(r)::value;
         if constexpr (kAllVariants || grayF32WideRows(R) == 2)
-            if (rows == 2) return reinterpret_cast<const void*>(denseQuadKernel<float, 1, 4, R, 2, 1>);
+            if (rows == 2) return denseQuadKernel<float, 1, 4, R, 2, 1>;
         if constexpr (kAllVariants || grayF32WideRows(R) == 4)
-            if (rows == 4) return reinterpret_cast<const void*>(denseQuadKernel<float, 1, 4, R, 4, 1>);
+            if (rows == 4) return denseQuadKernel<float, 1, 4, R, 4, 1>;
         return nullptr;
     };
     switch (radius) {

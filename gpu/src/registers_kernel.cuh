@@ -12,32 +12,32 @@ namespace fs::gpu {
 
 // The variant for (channels, kernels, radius 1..3 or -1 for run-time, rows
 // per thread); nullptr when not built. Defined per depth.
-template <class T> const void* registersKernelFor(int channels, int kernels, int radius, int rows);
+template <class T> KernelRef registersKernelFor(int channels, int kernels, int radius, int rows);
 // Each file has its own __constant__ weights; each fills its own copy.
 template <class T> cudaError_t uploadRegistersWeights(const PreparedFilter& f, cudaStream_t stream);
 // RGBA8 3x3 adjacent-pair kernel (registers_u8.cu).
-const void* rgba8PairVariant(int rows, int kernels);
+KernelRef rgba8PairVariant(int rows, int kernels);
 // 3x3 on 4-byte pixels, 4 adjacent pixels per thread: gray f32
 // (registers_f32.cu) and RGBA8 (registers_u8.cu); nullptr when not built.
-const void* grayF32QuadVariant(int rows, int kernels);
-const void* rgba8QuadVariant(int rows, int kernels);
+KernelRef grayF32QuadVariant(int rows, int kernels);
+KernelRef rgba8QuadVariant(int rows, int kernels);
 // Gray u8 3x3, `pixels` (4, or 16 with every variant) adjacent pixels per
 // thread, and single 5x5 to 15x15 kernels, 4 pixels (registers_u8.cu);
 // nullptr when not built.
-const void* gray8QuadVariant(int radius, int pixels, int rows, int kernels);
+KernelRef gray8QuadVariant(int radius, int pixels, int rows, int kernels);
 // Gray f32 single 5x5 to 15x15 kernels, 4 adjacent pixels per thread
 // (registers_f32.cu); nullptr when not built.
-const void* grayF32WideVariant(int radius, int rows);
+KernelRef grayF32WideVariant(int radius, int rows);
 // RGBA8 3x3 in exact 16-bit integer lanes (PreparedFilter::packedLanes), 4
 // adjacent pixels per thread (registers_lanes_u8.cu); nullptr when not built.
-const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
+KernelRef rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient);
 // BGR u8 3x3, one kernel, in the same lanes: 16 adjacent bytes per thread,
 // 2 rows (registers_lanes_u8.cu); nullptr when not built.
-const void* bgr8LaneVariant(int rows, bool clamps);
+KernelRef bgr8LaneVariant(int rows, bool clamps);
 // BGR u8 single 3x3 to 11x11 kernels, 4 adjacent pixels per thread, and RGBA8
 // single 5x5 to 9x9 kernels, 2 or 4 (registers_u8.cu); nullptr when not built.
-const void* bgr8QuadVariant(int radius, int rows);
-const void* rgba8DenseQuadVariant(int radius, int pixels, int rows);
+KernelRef bgr8QuadVariant(int radius, int rows);
+KernelRef rgba8DenseQuadVariant(int radius, int pixels, int rows);
 cudaError_t uploadLaneWeights(const PreparedFilter& f, cudaStream_t stream);
 
 namespace {
@@ -413,8 +413,8 @@ __global__ void __launch_bounds__(256) denseQuadKernel(KernelGeom g, KernelMath 
 }
 
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.
-template <class T, int C, int K> const void* registersVariant(int radius, int rows) {
-    auto pick = [&](auto r) -> const void* {
+template <class T, int C, int K> KernelRef registersVariant(int radius, int rows) {
+    auto pick = [&](auto r) -> KernelRef {
         constexpr int R = decltype(r)::value;
         // 3x3 gray f32, gray u8 and RGBA8 run as adjacent pixels (quadKernel, denseQuadKernel,
         // rgba8PairKernel, the lanes).
@@ -424,14 +424,14 @@ template <class T, int C, int K> const void* registersVariant(int radius, int ro
             return nullptr;
         } else if constexpr (!kAllVariants) {
             constexpr int kept = registersDefaultRows(R, C * K);
-            return rows == kept ? reinterpret_cast<const void*>(registersKernel<T, C, R, R, kept, K>) : nullptr;
+            return rows == kept ? registersKernel<T, C, R, R, kept, K> : nullptr;
         } else {
             switch (rows) {
-            case 2: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 2, K>);
-            case 4: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 4, K>);
-            case 8: return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 8, K>);
+            case 2: return registersKernel<T, C, R, R, 2, K>;
+            case 4: return registersKernel<T, C, R, R, 4, K>;
+            case 8: return registersKernel<T, C, R, R, 8, K>;
             default:
-                if constexpr (C * K <= 2) return reinterpret_cast<const void*>(registersKernel<T, C, R, R, 16, K>);
+                if constexpr (C * K <= 2) return registersKernel<T, C, R, R, 16, K>;
                 return nullptr;
             }
         }
@@ -440,15 +440,15 @@ template <class T, int C, int K> const void* registersVariant(int radius, int ro
     case 1: return pick(std::integral_constant<int, 1>{});
     case 2: return pick(std::integral_constant<int, 2>{});
     case 3: return pick(std::integral_constant<int, 3>{});
-    default: return reinterpret_cast<const void*>(registersKernel<T, C, -1, -1, 4, K>);
+    default: return registersKernel<T, C, -1, -1, 4, K>;
     }
 }
 
 }  // namespace
 
 #define FS_REGISTERS_DEPTH(T)                                                                                \
-    template <> const void* registersKernelFor<T>(int channels, int kernels, int radius, int rows) {          \
-        const void* k = nullptr;                                                                              \
+    template <> KernelRef registersKernelFor<T>(int channels, int kernels, int radius, int rows) {          \
+        KernelRef k = nullptr;                                                                              \
         detail::forChannelsKernels(channels, kernels, [&](auto c, auto n) {                                   \
             k = registersVariant<T, decltype(c)::value, decltype(n)::value>(radius, rows);                    \
         });                                                                                                   \

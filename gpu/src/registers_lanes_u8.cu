@@ -239,31 +239,31 @@ __global__ void __launch_bounds__(256) bgr8LaneKernel(KernelGeom g, KernelMath m
 
 }  // namespace
 
-const void* bgr8LaneVariant(int rows, bool clamps) {
+KernelRef bgr8LaneVariant(int rows, bool clamps) {
     if (rows != 2) return nullptr;
-    return clamps ? reinterpret_cast<const void*>(bgr8LaneKernel<2, true>)
-                  : reinterpret_cast<const void*>(bgr8LaneKernel<2, false>);
+    return clamps ? bgr8LaneKernel<2, true>
+                  : bgr8LaneKernel<2, false>;
 }
 
 // One kernel: 2 or 4 rows, clamped or not; a magnitude: 2 rows (4 would hold
 // 64 sums), gradient zeros skipped or not; a separable gradient pair: 2 or 4
 // rows. 4 rows (slower for Gaussian and the separable gradient,
 // docs/performance.md) are built only with every variant.
-const void* rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient) {
+KernelRef rgba8LaneVariant(int rows, int kernels, bool clamps, bool gradientZeros, bool separableGradient) {
     if (rows == 2) {
-        if (kernels > 1 && separableGradient) return reinterpret_cast<const void*>(rgba8GradientLaneKernel<2>);
+        if (kernels > 1 && separableGradient) return rgba8GradientLaneKernel<2>;
         if (kernels > 1)
-            return gradientZeros ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 2, false, true>)
-                                 : reinterpret_cast<const void*>(rgba8LaneKernel<2, 2, false, false>);
-        return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, true, false>)
-                      : reinterpret_cast<const void*>(rgba8LaneKernel<2, 1, false, false>);
+            return gradientZeros ? rgba8LaneKernel<2, 2, false, true>
+                                 : rgba8LaneKernel<2, 2, false, false>;
+        return clamps ? rgba8LaneKernel<2, 1, true, false>
+                      : rgba8LaneKernel<2, 1, false, false>;
     }
 #if defined(FS_CUDA_ALL_VARIANTS)
     if (rows == 4) {
-        if (kernels > 1 && separableGradient) return reinterpret_cast<const void*>(rgba8GradientLaneKernel<4>);
+        if (kernels > 1 && separableGradient) return rgba8GradientLaneKernel<4>;
         if (kernels == 1)
-            return clamps ? reinterpret_cast<const void*>(rgba8LaneKernel<4, 1, true, false>)
-                          : reinterpret_cast<const void*>(rgba8LaneKernel<4, 1, false, false>);
+            return clamps ? rgba8LaneKernel<4, 1, true, false>
+                          : rgba8LaneKernel<4, 1, false, false>;
     }
 #endif
     return nullptr;

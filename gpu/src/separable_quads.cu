@@ -97,13 +97,13 @@ __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelM
     storeQuad<T, C, N, PY, K>(g, m, x, yFirst, acc);
 }
 
-template <class T, int C, int K> const void* variantFor(int radius, int pixels, int rows) {
-    const void* kernel = nullptr;
+template <class T, int C, int K> KernelRef variantFor(int radius, int pixels, int rows) {
+    KernelRef kernel = nullptr;
     auto offer = [&](auto r, auto n, auto py) {
         constexpr int R = decltype(r)::value, N = decltype(n)::value, PY = decltype(py)::value;
         if constexpr (separableQuadBuilt(R, sizeof(T), C, K, N, PY))
             if (radius == R && pixels == N && rows == PY)
-                kernel = reinterpret_cast<const void*>(separableQuadKernel<T, C, N, R, PY, K>);
+                kernel = separableQuadKernel<T, C, N, R, PY, K>;
     };
     auto eachShape = [&](auto r) {
         auto eachRows = [&](auto n) {
@@ -127,7 +127,7 @@ template <class T, int C, int K> const void* variantFor(int radius, int pixels, 
 
 }  // namespace
 
-const void* separableQuadVariant(Depth depth, int channels, int radius, int kernels, int pixels, int rows) {
+KernelRef separableQuadVariant(Depth depth, int channels, int radius, int kernels, int pixels, int rows) {
     if (depth == Depth::U8 && channels == 4)
         return kernels > 1 ? variantFor<std::uint8_t, 4, 2>(radius, pixels, rows)
                            : variantFor<std::uint8_t, 4, 1>(radius, pixels, rows);

@@ -102,27 +102,27 @@ inline std::size_t sharedQuadTileBytes(int tileW, int tileH, int rx, int ry, int
     return (static_cast<std::size_t>(sharedQuadStride(tileW, rx)) * (tileH + 2 * ry) + weights) * sizeof(float);
 }
 // nullptr for a radius not built (sharedQuadRadiusBuilt).
-const void* sharedQuadKernelFor(int radius);
+KernelRef sharedQuadKernelFor(int radius);
 cudaError_t uploadSharedQuadWeights(const PreparedFilter& f, cudaStream_t stream);
 
 // The variant for (channels, radius, kernels) with PY rows per thread;
 // radius -1 is the run-time path; nullptr for a radius not built
 // (sharedRadiusBuilt). Defined in shared_rows<PY>.cu.
-template <int PY> const void* sharedKernelFor(int channels, int radius, int kernels);
+template <int PY> KernelRef sharedKernelFor(int channels, int radius, int kernels);
 // Each file has its own __constant__ weights (no relocatable device code), so
 // each fills its own copy.
 template <int PY> cudaError_t uploadSharedWeights(const PreparedFilter& f, cudaStream_t stream);
 
 // Instantiates sharedKernelFor<PY> (one line in each shared_rows*.cu).
 #define FS_SHARED_ROWS(PY)                                                                                      \
-    template <> const void* sharedKernelFor<PY>(int channels, int radius, int kernels) {                         \
-        const void* k = nullptr;                                                                                 \
+    template <> KernelRef sharedKernelFor<PY>(int channels, int radius, int kernels) {                         \
+        KernelRef k = nullptr;                                                                                 \
         auto pick = [&](auto c, auto n) {                                                                        \
             constexpr int C = decltype(c)::value, K = decltype(n)::value;                                        \
             fs::gpu::detail::forRadius<kSharedMaxRadius>(radius, [&](auto r) {                                   \
                 constexpr int R = decltype(r)::value;                                                            \
                 if constexpr (R < 0 ? sharedRuntimeBuilt(PY) : sharedRadiusBuilt(PY, R, K, C))                                             \
-                    k = reinterpret_cast<const void*>(sharedKernel<C, R, PY, K>);                                \
+                    k = sharedKernel<C, R, PY, K>;                                \
             });                                                                                                  \
         };                                                                                                       \
         fs::gpu::detail::forChannelsKernels(channels, kernels, pick);                                            \

@@ -103,11 +103,11 @@ __global__ void __launch_bounds__(512) sharedQuadKernel(KernelGeom g, KernelMath
 
 }  // namespace
 
-const void* sharedQuadKernelFor(int radius) {
-    const void* k = nullptr;
+KernelRef sharedQuadKernelFor(int radius) {
+    KernelRef k = nullptr;
     detail::forRadius<kSharedMaxRadius>(radius, [&](auto r) {
         constexpr int R = decltype(r)::value;
-        if constexpr (R > 0 && sharedQuadRadiusBuilt(R)) k = reinterpret_cast<const void*>(sharedQuadKernel<R>);
+        if constexpr (R > 0 && sharedQuadRadiusBuilt(R)) k = sharedQuadKernel<R>;
     });
     return k;
 }

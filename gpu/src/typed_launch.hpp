@@ -41,6 +41,9 @@ template <class... Params, class... Args> struct Launchable<void (*)(Params...),
     static constexpr bool value = allFit(TypeList<Params...>{}, TypeList<Args...>{});
 };
 
+// One address per parameter list: the tag a KernelRef keeps of its kernel's type.
+template <class... Params> inline constexpr char kSignatureTag = 0;
+
 template <class Tuple, std::size_t... I>
 cudaError_t launchTuple(const void* kernel, dim3 grid, dim3 block, std::size_t sharedBytes, cudaStream_t stream,
                         Tuple& values, std::index_sequence<I...>) {
@@ -49,6 +52,29 @@ cudaError_t launchTuple(const void* kernel, dim3 grid, dim3 block, std::size_t s
 }
 
 }  // namespace detail
+
+// A __global__ function chosen at run time among several of one family (a
+// plan's kernel), with its parameter list kept as a tag: launchKernel(ref, ...)
+// launches it only with arguments of exactly those types, so a kernel whose
+// parameters change cannot be fed the old arguments' bytes.
+class KernelRef {
+public:
+    KernelRef() = default;
+    KernelRef(std::nullptr_t) {}
+    template <class... Params>
+    KernelRef(void (*kernel)(Params...))
+        : address_(reinterpret_cast<const void*>(kernel)), signature_(&detail::kSignatureTag<std::remove_cv_t<Params>...>) {}
+
+    // For the runtime's attribute and occupancy queries.
+    const void* address() const { return address_; }
+    explicit operator bool() const { return address_ != nullptr; }
+    // Whether its parameters are exactly Args (top-level const aside).
+    template <class... Args> bool takes() const { return signature_ == &detail::kSignatureTag<Args...>; }
+
+private:
+    const void* address_ = nullptr;
+    const char* signature_ = nullptr;
+};
 
 // Whether kernel(args...) compiles as launchKernel's call: for tests and for
 // callers that pick among kernels at compile time.
@@ -67,6 +93,16 @@ cudaError_t launchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::
     std::tuple<std::remove_cv_t<Params>...> values(static_cast<std::remove_cv_t<Params>>(std::forward<Args>(args))...);
     return detail::launchTuple(reinterpret_cast<const void*>(kernel), grid, block, sharedBytes, stream, values,
                                std::index_sequence_for<Params...>{});
+}
+
+// A KernelRef's kernel with `args`, whose types must be its parameters'
+// exactly; cudaErrorInvalidDeviceFunction, launching nothing, when they are not.
+template <class... Args>
+cudaError_t launchKernel(KernelRef kernel, dim3 grid, dim3 block, std::size_t sharedBytes, cudaStream_t stream,
+                         Args... args) {
+    if (!kernel.takes<Args...>()) return cudaErrorInvalidDeviceFunction;
+    void* params[sizeof...(Args) + 1] = {static_cast<void*>(&args)...};
+    return cudaLaunchKernel(kernel.address(), grid, block, params, sharedBytes, stream);
 }
 
 }  // namespace fs::gpu

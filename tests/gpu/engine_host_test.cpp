@@ -536,6 +536,25 @@ static_assert(!kLaunchable<RowsKernel, const unsigned char*, int, int, float>, "
 static_assert(!kLaunchable<RowsKernel, const unsigned char*, std::size_t, int, double>, "double to float");
 static_assert(!kLaunchable<RowsKernel, const unsigned char*, std::size_t, int, float, int>, "one too many");
 
+// A plan's kernel, chosen at run time, launches only with its own parameter
+// types: a mismatch is refused before the runtime is called.
+void geomKernelStandIn(KernelGeom, KernelMath, const float*, int) {}
+
+TEST(KernelRef, LaunchesOnlyWithItsOwnParameterTypes) {
+    const KernelRef ref = geomKernelStandIn;
+    EXPECT_TRUE(ref);
+    EXPECT_FALSE(KernelRef());
+    EXPECT_TRUE((ref.takes<KernelGeom, KernelMath, const float*, int>()));
+    EXPECT_FALSE((ref.takes<KernelGeom, KernelMath, float*, int>())) << "pointee constness";
+    EXPECT_FALSE((ref.takes<KernelGeom, KernelMath, const float*>())) << "an argument missing";
+    EXPECT_FALSE((ref.takes<KernelGeom, KernelMath, const float*, unsigned>())) << "int as unsigned";
+    const float* weights = nullptr;
+    EXPECT_EQ(launchKernel(ref, dim3(1), dim3(1), 0, nullptr, KernelGeom{}, KernelMath{}, weights, 1u),
+              cudaErrorInvalidDeviceFunction);
+    EXPECT_EQ(launchKernel(ref, dim3(1), dim3(1), 0, nullptr, KernelGeom{}, KernelMath{}, weights),
+              cudaErrorInvalidDeviceFunction);
+}
+
 // The session's reserve sees the engine's fault hook like every engine buffer,
 // with or without a device, and leaves the buffer empty.
 TEST(DeviceSession, ReserveFailsUnderTheAllocationFaultHook) {
