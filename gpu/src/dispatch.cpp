@@ -110,17 +110,47 @@ AutoChoice chooseAuto(const PreparedFilter& f) {
     return {};
 }
 
+namespace {
+
+// `text` in lines of at most 80 characters, the first after `lead`, the rest
+// indented as far, so every line of the README stays short.
+std::string wrapped(const std::string& lead, const std::string& text) {
+    constexpr std::size_t kWidth = 80;
+    std::istringstream words(text);
+    std::string out = lead, line = lead, word;
+    const std::string indent(lead.size(), ' ');
+    bool first = true;
+    while (words >> word) {
+        if (!first && line.size() + 1 + word.size() > kWidth) {
+            out += "\n" + indent;
+            line = indent;
+            first = true;
+        }
+        const std::string piece = first ? word : " " + word;
+        out += piece;
+        line += piece;
+        first = false;
+    }
+    return out + "\n";
+}
+
+}  // namespace
+
 std::string dispatchTableMarkdown() {
     std::ostringstream out;
-    out << "| # | rule | filters it matches | mode | why |\n";
-    out << "| ---: | --- | --- | --- | --- |\n";
+    out << "| # | rule | mode | why |\n";
+    out << "| ---: | --- | --- | --- |\n";
     int n = 0;
     for (const AutoRule& rule : autoRules())
-        out << "| " << ++n << " | " << rule.id << " | " << rule.when << " | " << rule.mode().id << " | " << rule.why
-            << " |\n";
-    out << "\nIn a batch (`batch`, the Batch dialog), \"auto\" runs every filter up to " << kBatchFusedMaxSide << "x"
-        << kBatchFusedMaxSide << " in one fused launch from a shared-memory tile staged once per image, "
-        << kBatchFusedMaxFilters << " filters a launch; larger filters take the rules above.\n";
+        out << "| " << ++n << " | " << rule.id << " | " << rule.mode().id << " | " << rule.why << " |\n";
+    out << "\nThe filters each rule matches:\n\n";
+    n = 0;
+    for (const AutoRule& rule : autoRules()) out << wrapped(std::to_string(++n) + ". ", rule.when);
+    std::ostringstream batch;
+    batch << "In a batch (`batch`, the Batch dialog), \"auto\" runs every filter up to " << kBatchFusedMaxSide << "x"
+          << kBatchFusedMaxSide << " in one fused launch from a shared-memory tile staged once per image, "
+          << kBatchFusedMaxFilters << " filters a launch; larger filters take the rules above.";
+    out << "\n" << wrapped("", batch.str());
     return out.str();
 }
 
