@@ -96,28 +96,43 @@ std::vector<std::size_t> lastReaders(const std::vector<std::vector<int>>& stepIn
     return last;
 }
 
-std::string validatePipelineFor(const Pipeline& pipeline, int channels, Depth depth) {
+std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth) {
     if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
     struct Shape {
-        int channels;
+        int width, height, channels;
         Depth depth;
+        std::string text() const {
+            return std::to_string(width) + "x" + std::to_string(height) + ", " + std::to_string(channels) +
+                   " channel(s) " + depthName(depth);
+        }
     };
     const std::vector<std::vector<int>> inputs = resolveStepInputs(pipeline);
     std::vector<Shape> shapes;
     for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
         const PipelineStep& step = pipeline.steps[i];
-        auto shapeOf = [&](int k) { return k == kSourceInput ? Shape{channels, depth} : shapes[static_cast<std::size_t>(k)]; };
+        auto shapeOf = [&](int k) {
+            return k == kSourceInput ? Shape{width, height, channels, depth} : shapes[static_cast<std::size_t>(k)];
+        };
         const Shape in = shapeOf(inputs[i][0]);
         const std::string where = "steps[" + std::to_string(i) + "] (" + step.label() + "): ";
         Shape out = in;
         switch (step.op) {
-        case StepOp::Convolve: out.depth = step.filter.outputDepth(in.depth); break;
+        case StepOp::Convolve:
+            out.depth = step.filter.outputDepth(in.depth);
+            out.width = step.filter.outputWidth(in.width);
+            out.height = step.filter.outputHeight(in.height);
+            if (out.width <= 0 || out.height <= 0)
+                return where + "valid output of a " + std::to_string(2 * step.filter.maxRadiusX() + 1) + "x" +
+                       std::to_string(2 * step.filter.maxRadiusY() + 1) +
+                       " kernel needs an image at least that large, its input is " + std::to_string(in.width) + "x" +
+                       std::to_string(in.height);
+            break;
         case StepOp::Abs: break;
         case StepOp::Magnitude: {
             const Shape other = shapeOf(inputs[i][1]);
-            if (other.channels != in.channels || other.depth != in.depth)
-                return where + "its two inputs differ (" + std::to_string(in.channels) + " channel(s) " + depthName(in.depth) +
-                       " and " + std::to_string(other.channels) + " channel(s) " + depthName(other.depth) + ")";
+            if (other.width != in.width || other.height != in.height || other.channels != in.channels ||
+                other.depth != in.depth)
+                return where + "its two inputs differ (" + in.text() + " and " + other.text() + ")";
             break;
         }
         case StepOp::Threshold:
@@ -133,6 +148,11 @@ std::string validatePipelineFor(const Pipeline& pipeline, int channels, Depth de
         shapes.push_back(out);
     }
     return {};
+}
+
+std::string tooManyObjects(long long count) {
+    return "label: " + std::to_string(count) + " objects, more than a float label image holds exactly (" +
+           std::to_string(kMaxLabelCount) + ")";
 }
 
 }  // namespace fs

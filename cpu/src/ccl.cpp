@@ -7,6 +7,7 @@
 
 #include "cpu_common.hpp"
 #include "fs/cpu/pipeline.hpp"
+#include "fs/pipeline.hpp"
 
 namespace fs::cpu {
 
@@ -67,9 +68,7 @@ long long labelComponents(ConstImageView mask, std::vector<std::int32_t>& labels
 Image labelImage(ConstImageView mask, long long& count) {
     std::vector<std::int32_t> labels;
     count = labelComponents(mask, labels);
-    if (count > (1LL << 24))
-        throw std::invalid_argument("label: " + std::to_string(count) +
-                                    " objects, more than a float label image holds exactly (16777216)");
+    if (count > kMaxLabelCount) throw std::invalid_argument(tooManyObjects(count));
     Image out(mask.width, mask.height, 1, Depth::F32);
     ImageView o = out.view();
     for (int y = 0; y < mask.height; ++y) {

@@ -35,7 +35,7 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
         result.error = "input: " + why;
         return result;
     }
-    if (std::string why = validatePipelineFor(pipeline, input.channels, input.depth); !why.empty()) {
+    if (std::string why = validatePipelineFor(pipeline, input.width, input.height, input.channels, input.depth); !why.empty()) {
         result.error = why;
         result.inputRejected = true;
         return result;
@@ -99,6 +99,10 @@ PipelineResult runSteps(const Pipeline& pipeline, ConstImageView input, const Co
             }
         } catch (const std::bad_alloc&) {
             result.error = where + "out of memory";
+            return result;
+        } catch (const std::invalid_argument& e) {  // the step's data does not suit it (too many objects to label)
+            result.error = where + e.what();
+            result.inputRejected = true;
             return result;
         } catch (const std::exception& e) {
             result.error = where + e.what();

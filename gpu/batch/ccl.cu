@@ -9,6 +9,7 @@
 
 #include "device_common.cuh"
 #include "device_image.hpp"
+#include "fs/pipeline.hpp"
 #include "typed_launch.hpp"
 
 namespace fs::gpu::batch {
@@ -133,8 +134,7 @@ std::string labelOnDevice(DeviceSession& session, const DeviceImage& mask, Devic
         return cudaMessage("label", err);
     }
     count = static_cast<long long>(last[0]) + last[1];
-    if (count > (1LL << 24))
-        return "label: " + std::to_string(count) + " objects, more than a float label image holds exactly (16777216)";
+    if (count > kMaxLabelCount) return tooManyObjects(count);
     return {};
 }
 

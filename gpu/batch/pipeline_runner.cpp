@@ -42,7 +42,7 @@ private:
     std::string runSteps(const Pipeline& pipeline, ConstImageView input, PipelineResult& result) {
         if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
         if (std::string why = validateImage(input); !why.empty()) return "input: " + why;
-        if (std::string why = validatePipelineFor(pipeline, input.channels, input.depth); !why.empty()) {
+        if (std::string why = validatePipelineFor(pipeline, input.width, input.height, input.channels, input.depth); !why.empty()) {
             result.inputRejected = true;
             return why;
         }
@@ -96,6 +96,7 @@ private:
                 long long count = 0;
                 why = labelOnDevice(session, first, out, count, s);
                 if (why.empty()) result.objectCount = count;
+                result.inputRejected = count > kMaxLabelCount;  // the image, not the device, is at fault
                 break;
             }
             }

@@ -148,6 +148,50 @@ TEST(Pipeline, EveryStepKeepsAlphaUnlessItFiltersAlpha) {
     }
 }
 
+// What the image makes impossible is found before anything runs and reported as
+// the input's fault: a valid-size step that leaves nothing, a magnitude of a
+// valid and a same-size result.
+TEST(Pipeline, SizesThatDoNotFitAreTheInputsFault) {
+    std::mt19937 rng = test::testRng();
+    const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();
+    const Image small = test::randomImage(16, 16, 1, Depth::U8, rng);
+    Pipeline shrink;
+    shrink.steps = {convolve("box:9"), convolve("box:9")};
+    for (PipelineStep& step : shrink.steps) step.filter.outputSize = OutputSize::Valid;
+    PipelineResult r = cpu::makePipelineRunner(*backend, "parallel")->run(shrink, small.cview());
+    EXPECT_TRUE(r.inputRejected);
+    EXPECT_NE(r.error.find("steps[1]"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("its input is 8x8"), std::string::npos) << r.error;
+    EXPECT_TRUE(r.steps.empty()) << "refused before the first step ran";
+    EXPECT_EQ(validatePipelineFor(shrink, 17, 17, 1, Depth::U8), "");
+
+    Pipeline mixed;
+    mixed.steps = {convolve("sobel-x", "gx"), convolve("sobel-y", "gy", {kPipelineSource}),
+                   pointStep(StepOp::Magnitude, {"gx", "gy"})};
+    mixed.steps[0].filter.outputSize = OutputSize::Valid;
+    r = cpu::makePipelineRunner(*backend, "parallel")->run(mixed, small.cview());
+    EXPECT_TRUE(r.inputRejected);
+    EXPECT_NE(r.error.find("14x14"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("16x16"), std::string::npos) << r.error;
+}
+
+// More objects than f32 labels number exactly: the image's fault, found by labelling it.
+TEST(Pipeline, TooManyObjectsToLabelIsTheInputsFault) {
+    const int side = 5800;  // a checkerboard of single pixels: side^2 / 2 objects, just over 2^24
+    Image board(side, side, 1, Depth::U8);
+    for (int y = 0; y < side; ++y) {
+        auto* row = board.view().row<std::uint8_t>(y);
+        for (int x = 0; x < side; ++x) row[x] = static_cast<std::uint8_t>((x + y) % 2 ? 255 : 0);
+    }
+    Pipeline p;
+    p.steps = {pointStep(StepOp::Label)};
+    const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();
+    const PipelineResult r = cpu::makePipelineRunner(*backend, "parallel")->run(p, board.cview());
+    EXPECT_TRUE(r.inputRejected) << r.error;
+    EXPECT_NE(r.error.find(std::to_string(kMaxLabelCount)), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find(std::to_string(static_cast<long long>(side) * side / 2)), std::string::npos) << r.error;
+}
+
 TEST(Pipeline, FailuresNameTheStepAndNeverThrow) {
     std::mt19937 rng = test::testRng();
     const std::unique_ptr<Backend> backend = cpu::makeCpuBackend();
@@ -159,8 +203,8 @@ TEST(Pipeline, FailuresNameTheStepAndNeverThrow) {
     EXPECT_NE(r.error.find("grayscale"), std::string::npos) << r.error;
     EXPECT_TRUE(r.inputRejected) << "the image does not suit the pipeline: an input error, found before running";
     EXPECT_EQ(r.steps.size(), 0u);
-    EXPECT_NE(validatePipelineFor(p, 3, Depth::U8).find("3 channels"), std::string::npos);
-    EXPECT_EQ(validatePipelineFor(p, 1, Depth::U8), "");
+    EXPECT_NE(validatePipelineFor(p, 8, 8, 3, Depth::U8).find("3 channels"), std::string::npos);
+    EXPECT_EQ(validatePipelineFor(p, 8, 8, 1, Depth::U8), "");
 
     p.steps = {convolve("box:3", "a"), pointStep(StepOp::Grayscale, {}, 0), pointStep(StepOp::Magnitude, {"a", "a"})};
     p.steps[2].inputs = {"source", "a"};
@@ -180,7 +224,7 @@ TEST(Pipeline, FailuresNameTheStepAndNeverThrow) {
     Pipeline depths;  // a float Sobel and a u8 blur: magnitude needs one depth
     depths.steps = {convolve("sobel-x", "f"), convolve("box:3", "b", {"source"}), pointStep(StepOp::Magnitude, {"f", "b"})};
     depths.steps[0].filter.output.floatOutput = true;
-    EXPECT_NE(validatePipelineFor(depths, 1, Depth::U8).find("differ"), std::string::npos);
+    EXPECT_NE(validatePipelineFor(depths, 8, 8, 1, Depth::U8).find("differ"), std::string::npos);
 
     EXPECT_NE(cpu::makePipelineRunner(*backend, "turbo")->run(edgeCountPipeline(1), colour.cview()).error.find("turbo"),
               std::string::npos);

@@ -2,8 +2,8 @@
 // a replaced output keeps, output names up to NAME_MAX, the file-size limit,
 // every output check before any filtering, formats that cannot hold the
 // image, PFM without OpenCV's shared temp file, corrupt and rotated JPEGs,
-// constant border values, oversized or deep JSON, and names that would
-// reorder the terminal's text.
+// constant border values, oversized or deep JSON, pipelines the image cannot
+// go through, and names that would reorder the terminal's text.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -79,6 +79,26 @@ TEST_F(CliOutputs, FileSizeLimitFailsWithAMessageAndLeavesNothing) {
     }
 }
 
+// A layer whose second output does not fit under the file-size limit says
+// which output it wrote before failing and which it did not.
+TEST_F(CliOutputs, LayerThatFailsPartWayListsWhatItWrote) {
+    cv::Mat noise(256, 256, CV_8UC1);
+    cv::randu(noise, 0, 256);
+    const std::string in = files_.file("noise.png");
+    ASSERT_TRUE(cv::imwrite(in, noise));
+    // Output 0 is flat (a few hundred bytes as PNG); output 1 keeps the noise (about 64 KiB).
+    const std::string bank = files_.write("bank.json", R"({"format": "filterstudio-kernel-bank", "version": 1,
+      "name": "flat and noise", "inputs": 1, "outputs": 2, "kernels": [[{"weights": [[0]]}, {"weights": [[1]]}]]})");
+    const std::string out = dir_.file("layer");
+    const CliRun r = run("layer -i " + shellQuoted(in) + " -b " + shellQuoted(bank) + " -o " + shellQuoted(out) +
+                         " --format png", "ulimit -f 32;");  // 16 KiB
+    EXPECT_EQ(r.exitCode, 3) << r.err;
+    EXPECT_NE(r.err.find("written before the failure: " + out + "/flat-and-noise-0.png"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("not written: " + out + "/flat-and-noise-1.png"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(out + "/flat-and-noise-0.png"));
+    EXPECT_FALSE(std::filesystem::exists(out + "/flat-and-noise-1.png"));
+}
+
 TEST_F(CliOutputs, EveryOutputCheckRunsBeforeAnyFiltering) {
     // box:63 in the reference mode takes seconds on the photo: a refusal after filtering would show.
     const std::string slow = " -k box:63 --mode reference";
@@ -103,6 +123,24 @@ TEST_F(CliOutputs, EveryOutputCheckRunsBeforeAnyFiltering) {
         EXPECT_EQ(r.exitCode, 3) << format << ": " << r.err;
         EXPECT_LT(r.seconds, quick) << format << ": refused only after filtering";
         EXPECT_FALSE(std::filesystem::exists(dir_.file("out") + "/fruits__box-63." + format)) << format;
+    }
+}
+
+// A pipeline the image cannot go through is the input's fault (3), found before any step runs.
+TEST_F(CliOutputs, PipelineThatTheImageCannotGoThroughExitsWith3) {
+    const std::string in = files_.file("small.png");
+    ASSERT_TRUE(cv::imwrite(in, cv::Mat(16, 16, CV_8UC1, cv::Scalar(90))));
+    const std::string shrink = files_.write("shrink.json", R"({"format": "filterstudio-pipeline", "version": 1,
+        "steps": [{"op": "convolve", "filter": "gaussian:31", "output": {"size": "valid"}}]})");
+    const std::string mixed = files_.write("mixed.json", R"({"format": "filterstudio-pipeline", "version": 1,
+        "steps": [{"op": "convolve", "id": "gx", "filter": "sobel-x", "output": {"float": true, "size": "valid"}},
+                  {"op": "convolve", "id": "gy", "input": "source", "filter": "sobel-y", "output": {"float": true}},
+                  {"op": "magnitude", "inputs": ["gx", "gy"]}]})");
+    for (const auto& [pipeline, mentions] : {std::pair{shrink, "at least that large"}, std::pair{mixed, "differ"}}) {
+        const CliRun r = run("pipeline -i " + shellQuoted(in) + " -o " + shellQuoted(dir_.file("o.tif")) + " -p " +
+                             shellQuoted(pipeline));
+        expectRefused(r, 3, mentions);
+        EXPECT_EQ(r.out.find("step 1/"), std::string::npos) << "no step ran: " << r.out;
     }
 }
 

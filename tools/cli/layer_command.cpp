@@ -2,6 +2,7 @@
 // job (services/layer_job.hpp) the studio's batch dialog runs too: the
 // backend's one-launch layer runner and, with --compare, the same layer as
 // N x M separate runs added on the host, both timed.
+#include <algorithm>
 #include <iostream>
 
 #include "backends.hpp"
@@ -70,9 +71,19 @@ int runLayer(const std::vector<std::string>& args) {
     if (!runner) return backendError(o.backend + " has no layer runner; use --backend cpu or cuda");
 
     const batch::LayerJobResult result = batch::runLayerJob(plan, *runner, *backend, mode);
-    if (!result.ok())
-        return result.inputProblem ? inputError(result.error)
-                                   : backendError(o.backend + " layer failed: " + result.error + cpuFallbackHint(o.backend));
+    if (!result.ok()) {
+        const int rc = result.inputProblem
+                           ? inputError(result.error)
+                           : backendError(o.backend + " layer failed: " + result.error + cpuFallbackHint(o.backend));
+        // A write that failed part-way (a full disk) leaves the outputs before it: say which.
+        if (!result.written.empty()) {
+            for (const std::string& path : result.written) std::cerr << "written before the failure: " << printable(path) << "\n";
+            for (const std::string& path : plan.outputs)
+                if (std::find(result.written.begin(), result.written.end(), path) == result.written.end())
+                    std::cerr << "not written: " << printable(path) << "\n";
+        }
+        return rc;
+    }
     std::cout << "layer " << printable(plan.bank.name) << ": " << plan.bank.inputs << " input(s) x " << plan.bank.outputs
               << " output(s), " << result.width << "x" << result.height << ", " << result.channels << " ch, "
               << depthName(result.depth) << "\n"

@@ -61,10 +61,16 @@ std::vector<std::vector<int>> resolveStepInputs(const Pipeline& pipeline);
 // step; the last step's result (the output) maps to itself and is kept.
 std::vector<std::size_t> lastReaders(const std::vector<std::vector<int>>& stepInputs);
 
-// Why this pipeline cannot run on an image of `channels` channels of `depth`
-// (a label step on a colour image, magnitude of results that differ), naming
-// the step; empty when it can. Runners check it before running anything.
-std::string validatePipelineFor(const Pipeline& pipeline, int channels, Depth depth);
+// Why this pipeline cannot run on a width x height image of `channels`
+// channels of `depth` (a label step on a colour image, magnitude of results
+// that differ, a valid-size step that leaves nothing), naming the step; empty
+// when it can. Runners check it before running anything: each is the input's
+// fault, not the backend's.
+std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth);
+
+// A label image is f32, which holds object numbers exactly up to 2^24.
+inline constexpr long long kMaxLabelCount = 1LL << 24;
+std::string tooManyObjects(long long count);  // "label: N objects, more than ..."
 
 struct StepReport {
     std::string label;    // PipelineStep::label()
