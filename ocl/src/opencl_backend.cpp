@@ -6,8 +6,16 @@
 #include <opencv2/core.hpp>
 #include <opencv2/core/ocl.hpp>
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -84,6 +92,59 @@ std::string findUnavailableReason() {
         return std::string("OpenCL initialisation failed: ") + e.what();
     }
 }
+
+// PoCL, the usual OpenCL driver for CPUs, aborts the whole process when it
+// cannot write its kernel cache or runs out of file descriptors while it
+// compiles. These are checked before it is asked to, so the backend says why
+// it cannot run instead.
+bool poclInstalled() {
+    static const bool pocl = [] {
+        std::vector<cv::ocl::PlatformInfo> platforms;
+        cv::ocl::getPlatfomsInfo(platforms);
+        for (const cv::ocl::PlatformInfo& p : platforms)
+            if (p.name().find("Portable Computing Language") != std::string::npos) return true;
+        return false;
+    }();
+    return pocl;
+}
+
+std::string poclHeadroom() {
+    namespace fsys = std::filesystem;
+    constexpr rlim_t kFreeDescriptorsNeeded = 64;  // a compile opens its sources, objects and cache files
+    if (rlimit limit{}; ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        std::error_code ec;
+        rlim_t open = 0;
+        for (fsys::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) ++open;
+        if (ec.value() == EMFILE || ec.value() == ENFILE) return "no file descriptor is free (ulimit -n " + std::to_string(limit.rlim_cur) + ")";
+        if (!ec && open + kFreeDescriptorsNeeded > limit.rlim_cur)
+            return "only " + std::to_string(limit.rlim_cur - std::min(open, limit.rlim_cur)) + " file descriptors are free (ulimit -n " +
+                   std::to_string(limit.rlim_cur) + "); PoCL needs about " + std::to_string(kFreeDescriptorsNeeded) + " to compile";
+    }
+    if (const char* off = std::getenv("POCL_KERNEL_CACHE"); off && std::string(off) == "0") return {};
+    fsys::path cache;
+    if (const char* dir = std::getenv("POCL_CACHE_DIR"); dir && *dir) cache = dir;
+    else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) cache = fsys::path(xdg) / "pocl" / "kcache";
+    else if (const char* home = std::getenv("HOME"); home && *home) cache = fsys::path(home) / ".cache" / "pocl" / "kcache";
+    else return {};  // PoCL then caches under its own temporary folder
+    const std::string fix = " (set POCL_CACHE_DIR to a writable folder, or POCL_KERNEL_CACHE=0)";
+    fsys::path probe = cache;  // the folder that exists now, where PoCL would create the rest
+    std::error_code ec;
+    while (!fsys::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
+    if (!fsys::is_directory(probe, ec))
+        return "its kernel cache " + cache.string() + " cannot be made: " + probe.string() + " is not a folder" + fix;
+    if (::access(probe.c_str(), W_OK | X_OK) != 0)
+        return "its kernel cache " + cache.string() + " cannot be written: " + probe.string() + " is not writable" + fix;
+    constexpr unsigned long long kFreeBytesNeeded = 16ull << 20;
+    if (struct statvfs disk {}; ::statvfs(probe.c_str(), &disk) == 0) {
+        const unsigned long long free = static_cast<unsigned long long>(disk.f_bavail) * disk.f_frsize;
+        if (free < kFreeBytesNeeded)
+            return "the disk of its kernel cache " + cache.string() + " has " + std::to_string(free >> 10) + " KiB free" + fix;
+    }
+    return {};
+}
+
+// Why PoCL would abort now; empty when it is not the CPU's driver or has room.
+std::string cpuDriverHeadroom() { return poclInstalled() ? poclHeadroom() : std::string(); }
 
 // OpenCV's default context never takes a CPU device unless OPENCV_OPENCL_DEVICE says so before the first
 // OpenCL call. A context of our own on the first CPU device needs neither the variable nor a restart: runs
@@ -167,9 +228,15 @@ public:
         return "OpenCL (" + cv::ocl::Device::getDefault().name() + ")";
     }
 
-    // Probed once per process: OpenCV picks its default device once too.
+    // The default device is probed once per process, as OpenCV picks it once too. The CPU device's
+    // driver headroom is checked every time, before its context exists and before each run: the
+    // cache folder or the free descriptors may change while the program runs.
     std::string unavailableReason() const override {
-        if (device_ == Device::Cpu) return cpuDevice().reason;
+        if (device_ == Device::Cpu) {
+            if (std::string why = cpuDriverHeadroom(); !why.empty())
+                return "PoCL, the CPU's OpenCL driver, would abort the program: " + why;
+            return cpuDevice().reason;
+        }
         static const std::string reason = findUnavailableReason();
         return reason;
     }

@@ -12,7 +12,13 @@
 #include <opencv2/core/ocl.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -286,6 +292,51 @@ TEST(OpenClCpuBackend, LeavesEachThreadsContextAsItWas) {
     const void* defaultContext = cv::ocl::OpenCLExecutionContext::getCurrent().getContext().ptr();
     ASSERT_TRUE(openClCpu().run(spec, input.cview(), "filter2d").ok());
     EXPECT_EQ(cv::ocl::OpenCLExecutionContext::getCurrentRef().getContext().ptr(), defaultContext);
+}
+
+// PoCL aborts the whole process when it cannot write its kernel cache or runs
+// out of file descriptors while compiling; the backend refuses first, saying why.
+bool poclIsADriverHere() {
+    std::vector<cv::ocl::PlatformInfo> platforms;
+    cv::ocl::getPlatfomsInfo(platforms);
+    for (const cv::ocl::PlatformInfo& p : platforms)
+        if (p.name().find("Portable Computing Language") != std::string::npos) return true;
+    return false;
+}
+
+TEST(OpenClCpuBackend, RefusesWherePoclWouldAbort) {
+    if (!poclIsADriverHere()) GTEST_SKIP() << "PoCL is not installed here";
+    std::mt19937 rng = test::testRng();
+    const Image image = test::randomImage(17, 13, 1, Depth::U8, rng);
+    const FilterSpec spec = preset("box:3", borderFor(BorderMode::Reflect101, Depth::U8), OutputMapping{});
+    std::unique_ptr<Backend> backend = opencl::makeOpenClCpuBackend();
+
+    // A cache folder that cannot be made: its parent is a file.
+    const std::string file = ::testing::TempDir() + "pocl-cache-parent-" + std::to_string(::getpid());
+    { std::ofstream(file) << "not a folder"; }
+    const char* previous = std::getenv("POCL_CACHE_DIR");
+    const std::string kept = previous ? previous : "";
+    ::setenv("POCL_CACHE_DIR", (file + "/kcache").c_str(), 1);
+    RunResult r = backend->run(spec, image.cview(), "filter2d");
+    if (previous) ::setenv("POCL_CACHE_DIR", kept.c_str(), 1);
+    else ::unsetenv("POCL_CACHE_DIR");
+    std::remove(file.c_str());
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(r.error.find("kernel cache"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("POCL_CACHE_DIR"), std::string::npos) << r.error;
+
+    // Too few free file descriptors.
+    rlimit old{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &old), 0);
+    int open = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) open += entry.path().empty() ? 0 : 1;
+    rlimit tight = old;
+    tight.rlim_cur = static_cast<rlim_t>(open + 8);
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
+    r = backend->run(spec, image.cview(), "filter2d");
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &old), 0);
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(r.error.find("file descriptor"), std::string::npos) << r.error;
 }
 
 }  // namespace
