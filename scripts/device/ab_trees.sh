@@ -15,19 +15,22 @@ source scripts/device/common.sh
 [ -d .gl ] && install_gl_loaders
 say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 start=$(date +%s)
-# build SOURCE DIR LOG [targets...]: as build_tree, for sm_90 alone.
+# build SOURCE DIR LOG ARCH_ARGS [targets...]: as build_tree, for sm_90 alone.
+# NEW_ARCH_ARGS="-DCMAKE_CUDA_ARCHITECTURES=OFF -DFS_CUDA_DEFAULT_ARCHITECTURES=90-real"
+# builds new's sm_90 code as the default build makes it (its PTX grouping).
 build() {
-  local src=$1 dir=$2 log=$3
-  shift 3
+  local src=$1 dir=$2 log=$3 arch=$4
+  shift 4
+  # shellcheck disable=SC2086  # ARCH_ARGS holds several arguments
   cmake -G Ninja -S "$src" -B "$dir" -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-    -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release $arch \
     >"$log" 2>&1 && ninja -C "$dir" "$@" >>"$log" 2>&1
 }
-build ab/old build-old "$OUT/build-old.log" filterstudio-bench &
+build ab/old build-old "$OUT/build-old.log" -DCMAKE_CUDA_ARCHITECTURES=90 filterstudio-bench &
 old=$!
 targets=()
 [ "${CTEST:-1}" = 1 ] || targets=(filterstudio-bench fs_gpu_dispatch_tests fs_gpu_engine_host_tests)
-build ab/new build-new "$OUT/build.log" "${targets[@]}" ||
+build ab/new build-new "$OUT/build.log" "${NEW_ARCH_ARGS:--DCMAKE_CUDA_ARCHITECTURES=90}" "${targets[@]}" ||
   { grep -E "error|FAILED|CMake Error" "$OUT/build.log" | head -30 | tee -a "$S"; exit 1; }
 wait $old || { grep -E "error|FAILED" "$OUT/build-old.log" | head -20 | tee -a "$S"; exit 1; }
 rm -f "$OUT/build.log" "$OUT/build-old.log"

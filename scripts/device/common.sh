@@ -26,7 +26,7 @@ build_tree() {
   local src=$1 dir=$2 log=$3
   shift 3
   cmake -G Ninja -S "$src" -B "$dir" -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-    -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release -DFS_CUDA_PTXAS_VERBOSE=ON \
+    -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release -DFS_CUDA_PTXAS_VERBOSE=ON -DFS_CUDA_LINEINFO=ON \
     >"$log" 2>&1 && ninja -C "$dir" "$@" >>"$log" 2>&1
 }
 

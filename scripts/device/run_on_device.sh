@@ -27,7 +27,7 @@ nvcc --version | tail -1 | tee -a "$SUMMARY"
 say "== configure + build"
 start=$(date +%s)
 cmake -G Ninja -S . -B "$BUILD" -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
-  -DFS_CUDA_PTXAS_VERBOSE=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$SUMMARY"; exit 1; }
+  -DFS_CUDA_PTXAS_VERBOSE=ON -DFS_CUDA_LINEINFO=ON -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$SUMMARY"; exit 1; }
 ninja -C "$BUILD" -j"$(nproc)" fs_gpu_tests filterstudio-bench >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40 | tee -a "$SUMMARY"; exit 1; }
 # Registers, stack and spills of every kernel (ptxas -v), one line each.
 awk '/Compiling entry function/ {match($0, /_Z[^'"'"']*/); fn=substr($0, RSTART, RLENGTH)} /Function properties/ {getline; sp=$0} /Used [0-9]+ registers/ {print fn " | " $0 " | " sp}' \

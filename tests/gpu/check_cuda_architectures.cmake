@@ -1,10 +1,14 @@
 # Checks that the CUDA library holds code for every architecture the build
-# asked for (FS_CUDA_ARCHITECTURE_LIST: by default sm_75 to sm_120 and
-# compute_120 PTX; else CMAKE_CUDA_ARCHITECTURES).
+# asked for (FS_CUDA_ARCHITECTURE_LIST: by default sm_75 to sm_120 and PTX
+# that 12.0 can JIT; else CMAKE_CUDA_ARCHITECTURES).
 #   cmake -DMODE=cuobjdump -DCUOBJDUMP=... -DLIBRARY=libfs_cuda.a -DARCHS="75-real;...;120-virtual" -P this
 #     lists the library's ELF and PTX images; prints "SKIP: ..." (CTest skips) without cuobjdump.
-#   cmake -DMODE=recorded -DCOMMANDS=compile_commands.json -DTARGET_DIR=gpu/CMakeFiles/fs_cuda.dir -DARCHS=... -P this
-#     reads the nvcc commands CMake recorded for each of the library's .cu files.
+#   cmake -DMODE=recorded -DCOMMANDS=compile_commands.json -DTARGET_DIR=REGEX -DARCHS=... [-DPER_FAMILY_FILES=a.cu;b.cu] -P this
+#     reads the nvcc commands CMake recorded for each .cu file of the object
+#     folders TARGET_DIR matches; each of PER_FAMILY_FILES must take its code
+#     for sm_X from PTX of X's family or later (7.5, 8.0, 9.0 and up), as its
+#     PTX depends on the target.
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
 set(want_elf)
 set(want_ptx)
 foreach(arch IN LISTS ARCHS)
@@ -55,11 +59,17 @@ if(MODE STREQUAL "cuobjdump")
       list(APPEND missing "sm_${arch}: in ${n_${arch}} of ${most} kernel files")
     endif()
   endforeach()
+  # N-virtual: PTX that a GPU of N can JIT (N's or an earlier architecture's) in every kernel file.
   foreach(arch IN LISTS want_ptx)
-    string(REGEX MATCHALL "PTX file[^\n]*(sm|compute)_${arch}[^0-9][^\n]*" lines "${ptx}")
-    list(LENGTH lines n)
+    string(REGEX MATCHALL "PTX file[^\n]*(sm|compute)_[0-9]+[^0-9][^\n]*" lines "${ptx}")
+    set(n 0)
+    foreach(line IN LISTS lines)
+      if(line MATCHES "(sm|compute)_([0-9]+)[^0-9]" AND NOT CMAKE_MATCH_2 GREATER arch)
+        math(EXPR n "${n} + 1")
+      endif()
+    endforeach()
     if(n LESS most)
-      list(APPEND missing "compute_${arch} PTX: in ${n} of ${most} kernel files")
+      list(APPEND missing "PTX that ${arch} can JIT: in ${n} of ${most} kernel files")
     endif()
   endforeach()
   set(what "${most} kernel files of ${LIBRARY} (cuobjdump --list-elf / --list-ptx)")
@@ -68,6 +78,7 @@ elseif(MODE STREQUAL "recorded")
   string(JSON entries LENGTH "${json}")
   math(EXPR last "${entries} - 1")
   set(count 0)
+  set(unseen_per_family ${PER_FAMILY_FILES})
   foreach(i RANGE ${last})
     string(JSON file GET "${json}" ${i} file)
     string(JSON command GET "${json}" ${i} command)
@@ -76,22 +87,38 @@ elseif(MODE STREQUAL "recorded")
     endif()
     math(EXPR count "${count} + 1")
     get_filename_component(name "${file}" NAME)
+    list(REMOVE_ITEM unseen_per_family "${name}")
     # --generate-code=arch=compute_75,code=[sm_75,sm_80] (FilterStudio's
     # default) or one flag per architecture (CMake's list form).
     foreach(arch IN LISTS want_elf)
-      if(NOT command MATCHES "arch=compute_[0-9]+,code=\\[([a-z0-9_]+,)*sm_${arch}[],]")
+      if(NOT command MATCHES "arch=compute_([0-9]+),code=\\[([a-z0-9_]+,)*sm_${arch}[],]")
         list(APPEND missing "${name}: sm_${arch}")
+      else()
+        set(ptx ${CMAKE_MATCH_1})
+        set(family 75)
+        foreach(floor 80 90)
+          if(NOT arch LESS floor)
+            set(family ${floor})
+          endif()
+        endforeach()
+        if(name IN_LIST PER_FAMILY_FILES AND ptx LESS family)
+          list(APPEND missing "${name}: sm_${arch} from compute_${ptx} PTX, where its PTX depends on the target")
+        endif()
       endif()
     endforeach()
+    # N-virtual: PTX that a GPU of N can JIT, of N or any earlier architecture.
     foreach(arch IN LISTS want_ptx)
-      if(NOT command MATCHES "arch=compute_${arch},code=\\[([a-z0-9_]+,)*compute_${arch}[],]")
-        list(APPEND missing "${name}: compute_${arch} PTX")
+      if(NOT command MATCHES "code=\\[([a-z0-9_]+,)*compute_([0-9]+)[],]" OR CMAKE_MATCH_2 GREATER arch)
+        list(APPEND missing "${name}: no PTX that ${arch} can JIT")
       endif()
     endforeach()
   endforeach()
   if(count EQUAL 0)
     message(FATAL_ERROR "no .cu file of ${TARGET_DIR} in ${COMMANDS}")
   endif()
+  foreach(name IN LISTS unseen_per_family)
+    list(APPEND missing "${name}: no nvcc command recorded")
+  endforeach()
   set(what "${count} kernel files' nvcc commands in ${COMMANDS}")
 else()
   message(FATAL_ERROR "MODE must be cuobjdump or recorded")
