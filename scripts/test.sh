@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh
+cmake --build build -j "$(nproc)"  # the tests
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir build --output-on-failure -j 2 --timeout 600
