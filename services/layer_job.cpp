@@ -115,6 +115,14 @@ LayerJobResult runLayerJob(const LayerPlan& plan, LayerRunner& runner, Backend& 
         result.height = views[0].height;
         result.channels = views[0].channels;
         result.depth = views[0].depth;
+        // Every output's format must hold the result before anything is filtered.
+        const Depth outDepth = plan.bank.output.floatOutput ? Depth::F32 : result.depth;
+        for (const std::string& out : plan.outputs)
+            if (const io::OutputFormatCheck format = io::checkOutputFormat(out, outDepth, result.channels); !format.ok()) {
+                result.error = out + ": " + format.refusal;
+                result.inputProblem = true;
+                return result;
+            }
         // A RunControl on this thread (fs/run_control.hpp) stops the job between its stages.
         const auto cancelled = [&result] {
             if (!runCancelled()) return false;

@@ -96,58 +96,76 @@ std::vector<std::size_t> lastReaders(const std::vector<std::vector<int>>& stepIn
     return last;
 }
 
-std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth) {
-    if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
-    struct Shape {
-        int width, height, channels;
-        Depth depth;
-        std::string text() const {
-            return std::to_string(width) + "x" + std::to_string(height) + ", " + std::to_string(channels) +
-                   " channel(s) " + depthName(depth);
-        }
+namespace {
+
+// Each step's result shape in order; stops at the first step the input cannot
+// go through, with `why` naming it.
+std::vector<PipelineShape> stepShapes(const Pipeline& pipeline, const PipelineShape& input, std::string& why) {
+    const auto text = [](const PipelineShape& s) {
+        return std::to_string(s.width) + "x" + std::to_string(s.height) + ", " + std::to_string(s.channels) +
+               " channel(s) " + depthName(s.depth);
     };
     const std::vector<std::vector<int>> inputs = resolveStepInputs(pipeline);
-    std::vector<Shape> shapes;
+    std::vector<PipelineShape> shapes;
     for (std::size_t i = 0; i < pipeline.steps.size(); ++i) {
         const PipelineStep& step = pipeline.steps[i];
-        auto shapeOf = [&](int k) {
-            return k == kSourceInput ? Shape{width, height, channels, depth} : shapes[static_cast<std::size_t>(k)];
-        };
-        const Shape in = shapeOf(inputs[i][0]);
+        auto shapeOf = [&](int k) { return k == kSourceInput ? input : shapes[static_cast<std::size_t>(k)]; };
+        const PipelineShape in = shapeOf(inputs[i][0]);
         const std::string where = "steps[" + std::to_string(i) + "] (" + step.label() + "): ";
-        Shape out = in;
+        PipelineShape out = in;
         switch (step.op) {
         case StepOp::Convolve:
             out.depth = step.filter.outputDepth(in.depth);
             out.width = step.filter.outputWidth(in.width);
             out.height = step.filter.outputHeight(in.height);
-            if (out.width <= 0 || out.height <= 0)
-                return where + "valid output of a " + std::to_string(2 * step.filter.maxRadiusX() + 1) + "x" +
-                       std::to_string(2 * step.filter.maxRadiusY() + 1) +
-                       " kernel needs an image at least that large, its input is " + std::to_string(in.width) + "x" +
-                       std::to_string(in.height);
+            if (out.width <= 0 || out.height <= 0) {
+                why = where + "valid output of a " + std::to_string(2 * step.filter.maxRadiusX() + 1) + "x" +
+                      std::to_string(2 * step.filter.maxRadiusY() + 1) +
+                      " kernel needs an image at least that large, its input is " + std::to_string(in.width) + "x" +
+                      std::to_string(in.height);
+                return shapes;
+            }
             break;
         case StepOp::Abs: break;
         case StepOp::Magnitude: {
-            const Shape other = shapeOf(inputs[i][1]);
+            const PipelineShape other = shapeOf(inputs[i][1]);
             if (other.width != in.width || other.height != in.height || other.channels != in.channels ||
-                other.depth != in.depth)
-                return where + "its two inputs differ (" + in.text() + " and " + other.text() + ")";
+                other.depth != in.depth) {
+                why = where + "its two inputs differ (" + text(in) + " and " + text(other) + ")";
+                return shapes;
+            }
             break;
         }
         case StepOp::Threshold:
         case StepOp::Normalize: out.depth = Depth::U8; break;
         case StepOp::Grayscale: out.channels = 1; break;
         case StepOp::Label:
-            if (in.channels != 1)
-                return where + "labels a 1-channel image, its input has " + std::to_string(in.channels) +
-                       " channels (add a grayscale step before it)";
+            if (in.channels != 1) {
+                why = where + "labels a 1-channel image, its input has " + std::to_string(in.channels) +
+                      " channels (add a grayscale step before it)";
+                return shapes;
+            }
             out.depth = Depth::F32;
             break;
         }
         shapes.push_back(out);
     }
-    return {};
+    return shapes;
+}
+
+}  // namespace
+
+std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth) {
+    if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
+    std::string why;
+    stepShapes(pipeline, {width, height, channels, depth}, why);
+    return why;
+}
+
+PipelineShape pipelineOutputShape(const Pipeline& pipeline, int width, int height, int channels, Depth depth) {
+    std::string why;
+    const std::vector<PipelineShape> shapes = stepShapes(pipeline, {width, height, channels, depth}, why);
+    return shapes.empty() || !why.empty() ? PipelineShape{} : shapes.back();
 }
 
 std::string tooManyObjects(long long count) {

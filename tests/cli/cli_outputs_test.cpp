@@ -144,6 +144,24 @@ TEST_F(CliOutputs, PipelineThatTheImageCannotGoThroughExitsWith3) {
     }
 }
 
+// A pipeline's and a layer's outputs are checked against the result's depth
+// and channels once the inputs are read, before anything is filtered.
+TEST_F(CliOutputs, PipelineAndLayerOutputFormatsAreCheckedBeforeFiltering) {
+    const std::string labels = files_.write("labels.json", R"({"format": "filterstudio-pipeline", "version": 1,
+        "steps": [{"op": "grayscale"}, {"op": "threshold", "threshold": 100}, {"op": "label"}]})");
+    CliRun r = run("pipeline -i " + photo() + " -o " + shellQuoted(dir_.file("o.png")) + " -p " + shellQuoted(labels));
+    expectRefused(r, 3, ".tif");
+    EXPECT_EQ(r.out.find("step 1/"), std::string::npos) << "refused before the first step: " << r.out;
+
+    const std::string bank = files_.write("bank.json", R"({"format": "filterstudio-kernel-bank", "version": 1,
+      "name": "blur", "inputs": 1, "outputs": 1, "kernels": [[{"weights": [[0.25, 0.5, 0.25]]}]]})");
+    r = run("layer -i " + photo() + " -b " + shellQuoted(bank) + " -o " + shellQuoted(dir_.file("layer")) + " --format pgm");
+    EXPECT_EQ(r.exitCode, 3) << r.err;
+    EXPECT_NE(r.err.find("gray"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("one launch"), std::string::npos) << "refused before the layer ran: " << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir_.file("layer") + "/blur-0.pgm"));
+}
+
 TEST_F(CliOutputs, AlphaToJpegIsWrittenWithAWarning) {
     cv::Mat rgba(40, 40, CV_8UC4, cv::Scalar(10, 20, 30, 64));
     const std::string in = files_.file("rgba.png");

@@ -61,7 +61,20 @@ int runPipeline(const std::vector<std::string>& args) {
     if (!loaded.ok()) return inputError(loaded.error);
     if (!loaded.note.empty()) std::printf("%s: %s\n", printable(input).c_str(), printable(loaded.note).c_str());
 
-    const PipelineResult result = makePipelineRunnerFor(*backend, mode)->run(pipeline, loaded.image.cview());
+    // What the image makes impossible, and an output format that cannot hold the result, before any step runs.
+    const ConstImageView image = loaded.image.cview();
+    if (std::string bad = validatePipelineFor(pipeline, image.width, image.height, image.channels, image.depth); !bad.empty())
+        return inputError(input + ": " + pipelinePath + ": " + bad);
+    const PipelineShape shape = pipelineOutputShape(pipeline, image.width, image.height, image.channels, image.depth);
+    if (const io::OutputFormatCheck format = io::checkOutputFormat(output, shape.depth, shape.channels); !format.ok())
+        return inputError(output + ": " + format.refusal +
+                          (shape.depth == Depth::F32 ? " (the pipeline ends in 32-bit float, e.g. label numbers: write a "
+                                                       ".tif, or end with normalize)"
+                                                     : ""));
+    else if (!format.warning.empty())
+        std::cerr << "filterstudio-cli: warning: " << printable(output) << ": " << printable(format.warning) << "\n";
+
+    const PipelineResult result = makePipelineRunnerFor(*backend, mode)->run(pipeline, image);
     for (std::size_t i = 0; i < result.steps.size(); ++i) {
         const StepReport& s = result.steps[i];
         std::printf("step %zu/%zu %-32s %9.3f ms  (%s/%s: %s)\n", i + 1, pipeline.steps.size(), printable(s.label).c_str(),

@@ -67,6 +67,13 @@ std::vector<std::size_t> lastReaders(const std::vector<std::vector<int>>& stepIn
 // when it can. Runners check it before running anything: each is the input's
 // fault, not the backend's.
 std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth);
+// The last step's result for such an input (validatePipelineFor accepts it),
+// so an output file can be checked before anything runs.
+struct PipelineShape {
+    int width = 0, height = 0, channels = 0;
+    Depth depth = Depth::U8;
+};
+PipelineShape pipelineOutputShape(const Pipeline& pipeline, int width, int height, int channels, Depth depth);
 
 // A label image is f32, which holds object numbers exactly up to 2^24.
 inline constexpr long long kMaxLabelCount = 1LL << 24;
