@@ -223,19 +223,40 @@ Summary run(const Plan& plan, Backend& backend, const std::string& mode, const P
         if (!loaded.ok()) {
             file.loadError = loaded.error;
         } else {
-            const Clock::time_point filterStart = Clock::now();
-            const std::vector<RunResult> results = runner->runSpecs(loaded.image.cview(), specs, mode);
-            summary.filterSeconds += std::chrono::duration<double>(Clock::now() - filterStart).count();
+            // An output whose format cannot hold its result (colour to .pgm) is refused before filtering.
+            const ConstImageView image = loaded.image.cview();
+            std::vector<std::string> refused(specs.size());
+            std::vector<FilterSpec> runnable;
+            std::vector<std::size_t> runnableIndex;
+            for (std::size_t k = 0; k < specs.size(); ++k) {
+                const io::OutputFormatCheck format =
+                    io::checkOutputFormat(item.outputs[k], specs[k].outputDepth(image.depth), image.channels);
+                if (!format.ok()) {
+                    refused[k] = item.outputs[k] + ": " + format.refusal;
+                    continue;
+                }
+                runnable.push_back(specs[k]);
+                runnableIndex.push_back(k);
+            }
+            std::vector<RunResult> results(specs.size());
+            if (!runnable.empty()) {
+                const Clock::time_point filterStart = Clock::now();
+                std::vector<RunResult> ran = runner->runSpecs(image, runnable, mode);
+                summary.filterSeconds += std::chrono::duration<double>(Clock::now() - filterStart).count();
+                for (std::size_t r = 0; r < ran.size(); ++r) results[runnableIndex[r]] = std::move(ran[r]);
+            }
             loaded.image = Image();  // the input is no longer needed while saving
             for (std::size_t k = 0; k < results.size(); ++k) {
                 if (results[k].error == kRunCancelled) {  // not a failure: the batch stops after this image
                     summary.cancelled = true;
                     continue;
                 }
-                std::string why;
-                if (!results[k].ok()) why = o.kernels[k].name + ": " + results[k].error;
-                else if (!io::saveImage(item.outputs[k], results[k].output.cview(), io::SaveOptions{o.overwrite}, &why))
-                    why = why.empty() ? item.outputs[k] : why;
+                std::string why = refused[k];
+                if (why.empty()) {
+                    if (!results[k].ok()) why = o.kernels[k].name + ": " + results[k].error;
+                    else if (!io::saveImage(item.outputs[k], results[k].output.cview(), io::SaveOptions{o.overwrite}, &why))
+                        why = why.empty() ? item.outputs[k] : why;
+                }
                 if (why.empty()) {
                     ++file.written;
                     summary.outputPixels += static_cast<double>(results[k].output.width()) * results[k].output.height();
