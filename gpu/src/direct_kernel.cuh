@@ -56,7 +56,12 @@ __global__ void directKernel(KernelGeom g, KernelMath m, Source src, Weights w, 
 }
 
 // The kernel variant for the input's depth and channel count.
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+template <class Source, class Weights>
+inline constexpr bool kDirectFamily = std::is_same_v<decltype(&directKernel<float, 1, Source, Weights>), DirectKernel<Source, Weights>>;
+
 template <class Source, class Weights> KernelRef directKernelFor(const PreparedFilter& f) {
+    static_assert(kDirectFamily<Source, Weights>);
     KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
         using T = decltype(tag);
@@ -99,7 +104,8 @@ cudaError_t launchDirect(const ModeImpl& mode, const LaunchArgs& a, cudaStream_t
     LaunchPlan plan;
     if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok()) return cudaErrorInvalidConfiguration;
     plan.kernel = directKernelFor<Source, Weights>(*a.filter);  // the source the border needs
-    return launchPlanned(plan, stream, a.geom, a.filter->math, src, w, plan.config.perThreadX, plan.config.perThreadY);
+    return launchPlanned<DirectKernel<Source, Weights>>(plan, stream, a.geom, a.filter->math, src, w, plan.config.perThreadX,
+                                                         plan.config.perThreadY);
 }
 
 }  // namespace fs::gpu

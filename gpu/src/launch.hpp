@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -228,23 +229,48 @@ dim3 gridFor(int width, int rows, dim3 block, int perThreadX, int perThreadY);
 // Occupancy and resources of a checked plan (the Launch panel).
 LaunchReport reportPlan(const LaunchPlan& plan, const std::string& mode);
 
-// Launches plan.kernel(args...) on `stream`; raises the kernel's dynamic
-// shared memory limit first when the plan needs more than the 48 KB default.
-template <class... Args> cudaError_t launchPlanned(const LaunchPlan& plan, cudaStream_t stream, Args... args) {
+// The parameter lists of the kernel families a plan can hold; launchPlanned
+// names its family, so its arguments are checked against it as it compiles,
+// and the plan's kernel against it (KernelRef's tag) as it launches.
+using GeomMathKernel = void (*)(KernelGeom, KernelMath);                 // global_1d, textbook, tensor
+using GeomMathIntKernel = void (*)(KernelGeom, KernelMath, int);         // separable, registers, quads
+using GeomMathIntIntKernel = void (*)(KernelGeom, KernelMath, int, int);  // shared
+template <class Source, class Weights>
+using DirectKernel = void (*)(KernelGeom, KernelMath, Source, Weights, int, int);  // constant, global, texture
+
+namespace detail {
+template <class Kernel> struct FamilyLaunch;
+template <class... Params> struct FamilyLaunch<void (*)(Params...)> {
+    template <class... Args>
+    static cudaError_t launch(const LaunchPlan& plan, cudaStream_t stream, Args&&... args) {
+        static_assert(sizeof...(Params) == sizeof...(Args), "launchPlanned: wrong number of kernel arguments");
+        static_assert(kLaunchable<void (*)(Params...), Args&&...>,
+                      "launchPlanned: an argument does not convert to its kernel parameter (or narrows)");
+        return launchKernel(plan.kernel, plan.grid, plan.block, plan.sharedBytes, stream,
+                            static_cast<std::remove_cv_t<Params>>(std::forward<Args>(args))...);
+    }
+};
+}  // namespace detail
+
+// Launches plan.kernel(args...) on `stream` as a kernel of family `Kernel`;
+// raises the kernel's dynamic shared memory limit first when the plan needs
+// more than the 48 KB default.
+template <class Kernel, class... Args>
+cudaError_t launchPlanned(const LaunchPlan& plan, cudaStream_t stream, Args&&... args) {
     if (plan.sharedBytes > 48 * 1024) {
         const cudaError_t err = cudaFuncSetAttribute(plan.kernel.address(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>(plan.sharedBytes));
         if (err != cudaSuccess) return err;
     }
-    return launchKernel(plan.kernel, plan.grid, plan.block, plan.sharedBytes, stream, args...);
+    return detail::FamilyLaunch<Kernel>::launch(plan, stream, std::forward<Args>(args)...);
 }
 
 // Plans `args.config` for this piece and launches it: every mode's launch().
-template <class... Args>
-cudaError_t planAndLaunch(const ModeImpl& mode, const LaunchArgs& a, cudaStream_t stream, Args... kernelArgs) {
+template <class Kernel, class... Args>
+cudaError_t planAndLaunch(const ModeImpl& mode, const LaunchArgs& a, cudaStream_t stream, Args&&... kernelArgs) {
     LaunchPlan plan;
     if (!mode.plan(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok()) return cudaErrorInvalidConfiguration;
-    return launchPlanned(plan, stream, kernelArgs...);
+    return launchPlanned<Kernel>(plan, stream, std::forward<Args>(kernelArgs)...);
 }
 
 }  // namespace fs::gpu

@@ -29,6 +29,9 @@ template <class T, int C> __global__ void linearKernel(KernelGeom g, KernelMath 
     storePixel<T, C>(g, m, x, y, a, b);
 }
 
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&linearKernel<float, 1>), GeomMathKernel>);
+
 KernelRef linearKernelFor(const PreparedFilter& f) {
     KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
@@ -56,7 +59,7 @@ Refusal planLinear(const PreparedFilter& f, const LaunchConfig& want, int width,
 Refusal supportsLinear(const PreparedFilter&) { return {}; }
 
 cudaError_t launchLinear(const LaunchArgs& a, cudaStream_t stream) {
-    return planAndLaunch(global1dMode(), a, stream, a.geom, a.filter->math);
+    return planAndLaunch<GeomMathKernel>(global1dMode(), a, stream, a.geom, a.filter->math);
 }
 
 std::vector<LaunchConfig> linearCandidates() {

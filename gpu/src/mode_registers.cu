@@ -404,7 +404,7 @@ cudaError_t launchRegisters(const LaunchArgs& a, cudaStream_t stream) {
         return cudaErrorInvalidConfiguration;
     // Every registers kernel takes the same parameters: the strided ones the
     // column count, the quads the rows of blocks their frame takes.
-    if (!plan.quadSpan) return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
+    if (!plan.quadSpan) return launchPlanned<GeomMathIntKernel>(plan, stream, a.geom, a.filter->math, plan.config.perThreadX);
     return launchQuadPlan(plan, a.geom, a.filter->math, stream);
 }
 

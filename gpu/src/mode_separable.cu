@@ -383,6 +383,10 @@ bool separableCompiled(int radius, int kernels, int channels) {
 }
 
 // nullptr where PY rows are not built for C channels (separableRowsBuilt).
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&separableKernel<1, 1, 1, 8, 1>), GeomMathIntKernel>);
+static_assert(std::is_same_v<decltype(&stripKernel<float, 1, kStripMinRadius>), GeomMathIntKernel>);
+
 template <int PY> KernelRef tileVariant(int channels, int radius, int kernels) {
     KernelRef kernel = nullptr;
     detail::forChannelsKernels(channels, kernels, [&](auto c, auto n) {
@@ -594,9 +598,9 @@ cudaError_t launchSeparable(const LaunchArgs& a, cudaStream_t stream) {
         return cudaErrorInvalidConfiguration;
     if (plan.quadSpan) return launchQuadPlan(plan, a.geom, a.filter->math, stream);
     if (plan.config == stripConfig(a.filter->channels) && stripApplies(*a.filter))
-        return launchPlanned(plan, stream, a.geom, a.filter->math,
+        return launchPlanned<GeomMathIntKernel>(plan, stream, a.geom, a.filter->math,
                              stripSegmentRows(a.geom.width, a.geom.outRows, a.filter->channels));
-    return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.halo == HaloScheme::PerThread ? 1 : 0);
+    return launchPlanned<GeomMathIntKernel>(plan, stream, a.geom, a.filter->math, plan.config.halo == HaloScheme::PerThread ? 1 : 0);
 }
 
 }  // namespace

@@ -113,7 +113,7 @@ cudaError_t launchShared(const LaunchArgs& a, cudaStream_t stream) {
     LaunchPlan plan;
     if (!planShared(*a.filter, a.config, a.geom.width, a.geom.outRows, plan).ok())
         return cudaErrorInvalidConfiguration;
-    return launchPlanned(plan, stream, a.geom, a.filter->math, plan.config.perThreadX,
+    return launchPlanned<GeomMathIntIntKernel>(plan, stream, a.geom, a.filter->math, plan.config.perThreadX,
                          plan.config.halo == HaloScheme::PerThread ? 1 : 0);
 }
 

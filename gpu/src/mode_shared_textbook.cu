@@ -60,6 +60,9 @@ template <class T, int C> __global__ void textbookTileKernel(KernelGeom g, Kerne
     if (stores) storePixel<T, C>(g, m, x, y, a, b);
 }
 
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&textbookTileKernel<float, 1>), GeomMathKernel>);
+
 KernelRef textbookKernelFor(const PreparedFilter& f) {
     KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
@@ -98,7 +101,7 @@ Refusal planTextbook(const PreparedFilter& f, const LaunchConfig& want, int widt
 Refusal supportsTextbook(const PreparedFilter& f) { return supportedIfPlans(planTextbook, f); }
 
 cudaError_t launchTextbook(const LaunchArgs& a, cudaStream_t stream) {
-    return planAndLaunch(sharedTextbookMode(), a, stream, a.geom, a.filter->math);
+    return planAndLaunch<GeomMathKernel>(sharedTextbookMode(), a, stream, a.geom, a.filter->math);
 }
 
 std::vector<LaunchConfig> textbookCandidates() {

@@ -227,6 +227,9 @@ __global__ void __launch_bounds__(32 * kTensorMaxWarps) tensorKernel(KernelGeom 
 #endif
 }
 
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&tensorKernel<float, 1, 1>), GeomMathKernel>);
+
 KernelRef tensorKernelFor(const PreparedFilter& f) {
     KernelRef kernel = nullptr;
     dispatchPixel(f.inDepth, f.channels, [&](auto tag, auto channels) {
@@ -275,7 +278,7 @@ Refusal planTensor(const PreparedFilter& f, const LaunchConfig& want, int width,
 Refusal supportsTensor(const PreparedFilter& f) { return supportedIfPlans(planTensor, f); }
 
 cudaError_t launchTensor(const LaunchArgs& a, cudaStream_t stream) {
-    return planAndLaunch(tensorMode(), a, stream, a.geom, a.filter->math);
+    return planAndLaunch<GeomMathKernel>(tensorMode(), a, stream, a.geom, a.filter->math);
 }
 
 std::vector<LaunchConfig> tensorCandidates() { return {LaunchConfig{}}; }

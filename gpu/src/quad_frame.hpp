@@ -152,7 +152,7 @@ inline cudaError_t launchQuadPlan(LaunchPlan plan, const KernelGeom& geom, const
     const long long blockRowThreads = static_cast<long long>(plan.grid.x) * plan.block.x * plan.block.y;
     const long long frameBlockRows = (frame.quads() * px * py + blockRowThreads - 1) / blockRowThreads;
     plan.grid.y += static_cast<unsigned>(frameBlockRows);
-    return launchPlanned(plan, stream, geom, m, static_cast<int>(frameBlockRows));
+    return launchPlanned<GeomMathIntKernel>(plan, stream, geom, m, static_cast<int>(frameBlockRows));
 }
 
 }  // namespace fs::gpu

@@ -413,6 +413,12 @@ __global__ void __launch_bounds__(256) denseQuadKernel(KernelGeom g, KernelMath 
 }
 
 // Compiled radius: the default rows only (kernel_variants.hpp), unless every variant is built.
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&registersKernel<float, 1, 1, 1, 4, 1>), GeomMathIntKernel>);
+static_assert(std::is_same_v<decltype(&rgba8PairKernel<2, 1>), GeomMathIntKernel>);
+static_assert(std::is_same_v<decltype(&quadKernel<float, 1, 2, 1>), GeomMathIntKernel>);
+static_assert(std::is_same_v<decltype(&denseQuadKernel<float, 1, 4, 4, 2, 1>), GeomMathIntKernel>);
+
 template <class T, int C, int K> KernelRef registersVariant(int radius, int rows) {
     auto pick = [&](auto r) -> KernelRef {
         constexpr int R = decltype(r)::value;

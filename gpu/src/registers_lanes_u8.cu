@@ -239,6 +239,11 @@ __global__ void __launch_bounds__(256) bgr8LaneKernel(KernelGeom g, KernelMath m
 
 }  // namespace
 
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&rgba8LaneKernel<2, 1, false, false>), GeomMathIntKernel>);
+static_assert(std::is_same_v<decltype(&rgba8GradientLaneKernel<2>), GeomMathIntKernel>);
+static_assert(std::is_same_v<decltype(&bgr8LaneKernel<2, false>), GeomMathIntKernel>);
+
 KernelRef bgr8LaneVariant(int rows, bool clamps) {
     if (rows != 2) return nullptr;
     return clamps ? bgr8LaneKernel<2, true>

@@ -97,6 +97,9 @@ __global__ void __launch_bounds__(256) separableQuadKernel(KernelGeom g, KernelM
     storeQuad<T, C, N, PY, K>(g, m, x, yFirst, acc);
 }
 
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&separableQuadKernel<float, 1, 4, 1, 4, 1>), GeomMathIntKernel>);
+
 template <class T, int C, int K> KernelRef variantFor(int radius, int pixels, int rows) {
     KernelRef kernel = nullptr;
     auto offer = [&](auto r, auto n, auto py) {

@@ -108,6 +108,8 @@ cudaError_t uploadSharedQuadWeights(const PreparedFilter& f, cudaStream_t stream
 // The variant for (channels, radius, kernels) with PY rows per thread;
 // radius -1 is the run-time path; nullptr for a radius not built
 // (sharedRadiusBuilt). Defined in shared_rows<PY>.cu.
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&sharedKernel<1, 1, 4, 1>), GeomMathIntIntKernel>);
 template <int PY> KernelRef sharedKernelFor(int channels, int radius, int kernels);
 // Each file has its own __constant__ weights (no relocatable device code), so
 // each fills its own copy.

@@ -103,6 +103,9 @@ __global__ void __launch_bounds__(512) sharedQuadKernel(KernelGeom g, KernelMath
 
 }  // namespace
 
+// Each kernel template has its family's parameters (launch.hpp), which its launch is checked against.
+static_assert(std::is_same_v<decltype(&sharedQuadKernel<2>), GeomMathIntIntKernel>);
+
 KernelRef sharedQuadKernelFor(int radius) {
     KernelRef k = nullptr;
     detail::forRadius<kSharedMaxRadius>(radius, [&](auto r) {
