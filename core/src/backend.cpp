@@ -72,11 +72,7 @@ std::string Backend::resetTuning() { return displayName() + " has no launch conf
 std::string validateRun(const FilterSpec& spec, ConstImageView input) {
     if (std::string why = validateImage(input); !why.empty()) return why;
     if (std::string why = validateSpec(spec); !why.empty()) return why;
-    if (spec.outputWidth(input.width) <= 0 || spec.outputHeight(input.height) <= 0)
-        return "valid output of a " + std::to_string(2 * spec.maxRadiusX() + 1) + "x" +
-               std::to_string(2 * spec.maxRadiusY() + 1) + " kernel needs an image at least that large, got " +
-               std::to_string(input.width) + "x" + std::to_string(input.height);
-    return {};
+    return emptyOutputReason(spec, input.width, input.height);
 }
 
 }  // namespace fs

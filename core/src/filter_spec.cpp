@@ -119,6 +119,13 @@ int FilterSpec::maxRadiusY() const {
     return r;
 }
 
+std::string emptyOutputReason(const FilterSpec& spec, int width, int height) {
+    if (spec.outputWidth(width) > 0 && spec.outputHeight(height) > 0) return {};
+    return "valid output of a " + std::to_string(2 * spec.maxRadiusX() + 1) + "x" +
+           std::to_string(2 * spec.maxRadiusY() + 1) + " kernel needs an image at least that large, got " +
+           std::to_string(width) + "x" + std::to_string(height);
+}
+
 std::string validateSpec(const FilterSpec& spec) {
     const std::size_t want = spec.combine == Combine::Magnitude ? 2 : 1;
     if (spec.kernels.size() != want)

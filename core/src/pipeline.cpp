@@ -115,16 +115,13 @@ std::vector<PipelineShape> stepShapes(const Pipeline& pipeline, const PipelineSh
         PipelineShape out = in;
         switch (step.op) {
         case StepOp::Convolve:
+            if (std::string empty = emptyOutputReason(step.filter, in.width, in.height); !empty.empty()) {
+                why = where + empty;
+                return shapes;
+            }
             out.depth = step.filter.outputDepth(in.depth);
             out.width = step.filter.outputWidth(in.width);
             out.height = step.filter.outputHeight(in.height);
-            if (out.width <= 0 || out.height <= 0) {
-                why = where + "valid output of a " + std::to_string(2 * step.filter.maxRadiusX() + 1) + "x" +
-                      std::to_string(2 * step.filter.maxRadiusY() + 1) +
-                      " kernel needs an image at least that large, its input is " + std::to_string(in.width) + "x" +
-                      std::to_string(in.height);
-                return shapes;
-            }
             break;
         case StepOp::Abs: break;
         case StepOp::Magnitude: {
@@ -155,17 +152,13 @@ std::vector<PipelineShape> stepShapes(const Pipeline& pipeline, const PipelineSh
 
 }  // namespace
 
-std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth) {
+std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth,
+                                PipelineShape* output) {
     if (std::string why = validatePipeline(pipeline); !why.empty()) return why;
     std::string why;
-    stepShapes(pipeline, {width, height, channels, depth}, why);
-    return why;
-}
-
-PipelineShape pipelineOutputShape(const Pipeline& pipeline, int width, int height, int channels, Depth depth) {
-    std::string why;
     const std::vector<PipelineShape> shapes = stepShapes(pipeline, {width, height, channels, depth}, why);
-    return shapes.empty() || !why.empty() ? PipelineShape{} : shapes.back();
+    if (why.empty() && output) *output = shapes.back();
+    return why;
 }
 
 std::string tooManyObjects(long long count) {

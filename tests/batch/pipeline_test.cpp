@@ -161,9 +161,12 @@ TEST(Pipeline, SizesThatDoNotFitAreTheInputsFault) {
     PipelineResult r = cpu::makePipelineRunner(*backend, "parallel")->run(shrink, small.cview());
     EXPECT_TRUE(r.inputRejected);
     EXPECT_NE(r.error.find("steps[1]"), std::string::npos) << r.error;
-    EXPECT_NE(r.error.find("its input is 8x8"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("got 8x8"), std::string::npos) << r.error;
     EXPECT_TRUE(r.steps.empty()) << "refused before the first step ran";
-    EXPECT_EQ(validatePipelineFor(shrink, 17, 17, 1, Depth::U8), "");
+    PipelineShape shape;
+    EXPECT_EQ(validatePipelineFor(shrink, 17, 17, 1, Depth::U8, &shape), "");
+    EXPECT_EQ(shape.width, 1);  // two valid 9x9 steps: 17 - 8 - 8
+    EXPECT_EQ(shape.height, 1);
 
     Pipeline mixed;
     mixed.steps = {convolve("sobel-x", "gx"), convolve("sobel-y", "gy", {kPipelineSource}),

@@ -63,9 +63,10 @@ int runPipeline(const std::vector<std::string>& args) {
 
     // What the image makes impossible, and an output format that cannot hold the result, before any step runs.
     const ConstImageView image = loaded.image.cview();
-    if (std::string bad = validatePipelineFor(pipeline, image.width, image.height, image.channels, image.depth); !bad.empty())
+    PipelineShape shape;
+    if (std::string bad = validatePipelineFor(pipeline, image.width, image.height, image.channels, image.depth, &shape);
+        !bad.empty())
         return inputError(input + ": " + pipelinePath + ": " + bad);
-    const PipelineShape shape = pipelineOutputShape(pipeline, image.width, image.height, image.channels, image.depth);
     if (const io::OutputFormatCheck format = io::checkOutputFormat(output, shape.depth, shape.channels); !format.ok())
         return inputError(output + ": " + format.refusal +
                           (shape.depth == Depth::F32 ? " (the pipeline ends in 32-bit float, e.g. label numbers: write a "

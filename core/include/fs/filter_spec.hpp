@@ -101,6 +101,9 @@ struct FilterSpec {
 Image validInterior(const FilterSpec& spec, ConstImageView padded);
 
 std::string validateSpec(const FilterSpec& spec);
+// Why `spec`'s output of a width x height image would be empty (a valid-size
+// kernel larger than the image); empty when it is not.
+std::string emptyOutputReason(const FilterSpec& spec, int width, int height);
 
 // Whether a run of `spec` on `input` gives the input's alpha back unfiltered.
 inline bool keepsInputAlpha(const FilterSpec& spec, ConstImageView input) {

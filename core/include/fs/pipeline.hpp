@@ -61,19 +61,19 @@ std::vector<std::vector<int>> resolveStepInputs(const Pipeline& pipeline);
 // step; the last step's result (the output) maps to itself and is kept.
 std::vector<std::size_t> lastReaders(const std::vector<std::vector<int>>& stepInputs);
 
-// Why this pipeline cannot run on a width x height image of `channels`
-// channels of `depth` (a label step on a colour image, magnitude of results
-// that differ, a valid-size step that leaves nothing), naming the step; empty
-// when it can. Runners check it before running anything: each is the input's
-// fault, not the backend's.
-std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth);
-// The last step's result for such an input (validatePipelineFor accepts it),
-// so an output file can be checked before anything runs.
+// The shape of a step's result: the pipeline's output is its last step's.
 struct PipelineShape {
     int width = 0, height = 0, channels = 0;
     Depth depth = Depth::U8;
 };
-PipelineShape pipelineOutputShape(const Pipeline& pipeline, int width, int height, int channels, Depth depth);
+// Why this pipeline cannot run on a width x height image of `channels`
+// channels of `depth` (a label step on a colour image, magnitude of results
+// that differ, a valid-size step that leaves nothing), naming the step; empty
+// when it can, and then `output`, when given, is the last step's shape, so an
+// output file can be checked before anything runs. Runners check it before
+// running anything: each refusal is the input's fault, not the backend's.
+std::string validatePipelineFor(const Pipeline& pipeline, int width, int height, int channels, Depth depth,
+                                PipelineShape* output = nullptr);
 
 // A label image is f32, which holds object numbers exactly up to 2^24.
 inline constexpr long long kMaxLabelCount = 1LL << 24;
