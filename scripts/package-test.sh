@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# Builds the Debian package from ./build, installs it with apt, and checks the
-# installed programs: the CLI's version, a filter on a bundled sample, and the
-# GUI staying up offscreen for a few seconds. Removes the package afterwards.
+# Builds the Debian packages from ./build (BUILD_DIR=... for another build
+# folder), installs them with apt, and checks what they installed: the CLI's
+# version, a filter on a bundled sample, the GUI staying up offscreen for a
+# few seconds, and the Python module imported by Debian's python3 from the
+# installed package, filtering a small array. Removes the packages afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d build ] || bash scripts/build.sh
-(cd build && cpack -G DEB >/dev/null)
-deb=$(ls -t build/filterstudio_*.deb | head -n 1)
+BUILD_DIR=${BUILD_DIR:-build}
+[ -d "$BUILD_DIR" ] || bash scripts/build.sh
+(cd "$BUILD_DIR" && cpack -G DEB >/dev/null)
+deb=$(ls -t "$BUILD_DIR"/filterstudio_*.deb | head -n 1)
+debs=("./$deb")
+packages=(filterstudio)
 echo "package: $deb"
 dpkg-deb --field "$deb" Depends
+# The build has the Python module: its package must be there too.
+if compgen -G "$BUILD_DIR/python/filterstudio/_core*.so" >/dev/null; then
+  pydeb=$(ls -t "$BUILD_DIR"/python3-filterstudio_*.deb | head -n 1)
+  echo "package: $pydeb"
+  dpkg-deb --field "$pydeb" Depends Recommends
+  debs+=("./$pydeb")
+  packages+=(python3-filterstudio)
+fi
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "./$deb" >/dev/null
-trap 'DEBIAN_FRONTEND=noninteractive $sudo apt-get remove -y -qq filterstudio >/dev/null' EXIT
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${debs[@]}" >/dev/null
+remove_packages() { DEBIAN_FRONTEND=noninteractive $sudo apt-get remove -y -qq "${packages[@]}" >/dev/null; }
+trap remove_packages EXIT
 
 /usr/bin/filterstudio-cli --version
 out=$(mktemp -d)
@@ -29,4 +43,33 @@ if [ "$status" -ne 124 ]; then
 fi
 test -f /usr/share/applications/filterstudio.desktop
 test -f /usr/share/icons/hicolor/scalable/apps/filterstudio.svg
-echo "package: installed and ran OK"
+
+if [[ " ${packages[*]} " == *" python3-filterstudio "* ]]; then
+  # -I and a folder outside the tree: only the installed package can be imported.
+  (cd "$out" && /usr/bin/python3 -I - <<'PY'
+import numpy as np
+import filterstudio as fs
+import filterstudio.dask
+
+assert fs.__file__ == "/usr/lib/python3/dist-packages/filterstudio/__init__.py", fs.__file__
+laplacian = np.array([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=np.float32)
+image = (np.arange(6 * 9, dtype=np.float32).reshape(6, 9) ** 2) % 97
+out, timing = fs.filter(image, laplacian, border="replicate")
+padded = np.pad(image, 1, mode="edge")
+expected = padded[:-2, 1:-1] + padded[2:, 1:-1] + padded[1:-1, :-2] + padded[1:-1, 2:] - 4 * image
+assert out.dtype == np.float32 and np.array_equal(out, expected), (out, expected)
+# The private libraries come from the package's libdir, through the module's RUNPATH.
+maps = open("/proc/self/maps").read()
+assert "/usr/lib/filterstudio/libfs_core.so" in maps, "libfs_core not loaded from /usr/lib/filterstudio"
+print(f"package: python3 imported {fs.__file__}, filtered 6x9 on {timing.backend}/{timing.mode}: OK")
+PY
+  )
+fi
+trap - EXIT
+remove_packages
+# Removal takes the byte-code python3 wrote (as root) with it.
+if [ -e /usr/lib/python3/dist-packages/filterstudio ]; then
+  echo "package: removing python3-filterstudio left /usr/lib/python3/dist-packages/filterstudio behind" >&2
+  exit 1
+fi
+echo "package: installed, ran and removed OK"
