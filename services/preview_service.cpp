@@ -179,6 +179,38 @@ std::optional<PreviewService::Frame> PreviewService::run(const FilterSpec& spec,
 #endif
 }
 
+std::optional<PreviewService::Frame> PreviewService::runFrame(const Image& image, const FilterSpec& spec,
+                                                              const std::string& mode, const BufferFill& fill,
+                                                              QString* failure) {
+#ifdef FS_HAVE_CUDA_INTEROP
+    if (image.empty() || !unavailableReason().isEmpty()) return std::nullopt;
+    if (!state_) state_ = std::make_unique<State>();
+    State& s = *state_;
+    Frame frame;
+    TimingRecord& timing = frame.timing;
+    const auto started = std::chrono::steady_clock::now();
+    const QString failed = fill(image.width(), image.height(),
+                                [&](unsigned buffer, unsigned texture, int w, int h, bool* textureFilled) {
+        s.buffer.copyIntoTexture(texture);
+        *textureFilled = true;
+        const std::size_t bytes = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4;
+        return QString::fromStdString(s.buffer.runIntoPixelBuffer(buffer, bytes, spec, image.cview(), mode, &timing));
+    });
+    if (!failed.isEmpty()) {
+        if (failure) *failure = failed;
+        return std::nullopt;
+    }
+    frame.fillMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    timing.backend = gpu::GlPixelBufferInterop::backendId();
+    timing.mode = mode;
+    timing.launch = "video frame";
+    return frame;
+#else
+    (void)image, (void)spec, (void)mode, (void)fill, (void)failure;
+    return std::nullopt;
+#endif
+}
+
 void PreviewService::shutdown(const BufferFill& fill) {
     if (state_ && fill) {
         (void)fill(1, 1, [this](unsigned, unsigned, int, int, bool*) {

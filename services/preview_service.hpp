@@ -49,6 +49,13 @@ public:
     std::optional<Frame> run(const FilterSpec& spec, const std::string& mode, const LaunchConfig& launch,
                              const BufferFill& fill, QString* failure);
 
+    // One frame of a moving picture (a video, a camera) into the view through `fill`: `frame` goes up once,
+    // through the engine's pinned staging, and is filtered into the view's pixel buffer and texture. The
+    // image kept on the GPU for stills is left alone. Nothing when interop is unavailable; `failure` then
+    // says why when it was tried and failed, and the caller takes the host path.
+    std::optional<Frame> runFrame(const Image& frame, const FilterSpec& spec, const std::string& mode,
+                                  const BufferFill& fill, QString* failure);
+
     // Lets go of the GL registrations while the view's GL context still exists (window closing).
     void shutdown(const BufferFill& fill);
 
