@@ -372,6 +372,16 @@ void ImageView::setOriginal(const QImage& image) {
     refresh();
 }
 
+void ImageView::setNextOriginal(const QImage& image) {
+    if (original_.isNull() || image.size() != original_.size()) {
+        setOriginal(image);
+        return;
+    }
+    original_ = image.convertToFormat(QImage::Format_RGBA8888);
+    ++originalVersion_;
+    refresh();
+}
+
 void ImageView::setResult(const QImage& image) {
     result_ = image.convertToFormat(QImage::Format_RGBA8888);
     resultFromBuffer_ = false;

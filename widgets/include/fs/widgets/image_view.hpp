@@ -31,6 +31,9 @@ public:
     // A new original clears the result and difference and fits the view.
     void setOriginal(const QImage& image);
     void setResult(const QImage& image);
+    // The next frame of a moving picture: replaces the original and keeps the result, zoom and pan (a first
+    // frame, or one of another size, is taken as setOriginal takes an image).
+    void setNextOriginal(const QImage& image);
     void clearResult();
     void setDifference(const QImage& image, const QString& caption);
 
