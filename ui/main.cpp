@@ -12,6 +12,7 @@
 #include "fs/widgets/kernel_editor.hpp"
 #include "fs/widgets/timing_chart.hpp"
 #include "main_window.hpp"
+#include "video_controller.hpp"
 
 namespace {
 
@@ -39,7 +40,9 @@ struct Options {
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("image"),
-                                     QStringLiteral("Image to open (PNG, JPEG, TIFF, BMP, PNM...)."), QStringLiteral("[image]"));
+                                     QStringLiteral("Image to open (PNG, JPEG, TIFF, BMP, PNM...), or a video file (mp4, mkv, "
+                                                    "avi, webm) to play through the filter."),
+                                     QStringLiteral("[image|video]"));
         parser.addOptions({mode, kernel, view, allModes, logChart, size, presentation, screenshot});
     }
 };
@@ -113,8 +116,11 @@ int main(int argc, char** argv) {
     }
     window.show();
     if (parser.isSet(options.presentation)) window.setPresentation(true);
-    const bool opened = !parser.positionalArguments().isEmpty() && window.openImage(parser.positionalArguments().front());
-    if (opened && parser.isSet(options.allModes)) window.runEveryMode();
+    const QString file = parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().front();
+    const bool video = fs::ui::VideoController::isVideoFile(file);
+    const bool opened = !file.isEmpty() && (video ? window.video()->openVideo(file) : window.openImage(file));
+    if (opened && video) window.video()->playAction()->trigger();
+    if (opened && !video && parser.isSet(options.allModes)) window.runEveryMode();
 
     if (parser.isSet(options.screenshot)) {
         const QString path = parser.value(options.screenshot);
@@ -129,6 +135,8 @@ int main(int argc, char** argv) {
         QObject::connect(&window, &fs::ui::MainWindow::resultShown, &window, [grab, &window] {
             if (!window.sweeping()) QTimer::singleShot(800, grab);
         });
+        QObject::connect(window.video(), &fs::ui::VideoController::frameShown, &window, [grab] { QTimer::singleShot(800, grab); },
+                         Qt::SingleShotConnection);
         // Nothing to wait for without an image; never hang a script either way.
         QTimer::singleShot(opened ? 30000 : 500, &window, [grab] { grab(); });
     }

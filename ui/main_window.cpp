@@ -32,6 +32,7 @@
 #include "preview_service.hpp"
 #include "run_status.hpp"
 #include "sweep_controller.hpp"
+#include "video_controller.hpp"
 #include "view_bar.hpp"
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/comparison.hpp"
@@ -69,6 +70,7 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     sweep_ = new services::SweepController(
         [this](const QString& key, int repeats, int warmups) { return submit(key, false, repeats, warmups); }, this);
     chooser_->setChoices(choicesOf(runner_->backends()));
+    video_ = new VideoController({this, view_, chooser_, preview_, factory_, [this] { return currentSpec(); }}, this);
     strip_->setUnavailableBackends(chooser_->unavailableBackends());
     setCentralWidget(buildCentre());
     layout_ = new WindowLayout({this, viewBar_, view_, centreSplit_, strip_}, this);
@@ -221,6 +223,7 @@ void MainWindow::setPresentation(bool on) {
     viewBar_->presentationAction()->setChecked(on);
     if (on) strip_->setGroup(chart_->board().group(chart_->shownGroupId()));
     chart_->setLargeText(on);
+    video_->setLargeText(on);
     layout_->setPresentation(on);
     // Fit again once the new layout has its size, and follow the window from then on.
     QTimer::singleShot(0, view_, &widgets::ImageView::zoomToFit);
@@ -325,6 +328,7 @@ bool MainWindow::openImage(const QString& path) {
         else showError(tr("Cannot open image"), why);
         return false;
     }
+    video_->close();  // a still replaces the video
     doc_.setLoaded(std::make_shared<const Image>(std::move(*image)), path);
     chart_->clearPipeline();  // the steps timed were of the previous image
     prepareInput();
@@ -348,6 +352,7 @@ void MainWindow::openSample(const QString& resource) {
 
 void MainWindow::scheduleRun() {
     updateLaunchContext();
+    if (video_->active()) return video_->filterChanged();  // frames take the filter: no still to run
     if (output_->live() && doc_.hasImage()) runTimer_->start();
 }
 
@@ -365,6 +370,7 @@ void MainWindow::runMeasured() { run(false); }
 
 void MainWindow::run(bool livePreviewAllowed) {
     runTimer_->stop();
+    if (video_->active()) return video_->filterChanged();
     if (!doc_.hasImage()) return;
     const widgets::ModeChoice* choice = chooser_->current();
     if (!choice) {
@@ -690,7 +696,8 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 void MainWindow::dropEvent(QDropEvent* e) {
     if (const QString path = ImageOpener::droppedFile(e->mimeData()); !path.isEmpty()) {
         e->acceptProposedAction();
-        openImage(path);
+        if (VideoController::isVideoFile(path)) video_->openVideo(path);
+        else openImage(path);
     }
 }
 

@@ -43,6 +43,7 @@ class ImageOpener;
 class LaunchController;
 class RunStatus;
 class OutputControls;
+class VideoController;
 class ViewBar;
 
 using BackendFactory = std::function<std::vector<std::unique_ptr<Backend>>()>;
@@ -90,6 +91,8 @@ public:
     // Below this window height the default layout puts the timings in the right column, not under the image.
     static constexpr int kTimingsBelowMinHeight = WindowLayout::kTimingsBelowMinHeight;
     FilterRunner* runner() const { return runner_; }
+    // Video files and cameras: the transport, the race view and the frames through the filter.
+    VideoController* video() const { return video_; }
     // The live preview (CUDA-GL interop builds): whether the shown image is kept
     // on the GPU, and the newest whole frame (kernel, map, texture and draw).
     bool inputOnDevice() const;
@@ -175,6 +178,7 @@ private:
     services::Document doc_;
     services::PreviewService* preview_;
     services::SweepController* sweep_;
+    VideoController* video_;
     quint64 shownGeneration_ = 0;
     QPoint inspectedPixel_{-1, -1};
     QString lastRunError_;  // the last run failure shown in a dialog

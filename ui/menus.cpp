@@ -10,6 +10,7 @@
 
 #include "help_menu.hpp"
 #include "main_window.hpp"
+#include "video_controller.hpp"
 #include "fs/widgets/kernel_editor.hpp"
 #include "fs/widgets/pipeline_editor.hpp"
 
@@ -38,6 +39,9 @@ QMenu* buildMenus(MainWindow& w, QActionGroup* displayModes, QAction* presentati
     widgets::KernelEditor* editor = w.kernelEditor();
     QMenu* file = w.menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open..."), QKeySequence::Open, &w, &MainWindow::openDialog);
+    file->addAction(w.video()->openAction());
+    QMenu* cameras = file->addMenu(tr("&Camera"));
+    QObject::connect(cameras, &QMenu::aboutToShow, w.video(), [&w, cameras] { w.video()->fillCameraMenu(cameras); });
     QMenu* recent = file->addMenu(tr("Open &recent"));
     QMenu* samples = file->addMenu(tr("Open &sample"));
     for (const QString& name : QDir(QStringLiteral(":/samples")).entryList(QDir::Files, QDir::Name))
@@ -64,6 +68,7 @@ QMenu* buildMenus(MainWindow& w, QActionGroup* displayModes, QAction* presentati
     view->addActions(displayModes->actions());
     view->addSeparator();
     view->addAction(presentation);
+    view->addAction(w.video()->raceAction());
     view->addAction(tr("&Default layout"), &w, [&w] {
         w.setPresentation(false);
         w.applyDefaultLayout();
