@@ -17,6 +17,12 @@
 # ALL=1 builds every target and runs every GPU test (ctest -L gpu) first;
 # FRAMES=0 leaves out the frame benchmark; LESSONS=1 also plays Help > Lessons with
 # the GPU (tests/gui/test_lessons.cpp) and keeps lesson 2's window and step.
+# VIDEO=1 plays a 3840x2160 stream of JPEG frames through cuda/auto (interop) and the
+# fastest CPU mode in the window, then in the race view, for Sobel magnitude and
+# Gaussian 15 (tests/gui/test_video_gpu.cpp): fps, decoder rate and per-frame split in
+# video_test.txt and the summary, the race in race.png; the frame benchmark is left out
+# (FRAMES=1 keeps it). The carried OpenCV has no videoio (FFmpeg), so the frames are
+# decoded with imdecode on the video source's thread rather than read from a file.
 # Results: $OUT/summary.txt first, then window_test.txt, frames.txt/.csv, window.png.
 set -u -o pipefail
 source "$(dirname "$0")/common.sh"
@@ -25,6 +31,7 @@ unpack_carried_qt
 # ALL=1 builds every target and runs every GPU test of this build first.
 targets="filterstudio test_gui_live_preview_gpu filterstudio-frame-bench fs_gl_interop_tests"
 [ "${LESSONS:-0}" = 1 ] && targets="$targets test_gui_lessons"
+[ "${VIDEO:-0}" = 1 ] && targets="$targets test_gui_video_gpu" && FRAMES=${FRAMES:-0}
 [ "${ALL:-0}" = 1 ] && targets=
 start=$(date +%s)
 cmake -G Ninja -S . -B build-studio -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -55,6 +62,13 @@ if [ "${LESSONS:-0}" = 1 ]; then
   say "lessons with the GPU exit $?: $(grep -E '^Totals' /tmp/lessons.txt)"
   grep -E "^FAIL|Loc:" /tmp/lessons.txt | head -10 | tee -a "$S"
   cp /tmp/lessons/lesson-2-window.png /tmp/lessons/lesson-2-step.png "$OUT/" 2>/dev/null
+fi
+
+if [ "${VIDEO:-0}" = 1 ]; then
+  FS_VIDEO_SCREENSHOT="$OUT/race.png" timeout 300 build-studio/tests/gui/test_gui_video_gpu -o "$OUT/video_test.txt,txt" \
+    >/tmp/video_stdout.txt 2>&1
+  say "video test exit $?"
+  grep -E "^(PASS|FAIL|SKIP)|Totals|^QINFO.*(video|race labels)|Loc:" "$OUT/video_test.txt" | head -30 | tee -a "$S"
 fi
 
 if [ "${FRAMES:-1}" = 1 ]; then
