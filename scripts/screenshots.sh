@@ -4,7 +4,8 @@
 # is shown as |v| scaled to fit) after every mode has been timed. Each is taken under Xvfb on a screen of
 # the window's size and written to docs/ as a palette PNG (pngquant, from scripts/deps.sh). Then, at both
 # sizes, the second lesson of Help > Lessons (the window and its step) and the Benchmark dialog with its
-# results, drawn by the GUI tests that run them (FS_SCREENSHOTS, FS_SCREEN_SIZE).
+# results, drawn by the GUI tests that run them (FS_SCREENSHOTS, FS_SCREEN_SIZE); and the race view of a
+# video at 1920x1080 (gui.video).
 #
 #   bash scripts/screenshots.sh [BUILD_DIR]     (default: build)
 set -euo pipefail
@@ -47,3 +48,12 @@ for size in 1024x768 1920x1080; do
     echo "screenshots: $out ($(stat -c %s "$out") bytes)"
   done
 done
+# The race view of a video at 1920x1080, as gui.video draws it (a photograph panned, Sobel magnitude).
+video="$build/tests/gui/test_gui_video"
+[ -x "$video" ] || { echo "screenshots: $video is missing; build the tests first" >&2; exit 2; }
+mkdir -p "$work/video"
+HOME="$work/home-video" QT_QPA_PLATFORM=offscreen FS_SCREENSHOTS="$work/video" \
+  "$video" raceViewShowsTwoFrameRates >"$work/test.log" 2>&1 || { cat "$work/test.log" >&2; exit 1; }
+out=docs/screenshot-race-1920x1080.png
+pngquant --force --quality 20-60 --nofs --speed 1 --output "$out" "$work/video/screenshot-race-1920x1080.png"
+echo "screenshots: $out ($(stat -c %s "$out") bytes)"
