@@ -98,8 +98,11 @@ std::vector<CpuMode> builtinModes() {
           "picked at run time). Rank-1 kernels run as a column pass then a row pass with fused multiply-adds "
           "(box kernels on integer images as running sums); when the weights are n / 2^k and every sum of the "
           "integer samples is exact in float (binomial Gaussians 3-7, Sobel, on u8) the result is the "
-          "reference's bit for bit, otherwise it differs by float rounding only. Other kernels add in the "
-          "reference's order: bit for bit.",
+          "reference's bit for bit, otherwise it differs by float rounding only (at most 1 level on u8 and "
+          "u16). Other rank-1 kernels on u8 to u8 (Gaussians of any sigma) use fixed-point weights with "
+          "32-bit sums, within 1 level of the reference (the bound is checked per kernel; kernels with "
+          "large sums of |weight| keep the float passes). Other kernels add in the reference's order: bit "
+          "for bit.",
           true, {}, /*isReference=*/false, /*isDefault=*/true},
          &runParallel},
     };

@@ -3,6 +3,7 @@
 // the OpenCV mode (a separate library) can join without the backend knowing it.
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct CpuMode {
 
 void runReference(const FilterSpec& spec, ConstImageView input, ImageView output);
 void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output);
+// When mode "parallel" runs kernel k on u8 to u8 (one kernel, no mapping, an
+// integer border) with fixed-point weights: their bound in levels against
+// the reference, always below 1.
+std::optional<double> parallelFixedPointBound(const Kernel& k);
 
 // Most threads runParallel may use when called from this thread; 0 means one
 // per core. The batch runner lowers it so that jobs, not tiles, share the cores.

@@ -15,7 +15,9 @@
 // only. Every other kernel (2-D, 1xN, Nx1), and rank-1 kernels whose sums
 // could overflow, add in the reference's order without fusing: bit for bit.
 // u8 to u8 with one such dyadic kernel, or a box, and no mapping skips the
-// floats altogether: IntegerFilter sums in 16-bit integer lanes.
+// floats altogether: IntegerFilter sums in 16-bit integer lanes. Other u8
+// rank-1 kernels (Gaussians of any sigma) run there too, with fixed-point
+// weights whose bound against the reference is below 1 level (fixedWeights).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -492,6 +494,145 @@ private:
     std::vector<std::pair<int, int>> chunks_;  // (first sample, count)
 };
 
+// Fixed-point weights for rank-1 kernels of any weights on u8 (Gaussians of
+// any sigma): column weights C / 2^a and row weights R / 2^d, integers below
+// 2^15, each set rounded so that it sums to what the real weights sum to
+// (flat areas stay flat). The column pass keeps 32-bit sums S and stores
+// T = round(S / 2^b) in 16 bits, at most 2^14 (so mirrored taps fold in
+// 16 bits); the row pass sums R x T exactly in 32 bits and rounds once.
+struct FixedWeights {
+    std::vector<std::int16_t> column, row;
+    int fold[2] = {0, 0};  // column, row: +1 symmetric, -1 antisymmetric, 0 neither
+    int columnShift = 0, shift = 0;
+    double bound = 0.0;  // in levels: the most the result can differ from the reference's
+};
+
+// Integers near v (rounded), summing to round(sum of v) where mirrored groups
+// allow it, the correction going to the entries rounded furthest from v.
+std::vector<long long> roundedWithSum(const std::vector<double>& v, int fold) {
+    const int k = static_cast<int>(v.size());
+    std::vector<long long> n(v.size());
+    double total = 0;
+    for (int i = 0; i < k; ++i) n[i] = std::llround(v[i]), total += v[i];
+    long long missing = std::llround(total) - std::accumulate(n.begin(), n.end(), 0LL);
+    // Groups that change together: a mirrored pair of equal weights, or one entry.
+    std::vector<std::vector<int>> groups;
+    for (int i = 0; i < k; ++i) {
+        if (fold > 0 && i < k / 2) groups.push_back({i, k - 1 - i});
+        else if (fold == 0 || (fold > 0 && i == k / 2)) groups.push_back({i});
+    }
+    while (missing != 0) {
+        const long long step = missing > 0 ? 1 : -1;
+        int best = -1;
+        double bestResidue = -1e300;
+        for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
+            const int i = groups[g][0];
+            const double residue = static_cast<double>(step) * (v[i] - static_cast<double>(n[i]));
+            if (static_cast<long long>(groups[g].size()) <= std::llabs(missing) && residue > bestResidue)
+                best = g, bestResidue = residue;
+        }
+        if (best < 0) break;  // an even symmetric kernel one short: the bound counts it
+        for (int i : groups[best]) n[i] += step;
+        missing -= step * static_cast<long long>(groups[best].size());
+    }
+    return n;
+}
+
+// +1 when w is symmetric, -1 antisymmetric, within a millionth of its largest
+// weight (then made exactly so), else 0.
+int symmetrize(std::vector<double>& w) {
+    const int k = static_cast<int>(w.size());
+    double largest = 0;
+    for (double v : w) largest = std::max(largest, std::fabs(v));
+    const double slack = 1e-6 * largest;
+    for (int sign : {1, -1}) {
+        bool holds = k > 1;
+        for (int i = 0; i < k; ++i) holds = holds && std::fabs(w[i] - sign * w[k - 1 - i]) <= slack;
+        if (!holds) continue;
+        for (int i = 0; i < k / 2; ++i) {
+            const double mean = (w[i] + sign * w[k - 1 - i]) / 2;
+            w[i] = mean;
+            w[k - 1 - i] = sign * mean;
+        }
+        if (sign < 0 && k % 2 != 0) w[k / 2] = 0;
+        return sign;
+    }
+    return 0;
+}
+
+// The largest exponent e <= 24 with every |w| * 2^e at most 32000 (room
+// below 2^15 for roundedWithSum's corrections), and the sum of |w| * 2^e at
+// most limit; -1 when even e = 0 is too large.
+int fractionBits(const std::vector<double>& w, double limit) {
+    double largest = 0, sum = 0;
+    for (double v : w) largest = std::max(largest, std::fabs(v)), sum += std::fabs(v);
+    for (int e = 24; e >= 0; --e)
+        if (std::ldexp(largest, e) <= 32000.0 && std::ldexp(sum, e) <= limit) return e;
+    return -1;
+}
+
+std::optional<FixedWeights> fixedWeights(const Kernel& k) {
+    if (k.width < 2 || k.height < 2 || !separate(k)) return std::nullopt;
+    int px = 0, py = 0;
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x)
+            if (std::fabs(k.at(x, y)) > std::fabs(k.at(px, py))) px = x, py = y;
+    std::vector<double> row(static_cast<std::size_t>(k.width)), column(static_cast<std::size_t>(k.height));
+    double sumRow = 0, sumColumn = 0;
+    for (int x = 0; x < k.width; ++x) row[x] = k.at(x, py), sumRow += std::fabs(row[x]);
+    for (int y = 0; y < k.height; ++y) column[y] = static_cast<double>(k.at(px, y)) / k.at(px, py), sumColumn += std::fabs(column[y]);
+    // Equal sums of |weight| on both sides: the same relative precision for each.
+    const double balance = std::sqrt(sumRow / sumColumn);
+    for (double& v : row) v /= balance;
+    for (double& v : column) v *= balance;
+    FixedWeights f;
+    f.fold[0] = symmetrize(column);
+    f.fold[1] = symmetrize(row);
+    const int a = fractionBits(column, 1 << 22);  // 255 x sum |C| below 2^30
+    if (a < 0) return std::nullopt;
+    std::vector<double> scaled;
+    for (double v : column) scaled.push_back(std::ldexp(v, a));
+    const std::vector<long long> c = roundedWithSum(scaled, f.fold[0]);
+    long long sumC = 0;
+    for (long long v : c) sumC += std::llabs(v);
+    // T's largest magnitude, rounded half up, at most 2^14 - 1.
+    const auto largestT = [&](int b) { return (255 * sumC + (b > 0 ? 1LL << (b - 1) : 0)) >> b; };
+    int b = 0;
+    while (largestT(b) > 16383) ++b;
+    const long long maxT = largestT(b);
+    // Row sums below 2^30, with room for the rounding's half.
+    const int d = fractionBits(row, std::ldexp(1.0, 30) / static_cast<double>(std::max(maxT, 1LL)));
+    if (d < 0) return std::nullopt;
+    scaled.clear();
+    for (double v : row) scaled.push_back(std::ldexp(v, d));
+    const std::vector<long long> r = roundedWithSum(scaled, f.fold[1]);
+    f.columnShift = b;
+    f.shift = a - b + d;
+    if (f.shift < 0 || f.shift > 30) return std::nullopt;
+    for (const std::vector<long long>* w : {&c, &r})
+        for (long long v : *w)
+            if (std::llabs(v) > 32767) return std::nullopt;
+    for (long long v : c) f.column.push_back(static_cast<std::int16_t>(v));
+    for (long long v : r) f.row.push_back(static_cast<std::int16_t>(v));
+    // The bound: with samples X in [0, 255], the result before its rounding is
+    // sum C_y R_x X / 2^(a+d) + sum R_x e_x / 2^(d+a-b), |e_x| <= 1/2 (T's
+    // rounding), against the reference's sum w X, itself within
+    // (n + 1) 2^-24 sum |w X| of the exact one (n products, float sums).
+    // Values less than 1 apart round at most 1 level apart.
+    double above = 0, below = 0, sumW = 0, sumR = 0;
+    for (int y = 0; y < k.height; ++y)
+        for (int x = 0; x < k.width; ++x) {
+            const double w = k.at(x, y);
+            const double e = std::ldexp(static_cast<double>(c[y]) * static_cast<double>(r[x]), -(a + d)) - w;
+            (e > 0 ? above : below) += std::fabs(e);
+            sumW += std::fabs(w);
+        }
+    for (long long v : r) sumR += std::fabs(static_cast<double>(v));
+    const double n = static_cast<double>(k.width) * k.height;
+    f.bound = 255.0 * std::max(above, below) + 0.5 * std::ldexp(sumR, b - a - d) + (n + 1) * std::ldexp(255.0 * sumW, -24);
+    return f;
+}
+
 // u8 in, u8 out, one kernel, no mapping: both passes in 16-bit integer lanes
 // (RowOps::integerColumnU8 / integerRowU8 / integerBoxRowU8).
 //
@@ -508,6 +649,10 @@ private:
 // so this is the correctly rounded value; the reference adds A rounded
 // products and can land on the other side (at most 1 apart, the tolerance
 // of every non-dyadic rank-1 path).
+//
+// Other rank-1 kernels (Gaussians of any sigma): fixed-point weights
+// (fixedWeights) in 32-bit sums, RowOps::fixedColumnU8 / fixedRowU8, when
+// their bound against the reference is below 1 level.
 struct IntegerPlan {
     std::vector<std::int16_t> column, row;  // row: taps with non-zero weight
     std::vector<std::ptrdiff_t> rowOffsets;  // in samples, from the padded position of output 0
@@ -520,8 +665,40 @@ struct IntegerPlan {
     bool box = false;
     bool runningColumn = false;  // box: the column sum slides from row to row
     float scale = 1.0f;          // box: the weight
+    // Fixed point: column weights in columnPairs, row weights in weightPairs
+    // (both as RowOps::fixedColumnU8 takes them), rowOffsets every tap's.
+    bool fixedPoint = false;
+    std::vector<std::int32_t> columnPairs;
+    int columnFold = 0, rowFold = 0, columnShift = 0;
     int radiusX = 0, radiusY = 0;
 };
+
+// Weights as RowOps::fixedColumnU8 takes them: the folded terms' weights in pairs.
+std::vector<std::int32_t> termWeightPairs(const std::vector<std::int16_t>& w, int fold) {
+    const std::size_t terms = fold == 0 ? w.size() : w.size() / 2 + w.size() % 2;
+    std::vector<std::int32_t> pairs((terms + 1) / 2, 0);
+    for (std::size_t t = 0; t < terms; ++t)
+        pairs[t / 2] |= static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint16_t>(w[t])) << (t % 2 * 16));
+    return pairs;
+}
+
+// One positive weight whose u8 sums fit 16 bits: the box path.
+bool integerBox(const Kernel& k) {
+    const float w = k.weights[0];
+    return w > 0.0f && std::isfinite(w) && 255LL * k.width * k.height <= 65535 &&
+           std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; });
+}
+
+// Fixed-point weights for a rank-1 kernel neither exact path takes. Kernels
+// with large sums of |weight| (big weights, strong negative lobes) keep too
+// few fraction bits to stay within 1 level of the reference: those keep the
+// float passes.
+std::optional<FixedWeights> fixedPointWeights(const Kernel& k) {
+    if (exactFactors(k, 255.0) || integerBox(k)) return std::nullopt;
+    std::optional<FixedWeights> f = fixedWeights(k);
+    if (!f || !(f->bound < 1.0)) return std::nullopt;
+    return f;
+}
 
 std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in, ImageView out) {
     if (in.depth != Depth::U8 || out.depth != Depth::U8 || spec.kernels.size() != 1 ||
@@ -534,10 +711,21 @@ std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in
     plan.radiusY = k.radiusY();
     const std::optional<Factors> f = exactFactors(k, 255.0);
     if (!f) {
+        if (const std::optional<FixedWeights> fixed = fixedPointWeights(k)) {
+            plan.fixedPoint = true;
+            plan.column = fixed->column;
+            plan.row = fixed->row;
+            plan.columnFold = fixed->fold[0];
+            plan.rowFold = fixed->fold[1];
+            plan.columnShift = fixed->columnShift;
+            plan.shift = fixed->shift;
+            plan.columnPairs = termWeightPairs(plan.column, plan.columnFold);
+            plan.weightPairs = termWeightPairs(plan.row, plan.rowFold);
+            for (int x = 0; x < k.width; ++x) plan.rowOffsets.push_back(static_cast<std::ptrdiff_t>(x) * in.channels);
+            return plan;
+        }
+        if (!integerBox(k)) return std::nullopt;
         const float w = k.weights[0];
-        if (!(w > 0.0f) || !std::isfinite(w) || 255LL * k.width * k.height > 65535 ||
-            !std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; }))
-            return std::nullopt;
         plan.box = true;
         plan.runningColumn = k.height >= 5;
         plan.scale = w;
@@ -592,7 +780,14 @@ public:
         halo_ = plan.radiusX * in.channels;
         long long columnTotal = 0;
         for (std::int16_t c : plan.column) columnTotal += c;
-        constantColumn_ = static_cast<std::int16_t>(static_cast<std::uint16_t>(columnTotal * static_cast<long long>(border_.value)));
+        constantColumn_ = columnValue(columnTotal * static_cast<long long>(border_.value));
+    }
+
+    // A column pass's result from its exact sum: wrapped to 16 bits, or
+    // rounded to fixed point's 16-bit column values.
+    std::int16_t columnValue(long long sum) const {
+        if (plan_.fixedPoint && plan_.columnShift > 0) sum = (sum + (1LL << (plan_.columnShift - 1))) >> plan_.columnShift;
+        return static_cast<std::int16_t>(static_cast<std::uint16_t>(sum & 0xFFFF));
     }
 
     void filterRows(int y0, int y1, IntegerScratch& s) const {
@@ -621,13 +816,12 @@ public:
             const auto fillEdge = [&](int x) {
                 const int sx = borderIndex(x, in_.width, border_.mode);
                 for (int c = 0; c < channels; ++c) {
-                    std::uint16_t a = 0;
-                    if (sx < 0) a = static_cast<std::uint16_t>(constantColumn_);
-                    else
+                    long long a = 0;
+                    if (sx >= 0)
                         for (int t = 0; t < k; ++t)
-                            a = static_cast<std::uint16_t>(a + static_cast<std::uint16_t>(plan_.column[static_cast<std::size_t>(t)]) *
-                                                                   s.rows[static_cast<std::size_t>(t)][sx * channels + c]);
-                    inner[x * channels + c] = static_cast<std::int16_t>(a);
+                            a += static_cast<long long>(plan_.column[static_cast<std::size_t>(t)]) *
+                                 s.rows[static_cast<std::size_t>(t)][sx * channels + c];
+                    inner[x * channels + c] = sx < 0 ? constantColumn_ : columnValue(a);
                 }
             };
             for (int x = -plan_.radiusX; x < 0; ++x) fillEdge(x);
@@ -640,12 +834,20 @@ public:
                     ops_.integerSlideU8(inner + c0, s.rows[static_cast<std::size_t>(k - 1)] + c0, leaving + c0, n);
                 } else {
                     for (int t = 0; t < k; ++t) s.chunkRows[static_cast<std::size_t>(t)] = s.rows[static_cast<std::size_t>(t)] + c0;
-                    ops_.integerColumnU8(s.chunkRows.data(), plan_.column.data(), k, inner + c0, n);
+                    if (plan_.fixedPoint)
+                        ops_.fixedColumnU8(s.chunkRows.data(), plan_.columnPairs.data(), k, plan_.columnFold,
+                                           plan_.columnShift, inner + c0, n);
+                    else
+                        ops_.integerColumnU8(s.chunkRows.data(), plan_.column.data(), k, inner + c0, n);
                 }
                 // Output i reads padded sums i .. i + 2 * halo.
                 const int ready = c0 + n == rowValues_ ? rowValues_ : std::max(done, c0 + n - halo_);
                 if (ready > done) {
-                    if (plan_.wide)
+                    if (plan_.fixedPoint)
+                        ops_.fixedRowU8(sums + done, plan_.rowOffsets.data(), plan_.weightPairs.data(),
+                                        static_cast<int>(plan_.row.size()), plan_.rowFold, plan_.shift, dst + done,
+                                        ready - done);
+                    else if (plan_.wide)
                         ops_.integerRowWideU8(sums + done, plan_.rowOffsets.data(), plan_.weightPairs.data(),
                                               static_cast<int>(plan_.row.size()), plan_.shift, dst + done, ready - done);
                     else if (plan_.box)
@@ -714,6 +916,12 @@ Scratch& threadScratch() {
 }
 
 }  // namespace
+
+std::optional<double> parallelFixedPointBound(const Kernel& k) {
+    const std::optional<FixedWeights> f = fixedPointWeights(k);
+    if (!f) return std::nullopt;
+    return f->bound;
+}
 
 int& parallelThreadLimit() {
     thread_local int limit = 0;

@@ -73,6 +73,21 @@ struct RowOps {
     // with a weight of 0).
     void (*integerRowWideU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs,
                              int taps, int shift, std::uint8_t* dst, int n) = nullptr;
+    // Fixed-point separable passes on u8 for weights of any value, rounded to
+    // integers by the caller, in exact 32-bit sums; the caller bounds every
+    // sum to its lane. The k sources of a pass are folded when fold is +1
+    // (-1): term p < k / 2 is source p plus (minus) source k - 1 - p, then
+    // the middle source of an odd k; otherwise each source is a term.
+    // weightPairs[q] holds term 2q's weight in its low 16 bits and term
+    // 2q + 1's (0 past the last) in its high 16 bits. Both round half up.
+    // Column: dst[i] = (sum over terms of weight * term[i]) / 2^shift, in
+    // 16 bits, the sources being rows[t][i].
+    void (*fixedColumnU8)(const std::uint8_t* const* rows, const std::int32_t* weightPairs, int k, int fold, int shift,
+                          std::int16_t* dst, int n) = nullptr;
+    // Row: dst[i] = saturate((sum over terms of weight * term[i]) / 2^shift),
+    // the sources being src[offsets[t] + i].
+    void (*fixedRowU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs, int k,
+                       int fold, int shift, std::uint8_t* dst, int n) = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

@@ -503,6 +503,137 @@ void integerRowWideU8(const std::int16_t* src, const std::ptrdiff_t* offsets, co
     }
 }
 
+// Fixed-point passes (fixedColumnU8, fixedRowU8): a kernel's k sources become
+// terms, each a source or, when Fold is +1 (-1), the sum (difference) of two
+// mirrored sources sharing a weight, then the middle source of an odd k; the
+// terms are multiplied and added in pairs (pmaddwd) into exact 32-bit sums,
+// which the lane order of the final 32-to-16 pack undoes. The caller bounds
+// every sum, and every folded term, to its lane.
+template <int Fold, class Source> I foldedTerm(Source source, int k, int p) {
+    if (Fold == 0 || p >= k / 2) return source(p);
+    const I a = source(p), b = source(k - 1 - p);
+    return Fold > 0 ? IVec::add(a, b) : IVec::sub(a, b);
+}
+
+template <int Fold> constexpr int termCount(int k) { return Fold == 0 ? k : k / 2 + k % 2; }
+
+// The 32-bit sums of the terms' products, as low and high halves (the
+// lanes of IVec::lo and IVec::hi); w[q]: weightPairs[q] in every lane. K > 0
+// fixes the source count at compile time (the loop unrolls), 0 takes k.
+template <int Fold, int K, class Source> void fixedSums(Source source, int k, const I* w, I& lo, I& hi) {
+    if constexpr (K > 0) k = K;
+    const int terms = termCount<Fold>(k);
+    lo = IVec::zero();
+    hi = IVec::zero();
+#pragma GCC unroll 16
+    for (int p = 0; p + 1 < terms; p += 2) {
+        const I x = foldedTerm<Fold>(source, k, p), y = foldedTerm<Fold>(source, k, p + 1);
+        lo = IVec::add32(lo, IVec::madd(IVec::lo(x, y), w[p / 2]));
+        hi = IVec::add32(hi, IVec::madd(IVec::hi(x, y), w[p / 2]));
+    }
+    if (terms % 2 != 0) {  // the last pair's high weight is 0
+        const I x = foldedTerm<Fold>(source, k, terms - 1);
+        lo = IVec::add32(lo, IVec::madd(IVec::lo(x, IVec::zero()), w[terms / 2]));
+        hi = IVec::add32(hi, IVec::madd(IVec::hi(x, IVec::zero()), w[terms / 2]));
+    }
+}
+
+// Room for every kernel's broadcast weight pairs.
+constexpr int kMaxFixedTaps = kMaxKernelSize;
+
+template <int Fold> void broadcastPairs(const std::int32_t* weightPairs, int k, I* w) {
+    for (int q = 0; q < (termCount<Fold>(k) + 1) / 2; ++q) w[q] = IVec::set1x32(weightPairs[q]);
+}
+
+// s / 2^shift rounded half up.
+inline I roundUp32(I s, int shift) {
+    if (shift == 0) return s;
+    return IVec::sra32(IVec::add32(s, IVec::set1x32(1 << (shift - 1))), _mm_cvtsi32_si128(shift));
+}
+
+// The scalar form of fixedSums at one sample.
+template <int Fold, class Sample> long long fixedSumAt(Sample sample, int k, const std::int32_t* weightPairs) {
+    const int terms = termCount<Fold>(k);
+    long long sum = 0;
+    for (int p = 0; p < terms; ++p) {
+        long long term = sample(p);
+        if (Fold != 0 && p < k / 2) term = Fold > 0 ? term + sample(k - 1 - p) : term - sample(k - 1 - p);
+        const std::int32_t pair = weightPairs[p / 2];
+        sum += term * static_cast<std::int16_t>(p % 2 == 0 ? pair & 0xFFFF : (pair >> 16) & 0xFFFF);
+    }
+    return sum;
+}
+
+inline long long roundUpScalar(long long s, int shift) { return shift == 0 ? s : (s + (1LL << (shift - 1))) >> shift; }
+
+template <int Fold, int K>
+void fixedColumnU8Typed(const std::uint8_t* const* rows, const std::int32_t* weightPairs, int k, int shift, std::int16_t* dst,
+                        int n) {
+    constexpr int W = IVec::N;
+    I w[kMaxFixedTaps / 2 + 1];
+    broadcastPairs<Fold>(weightPairs, k, w);
+    const auto one = [&](int at) {
+        I lo, hi;
+        fixedSums<Fold, K>([&](int t) { return IVec::widenU8(rows[t] + at); }, k, w, lo, hi);
+        IVec::store(dst + at, IVec::packs32(roundUp32(lo, shift), roundUp32(hi, shift)));
+    };
+    const int i = laneSteps<W>(0, n, one);
+    for (int j = i; j < n; ++j) {
+        const long long s = fixedSumAt<Fold>([&](int t) { return static_cast<long long>(rows[t][j]); }, k, weightPairs);
+        dst[j] = static_cast<std::int16_t>(std::clamp(roundUpScalar(s, shift), -32768LL, 32767LL));
+    }
+}
+
+template <int Fold, int K>
+void fixedRowU8Typed(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs, int k,
+                     int shift, std::uint8_t* dst, int n) {
+    constexpr int W = IVec::N;
+    I w[kMaxFixedTaps / 2 + 1];
+    broadcastPairs<Fold>(weightPairs, k, w);
+    const auto one = [&](int at) {
+        I lo, hi;
+        fixedSums<Fold, K>([&](int t) { return IVec::load(src + offsets[t] + at); }, k, w, lo, hi);
+        IVec::storeU8(dst + at, IVec::packs32(roundUp32(lo, shift), roundUp32(hi, shift)));
+    };
+    const int i = laneSteps<W>(0, n, one);
+    for (int j = i; j < n; ++j) {
+        const long long s = fixedSumAt<Fold>([&](int t) { return static_cast<long long>(src[offsets[t] + j]); }, k, weightPairs);
+        dst[j] = static_cast<std::uint8_t>(std::clamp(roundUpScalar(s, shift), 0LL, 255LL));
+    }
+}
+
+// Symmetric kernels (Gaussians) of 3 to 15 taps unrolled; the rest in loops.
+template <class Run> void withFixedShape(int k, int fold, Run run) {
+    if (fold > 0) {
+        switch (k) {
+        case 3: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 3>{});
+        case 5: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 5>{});
+        case 7: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 7>{});
+        case 9: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 9>{});
+        case 11: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 11>{});
+        case 13: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 13>{});
+        case 15: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 15>{});
+        default: return run(std::integral_constant<int, 1>{}, std::integral_constant<int, 0>{});
+        }
+    }
+    if (fold < 0) return run(std::integral_constant<int, -1>{}, std::integral_constant<int, 0>{});
+    run(std::integral_constant<int, 0>{}, std::integral_constant<int, 0>{});
+}
+
+void fixedColumnU8(const std::uint8_t* const* rows, const std::int32_t* weightPairs, int k, int fold, int shift,
+                   std::int16_t* dst, int n) {
+    withFixedShape(k, fold, [&](auto f, auto taps) {
+        fixedColumnU8Typed<decltype(f)::value, decltype(taps)::value>(rows, weightPairs, k, shift, dst, n);
+    });
+}
+
+void fixedRowU8(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs, int k, int fold,
+                int shift, std::uint8_t* dst, int n) {
+    withFixedShape(k, fold, [&](auto f, auto taps) {
+        fixedRowU8Typed<decltype(f)::value, decltype(taps)::value>(src, offsets, weightPairs, k, shift, dst, n);
+    });
+}
+
 // sums[i] += add[i] - sub[i] in wrapping 16-bit lanes (a running column sum).
 void integerSlideU8(std::int16_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) {
     constexpr int W = IVec::N;
@@ -725,7 +856,9 @@ const RowOps& rowOps() {
                             &integerRowU8,
                             &integerSlideU8,
                             &integerBoxRowU8,
-                            &integerRowWideU8};
+                            &integerRowWideU8,
+                            &fixedColumnU8,
+                            &fixedRowU8};
     return ops;
 }
 

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -314,6 +316,91 @@ TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
                     }
                 }
         }
+}
+
+// u8 to u8, one rank-1 kernel of weights no exact path takes (Gaussians of
+// any sigma, derivative-of-Gaussian lobes, lopsided kernels): fixed-point
+// weights whose bound (parallelFixedPointBound) is below 1 level, so every
+// sample is within 1 level of the reference. Also the kernels whose sums
+// leave too few fraction bits: they keep the float passes.
+std::vector<std::pair<std::string, Kernel>> fixedPointKernels() {
+    std::vector<std::pair<std::string, Kernel>> kernels;
+    for (int size : {3, 5, 7, 9, 11, 13, 15, 21, 31})
+        for (double sigma : {0.0, 0.45, 1.3, size / 4.0, 7.3}) {
+            if (sigma == 0.0 && size <= 9) continue;  // binomial: exact, never fixed point
+            char name[64];
+            std::snprintf(name, sizeof name, "gaussian %d sigma %.2f", size, sigma);
+            kernels.push_back({name, gaussianKernel(size, sigma)});
+        }
+    kernels.push_back({"5x9 of two Gaussians", Kernel::outer(gaussianVector(5, 1.1), gaussianVector(9, 2.6))});
+    std::vector<float> derivative = gaussianVector(7, 1.4);  // x g(x): antisymmetric, negative lobe
+    for (int i = 0; i < 7; ++i) derivative[i] *= static_cast<float>(i - 3) / 3.0f;
+    kernels.push_back({"7x7 derivative of Gaussian", Kernel::outer(gaussianVector(7, 1.4), derivative)});
+    kernels.push_back({"lopsided 3x5", Kernel::outer({0.2f, 0.7f, 0.1f}, {0.05f, 0.3f, 0.4f, 0.15f, 0.1f})});
+    kernels.push_back({"sharpening 3x3 rank 1", Kernel::outer({-0.3f, 1.6f, -0.3f}, {-0.3f, 1.6f, -0.3f})});
+    return kernels;
+}
+
+TEST(ParallelPathsFixedPointU8, WithinOneLevelEveryBorderChannelsSigmaAndSize) {
+    std::mt19937 rng = test::testRng();
+    const std::vector<std::pair<std::string, Kernel>> kernels = fixedPointKernels();
+    // 1023x23: rows of more than one 2K-sample chunk; 67x45 for the largest kernels.
+    const Shape shapes[] = {{1, 1}, {7, 3}, {1, 13}, {67, 45}, {1023, 23}};
+    for (const Shape& shape : shapes)
+        for (int channels : {1, 3, 4}) {
+            const Image input = test::randomImage(shape.width, shape.height, channels, Depth::U8, rng);
+            for (const Border& border : bordersToRun(Depth::U8, rng))
+                for (const auto& [name, kernel] : kernels) {
+                    if (shape.width > 100 && kernel.width > 15) continue;  // the reference takes seconds there
+                    const std::optional<double> bound = cpu::detail::parallelFixedPointBound(kernel);
+                    ASSERT_TRUE(bound.has_value()) << name << " does not take the fixed-point path";
+                    ASSERT_LT(*bound, 1.0) << name;
+                    FilterSpec spec = specOf(kernel);
+                    spec.border = border;
+                    const Image expected = cpu::referenceFilter(spec, input.cview());
+                    for (const RowOps* ops : instructionSets()) {
+                        const WithRowOps use(*ops);
+                        SCOPED_TRACE(name + ", border " + borderModeName(border.mode) + " " + std::to_string(border.value) +
+                                     ", " + std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
+                                     std::to_string(channels) + ", simd " + ops->isa);
+                        const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+                        ASSERT_TRUE(r.ok()) << r.error;
+                        EXPECT_TRUE(test::imagesMatch(r.output, expected, test::Tolerance{1.0, 0.0}));
+                    }
+                }
+        }
+}
+
+// Flat areas stay flat: each pass's weights sum to exactly one, so a constant
+// image comes back unchanged, where one rounding off would shift it a level.
+TEST(ParallelPathsFixedPointU8, ConstantImagesComeBackUnchanged) {
+    for (const auto& [name, kernel] : fixedPointKernels()) {
+        if (name.rfind("gaussian", 0) != 0) continue;
+        for (int value : {0, 1, 127, 128, 254, 255}) {
+            Image input(40, 9, 3, Depth::U8);
+            for (int y = 0; y < 9; ++y)
+                for (int i = 0; i < 120; ++i) input.view().row<std::uint8_t>(y)[i] = static_cast<std::uint8_t>(value);
+            const RunResult r = cpu::makeCpuBackend()->run(specOf(kernel), input.cview(), "parallel");
+            ASSERT_TRUE(r.ok()) << r.error;
+            EXPECT_TRUE(test::imagesMatch(r.output, input, test::exact())) << name << ", value " << value;
+        }
+    }
+}
+
+// Weights so large, or lobes so strong, that 16-bit weights cannot hold the
+// result within 1 level: the float passes, within the usual tolerance.
+TEST(ParallelPathsFixedPointU8, LargeSumsKeepTheFloatPasses) {
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(131, 37, 3, Depth::U8, rng);
+    for (const Kernel& k : {Kernel::outer({100.3f, -200.7f, 100.1f}, {1.1f, -1.3f, 1.7f}),
+                            Kernel::outer({-40.1f, 81.3f, -40.1f}, {-40.1f, 81.3f, -40.1f})}) {
+        EXPECT_FALSE(cpu::detail::parallelFixedPointBound(k).has_value());
+        FilterSpec spec = specOf(k);
+        const Image expected = cpu::referenceFilter(spec, input.cview());
+        const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+        ASSERT_TRUE(r.ok()) << r.error;
+        EXPECT_TRUE(test::imagesMatch(r.output, expected, test::toleranceFor(Depth::U8, test::responseScale(spec, 255.0))));
+    }
 }
 
 // The integer sums of an N x N box, rounded half to even from S / N^2 in
