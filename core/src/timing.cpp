@@ -1,5 +1,6 @@
 #include "fs/timing.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace fs {
@@ -21,6 +22,17 @@ std::string TimingRecord::toString() const {
     part("texture+draw", displayMs);
     part("total", totalMs);
     return s.empty() ? "no timings" : s;
+}
+
+double coveredMs(std::vector<std::pair<double, double>> intervals) {
+    std::sort(intervals.begin(), intervals.end());
+    double covered = 0, reached = -1e300;
+    for (const auto& [begin, end] : intervals) {
+        const double from = std::max(begin, reached);
+        if (end > from) covered += end - from;
+        reached = std::max(reached, end);
+    }
+    return covered;
 }
 
 }  // namespace fs

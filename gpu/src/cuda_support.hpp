@@ -48,16 +48,18 @@ struct PieceEvents {
     cudaEvent_t start = nullptr, uploaded = nullptr, filtered = nullptr, done = nullptr;
     // Planar layout only: the planes split (after uploaded) and filtered (before filtered).
     cudaEvent_t planesSplit = nullptr, planesFiltered = nullptr;
+    // A pipelined piece: on the kernel stream, once its upload is done, just before its kernel.
+    cudaEvent_t launched = nullptr;
 
     cudaError_t create() {
         cudaError_t err = cudaSuccess;
-        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done, &planesSplit, &planesFiltered})
+        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done, &planesSplit, &planesFiltered, &launched})
             if (err == cudaSuccess && !*e) err = cudaEventCreate(e);
         if (err != cudaSuccess) destroy();
         return err;
     }
     void destroy() {
-        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done, &planesSplit, &planesFiltered}) {
+        for (cudaEvent_t* e : {&start, &uploaded, &filtered, &done, &planesSplit, &planesFiltered, &launched}) {
             if (*e) cudaEventDestroy(*e);
             *e = nullptr;
         }

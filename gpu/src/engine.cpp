@@ -44,6 +44,8 @@ std::string Engine::Impl::findDevice() {
 }
 
 cudaError_t Engine::Impl::reserveEvents(int count) {
+    if (!runStart)
+        if (const cudaError_t err = cudaEventCreate(&runStart); err != cudaSuccess) return err;
     while (static_cast<int>(pieceEvents.size()) < count) {
         PieceEvents e;
         if (const cudaError_t err = e.create(); err != cudaSuccess) return err;

@@ -67,6 +67,7 @@ struct Engine::Impl {
     DeviceBuffer pieceSrc[kPipelineSlots], pieceDst[kPipelineSlots];
     DeviceBuffer batchIn[kEngineStreams], batchOut[kEngineStreams];  // a batch slot's input and output arena
     std::vector<PieceEvents> pieceEvents;  // grown to the most pieces a run timed, kept for later runs
+    cudaEvent_t runStart = nullptr;        // a pipelined run's time origin for its kernels' intervals
     DeviceBuffer weights;                  // the global mode's weights, kMaxKernels x 63 x 63 floats
     DeviceBuffer scratch;                  // a resident run's output before its download
     DeviceBuffer displayScratch;           // GL interop: a result before its conversion to BGRA8
@@ -147,8 +148,19 @@ std::string runPieces(DeviceSession& session, const FilterSpec& spec, ConstImage
 // `outDepth`, else why not.
 std::string checkRunTarget(const RunTarget& target, int width, int height, int channels, Depth outDepth);
 
+struct ResolvedLaunch;
+
+// Waves the plan's whole-image grid makes on the current device: its blocks
+// over the blocks all multiprocessors hold at once. 0 when unknown.
+double gridWaves(const ResolvedLaunch& resolved);
+
+// Waves of its grid every piece keeps (automaticPieceCount).
+constexpr double kMinPieceWaves = 2;
+
 // Pieces an image of `imageBytes` input bytes goes in when no row count is
 // set, before the memory budget asks for more (1: the whole image at once).
-int automaticPieceCount(std::size_t imageBytes);
+// `imageWaves` (gridWaves; 0: unknown) caps them so that each piece's grid
+// keeps kMinPieceWaves waves.
+int automaticPieceCount(std::size_t imageBytes, double imageWaves);
 
 }  // namespace fs::gpu

@@ -1,10 +1,16 @@
 // The engine's run of a host image: pinned staging and device buffers reused
-// across runs, the pipeline slots each on its own stream, CUDA events per
-// piece. Each slot's stream orders its pieces (upload, kernel, download, the
-// next piece's upload ...), so the host waits before reusing a slot only
-// where it rewrites or reads that slot's pinned staging itself (pageable images).
+// across runs, the pipeline slots' copies each on its own stream, every
+// kernel on one more stream, CUDA events per piece. Each slot's stream orders
+// its pieces (upload, wait for its kernel, download, the next piece's upload
+// ...), and the kernel stream waits for each upload, so the host waits before
+// reusing a slot only where it rewrites or reads that slot's pinned staging
+// itself (pageable images). A kernel's events sit on the kernel stream, so its
+// time leaves out the hand-over from the copy that fed it.
 // A cancelled run (fs/run_control.hpp) enqueues no further piece, lets the
-// pieces in flight finish and returns kRunCancelled.
+// pieces in flight finish and returns kRunCancelled. The upload, kernel and
+// download times reported are how long the device ran any piece's copy or
+// kernel of that kind (the union of their intervals): the slots' copies share
+// one copy engine each way and would count twice if added up.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -56,7 +62,9 @@ SourceRows sourceRowsFor(int a, int b, int ry, int height, BorderMode border) {
 }
 
 struct Totals {
-    double upload = 0, kernel = 0, layout = 0, download = 0, host = 0;
+    double layout = 0, host = 0;
+    // Each piece's intervals, in ms from the run's start event.
+    std::vector<std::pair<double, double>> uploads, kernels, downloads;
 };
 
 class PieceRun {
@@ -69,6 +77,7 @@ public:
     std::string run(TimingRecord& timing) {
         if (std::string why = layOut(); !why.empty()) return why;
         if (std::string why = reserve(); !why.empty()) return why;
+        if ((err_ = cudaEventRecord(core_.runStart, session_.stream(0))) != cudaSuccess) return fail("recording an event");
         for (int piece = 0; piece < l_.pieces; ++piece) {
             if (control_) {
                 control_->setProgress(static_cast<double>(piece) / l_.pieces);
@@ -78,10 +87,10 @@ public:
         }
         if (std::string why = finish(); !why.empty()) return why;
         if (control_) control_->setProgress(1.0);
-        timing.uploadMs = totals_.upload;
-        timing.kernelMs = totals_.kernel;
+        timing.uploadMs = coveredMs(std::move(totals_.uploads));
+        timing.kernelMs = coveredMs(std::move(totals_.kernels));
         if (resolved_.planes > 1) timing.layoutMs = totals_.layout;
-        if (!target_.toDevice) timing.downloadMs = totals_.download;
+        if (!target_.toDevice) timing.downloadMs = coveredMs(std::move(totals_.downloads));
         if (l_.stagesInput || l_.stagesOutput) timing.hostPrepMs = totals_.host;
         return {};
     }
@@ -100,7 +109,7 @@ private:
         l_.inPitch = alignUp(l_.inRowBytes, kPitchAlign);
         l_.outPitch = alignUp(l_.outRowBytes, kPitchAlign);
 
-        const int autoPieces = automaticPieceCount(l_.inRowBytes * l_.height);
+        const int autoPieces = automaticPieceCount(l_.inRowBytes * l_.height, gridWaves(resolved_));
         const int rowsSetting = core_.pipelineRows;
         int pieceRows = rowsSetting > 0 ? rowsSetting : (l_.height + autoPieces - 1) / autoPieces;
         pieceRows = std::min(pieceRows, l_.height);
@@ -135,11 +144,15 @@ private:
     std::string stop() {
         for (int i = 0; i < l_.slotsUsed; ++i)
             if ((err_ = cudaStreamSynchronize(session_.stream(i))) != cudaSuccess) return fail("filtering");
+        if ((err_ = cudaStreamSynchronize(kernelStream())) != cudaSuccess) return fail("filtering");
         return kRunCancelled;
     }
 
+    static_assert(kPipelineSlots < kEngineStreams, "the kernels need a stream of their own");
+    cudaStream_t kernelStream() const { return session_.stream(kPipelineSlots); }
+
     std::string fail(const char* what) {
-        for (int i = 0; i < kPipelineSlots; ++i) cudaStreamSynchronize(session_.stream(i));
+        for (int i = 0; i <= kPipelineSlots; ++i) cudaStreamSynchronize(session_.stream(i));
         cudaGetLastError();  // clear non-sticky errors so the next run starts clean
         return cudaMessage(what, err_);
     }
@@ -180,14 +193,13 @@ private:
     cudaError_t addTimes(int piece) {
         const PieceEvents& e = eventsOf(piece);
         if (const cudaError_t waited = cudaEventSynchronize(e.done); waited != cudaSuccess) return waited;
-        totals_.upload += e.uploadMs();
-        if (resolved_.planes > 1) {
-            totals_.kernel += e.planesKernelMs();
-            totals_.layout += e.planesLayoutMs();
-        } else {
-            totals_.kernel += e.kernelMs();
-        }
-        if (!target_.toDevice) totals_.download += e.downloadMs();
+        const auto since = [&](cudaEvent_t event) { return elapsedMs(core_.runStart, event); };
+        const bool planar = resolved_.planes > 1;
+        totals_.uploads.emplace_back(since(e.start), since(e.uploaded));
+        totals_.kernels.emplace_back(since(planar ? e.planesSplit : e.launched),
+                                     since(planar ? e.planesFiltered : e.filtered));
+        if (planar) totals_.layout += elapsedMs(e.launched, e.planesSplit) + elapsedMs(e.planesFiltered, e.filtered);
+        if (!target_.toDevice) totals_.downloads.emplace_back(since(e.filtered), since(e.done));
         return cudaSuccess;
     }
 
@@ -241,6 +253,9 @@ private:
                 return fail("uploading");
         }
         cudaEventRecord(e.uploaded, stream);
+        const cudaStream_t kernels = kernelStream();
+        if ((err_ = cudaStreamWaitEvent(kernels, e.uploaded)) != cudaSuccess) return fail("ordering the streams");
+        cudaEventRecord(e.launched, kernels);
 
         LaunchArgs args;
         args.workspaces = &core_.workspaces;
@@ -262,9 +277,10 @@ private:
             g.dst = core_.pieceDst[slot].data();
             g.dstPitch = l_.outPitch;
         }
-        if ((err_ = launchResolved(resolved_, args, stream, e.planesSplit, e.planesFiltered)) != cudaSuccess)
+        if ((err_ = launchResolved(resolved_, args, kernels, e.planesSplit, e.planesFiltered)) != cudaSuccess)
             return fail("launching the filter kernel");
-        cudaEventRecord(e.filtered, stream);
+        cudaEventRecord(e.filtered, kernels);
+        if ((err_ = cudaStreamWaitEvent(stream, e.filtered)) != cudaSuccess) return fail("ordering the streams");
 
         if (!target_.toDevice) {
             void* to = l_.stagesOutput ? static_cast<void*>(stage(slot, StagingSide::Out))
@@ -303,7 +319,24 @@ private:
 
 }  // namespace
 
-int automaticPieceCount(std::size_t imageBytes) {
+double gridWaves(const ResolvedLaunch& resolved) {
+    const LaunchPlan& plan = resolved.plan;
+    if (!plan.kernel) return 0;
+    int device = 0, sms = 0, blocksPerSm = 0;
+    const int threads = static_cast<int>(plan.block.x * plan.block.y * plan.block.z);
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSm, plan.kernel.address(), threads,
+                                                      plan.sharedBytes) != cudaSuccess ||
+        sms == 0 || blocksPerSm == 0) {
+        cudaGetLastError();
+        return 0;
+    }
+    const double blocks = static_cast<double>(plan.grid.x) * plan.grid.y * plan.grid.z * resolved.planes;
+    return blocks / (static_cast<double>(sms) * blocksPerSm);
+}
+
+int automaticPieceCount(std::size_t imageBytes, double imageWaves) {
     // Overlap model for n pieces: T = U/n + (n-1) * P + K/n + D/n, where U, K,
     // D are the whole image's upload, kernel and download and P one piece's
     // upload and download running at once (PCIe duplex rate). Filling and
@@ -311,11 +344,18 @@ int automaticPieceCount(std::size_t imageBytes) {
     // each piece adds a few microseconds of copy and launch setup and a
     // shorter kernel grid. On an 8K RGBA8 frame the overlap improves up to
     // about 12 pieces; past 12 the per-piece cost wins (docs/performance.md).
+    // A piece's grid of less than a wave or two leaves multiprocessors idle:
+    // each piece keeps kMinPieceWaves waves of the whole image's grid (below
+    // that, one piece). Every piece still pays its kernel's launch and ramp,
+    // which shows in the kernel time of short kernels; the copies' overlap
+    // saves more of the total (docs/performance.md, "Pieces").
     constexpr std::size_t kWholeImageBytes = 8u << 20;  // below this one piece: overlap would save too little
     constexpr std::size_t kMinPieceBytes = 4u << 20;    // keeps per-piece setup small against the copy
     constexpr int kMaxPieces = 12;
     if (imageBytes <= kWholeImageBytes) return 1;
-    return static_cast<int>(std::clamp<std::size_t>(imageBytes / kMinPieceBytes, 2, kMaxPieces));
+    int pieces = static_cast<int>(std::clamp<std::size_t>(imageBytes / kMinPieceBytes, 2, kMaxPieces));
+    if (imageWaves > 0) pieces = std::clamp(static_cast<int>(imageWaves / kMinPieceWaves), 1, pieces);
+    return pieces;
 }
 
 std::string checkRunTarget(const RunTarget& target, int width, int height, int channels, Depth outDepth) {

@@ -97,6 +97,20 @@ TEST(StagingPool, AFailedAllocationLeavesTheKeyEmptyAndTheTotalsRight) {
     EXPECT_EQ(pool.totalBytes(), 200u);
 }
 
+TEST(PieceCount, PiecesKeepTheirGridsSeveralWavesDeep) {
+    constexpr std::size_t MB = 1u << 20;
+    // Up to 8 MB one piece; above, 4 MB a piece, at most 12, while the waves are unknown (0).
+    EXPECT_EQ(automaticPieceCount(8 * MB, 0), 1);
+    EXPECT_EQ(automaticPieceCount(33 * MB, 0), 8);
+    EXPECT_EQ(automaticPieceCount(133 * MB, 0), 12);
+    // A grid of fewer than 2 x kMinPieceWaves waves stays one piece; deeper ones
+    // are cut so that every piece keeps kMinPieceWaves waves.
+    EXPECT_EQ(automaticPieceCount(33 * MB, 2 * kMinPieceWaves - 0.5), 1);
+    EXPECT_EQ(automaticPieceCount(33 * MB, 3 * kMinPieceWaves + 0.5), 3);
+    EXPECT_EQ(automaticPieceCount(133 * MB, 100 * kMinPieceWaves), 12);
+    EXPECT_EQ(automaticPieceCount(4 * MB, 100 * kMinPieceWaves), 1);
+}
+
 TEST(Refusal, PlainTextIsARefusedConfigurationAndEmptyTextAccepts) {
     const Refusal accepted = std::string();
     EXPECT_TRUE(accepted.ok());

@@ -1,6 +1,8 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace fs {
 
@@ -22,5 +24,9 @@ struct TimingRecord {
 
     std::string toString() const;  // "upload 1.234 ms, kernel 0.456 ms, ..."
 };
+
+// The time covered by the union of [begin, end) intervals: how long at least
+// one of them was running. Kernels of overlapping pieces count once.
+double coveredMs(std::vector<std::pair<double, double>> intervals);
 
 }  // namespace fs
