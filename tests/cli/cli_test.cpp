@@ -534,7 +534,7 @@ std::vector<std::string> fieldsOf(const std::string& csvLine) {
 }
 
 const char* const kCsvHeader = "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,"
-                               "std_ms,upload_ms,kernel_ms,download_ms,device,path,status,reason";
+                               "std_ms,upload_ms,kernel_ms,download_ms,total_ms,serial_sum_ms,duplex_floor_ms,device,path,status,reason";
 
 // Fields of one CSV line, quotes honoured (a skipped row's reason has commas).
 std::vector<std::string> quotedFieldsOf(const std::string& csvLine) {

@@ -194,7 +194,7 @@ TEST(CliBench, StatisticsOfRuns) {
 
 TEST(CliBench, CsvHeaderAndRows) {
     EXPECT_EQ(benchCsvHeader(), "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,"
-                                "std_ms,upload_ms,kernel_ms,download_ms,device,path,status,reason");
+                                "std_ms,upload_ms,kernel_ms,download_ms,total_ms,serial_sum_ms,duplex_floor_ms,device,path,status,reason");
     BenchRow row;
     row.backend = "cuda";
     row.mode = "shared";
@@ -212,7 +212,15 @@ TEST(CliBench, CsvHeaderAndRows) {
     row.device = "CUDA (NVIDIA \"H100\")";
     row.path = "resident";
     EXPECT_EQ(benchCsvLine(row), "cuda,shared,\"kernels/odd,name.json\",640,480,3,u8,constant:7,10,1.5000,1.2500,2.0000,"
-                                 "0.1250,0.5000,1.5000,,\"CUDA (NVIDIA \"\"H100\"\")\",resident,ok,");
+                                 "0.1250,0.5000,1.5000,,,,,\"CUDA (NVIDIA \"\"H100\"\")\",resident,ok,");
+    // With both copies: the total, the serial sum and the larger copy direction.
+    BenchRow pipelined = row;
+    pipelined.path = "pipelined";
+    pipelined.downloadMs = 0.75;
+    pipelined.totalMs = 1.625;
+    EXPECT_EQ(benchCsvLine(pipelined), "cuda,shared,\"kernels/odd,name.json\",640,480,3,u8,constant:7,10,1.5000,1.2500,"
+                                       "2.0000,0.1250,0.5000,1.5000,0.7500,1.6250,2.7500,0.7500,"
+                                       "\"CUDA (NVIDIA \"\"H100\"\")\",pipelined,ok,");
     BenchRow skipped = row;
     skipped.mode = "separable";
     skipped.repeats = 0;
@@ -220,7 +228,7 @@ TEST(CliBench, CsvHeaderAndRows) {
     skipped.uploadMs.reset();
     skipped.kernelMs.reset();
     skipped.skipped = "cuda/separable: the kernel is not rank 1, so it has no row and column passes";
-    EXPECT_EQ(benchCsvLine(skipped), "cuda,separable,\"kernels/odd,name.json\",640,480,3,u8,constant:7,0,,,,,,,,"
+    EXPECT_EQ(benchCsvLine(skipped), "cuda,separable,\"kernels/odd,name.json\",640,480,3,u8,constant:7,0,,,,,,,,,,,"
                                      "\"CUDA (NVIDIA \"\"H100\"\")\",resident,skipped,\"cuda/separable: the kernel is "
                                      "not rank 1, so it has no row and column passes\"");
     // A kernel named like a formula cannot run in a spreadsheet that opens the CSV.

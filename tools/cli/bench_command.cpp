@@ -150,6 +150,7 @@ BenchRow rowOf(const ModeSamples& s, const BenchOptions& o, const Backend& backe
     row.uploadMs = medianOf(s.runs, &TimingRecord::uploadMs);
     row.kernelMs = medianOf(s.runs, &TimingRecord::kernelMs);
     row.downloadMs = medianOf(s.runs, &TimingRecord::downloadMs);
+    row.totalMs = medianOf(s.runs, &TimingRecord::totalMs);
     return row;
 }
 
@@ -232,9 +233,19 @@ RunStats summarizeRuns(std::vector<double> ms) {
     return s;
 }
 
+std::optional<double> BenchRow::serialSumMs() const {
+    if (!uploadMs || !kernelMs || !downloadMs) return std::nullopt;
+    return *uploadMs + *kernelMs + *downloadMs;
+}
+
+std::optional<double> BenchRow::duplexFloorMs() const {
+    if (!uploadMs || !downloadMs) return std::nullopt;
+    return std::max(*uploadMs, *downloadMs);
+}
+
 std::string benchCsvHeader() {
     return "backend,mode,kernel,width,height,channels,depth,border,repeats,median_ms,min_ms,max_ms,std_ms,upload_ms,"
-           "kernel_ms,download_ms,device,path,status,reason";
+           "kernel_ms,download_ms,total_ms,serial_sum_ms,duplex_floor_ms,device,path,status,reason";
 }
 
 namespace {
@@ -266,7 +277,8 @@ std::string benchCsvLine(const BenchRow& r) {
          {csvField(r.backend), csvField(r.mode), csvField(r.kernel), std::to_string(r.width), std::to_string(r.height),
           std::to_string(r.channels), r.depth, csvField(r.border), std::to_string(r.repeats), ms(r.time.median),
           ms(r.time.min), ms(r.time.max), ms(r.time.stddev), optionalMs(r.uploadMs, ""), optionalMs(r.kernelMs, ""),
-          optionalMs(r.downloadMs, ""), csvField(r.device), csvField(r.path), std::string(ran ? "ok" : "skipped"),
+          optionalMs(r.downloadMs, ""), optionalMs(r.totalMs, ""), optionalMs(r.serialSumMs(), ""),
+          optionalMs(r.duplexFloorMs(), ""), csvField(r.device), csvField(r.path), std::string(ran ? "ok" : "skipped"),
           csvField(r.skipped)})
         line += (line.empty() ? "" : ",") + field;
     return line;
@@ -279,14 +291,16 @@ std::string benchTable(const std::vector<BenchRow>& rows, const std::vector<std:
     const int w = static_cast<int>(width);
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "  %-*s  %-6s %-9s %11s %10s %10s %9s %10s %10s %11s\n", w, "mode", "timed", "path",
-                  "median ms", "min ms", "max ms", "std ms", "upload ms", "kernel ms", "download ms");
+    std::snprintf(line, sizeof line, "  %-*s  %-6s %-9s %11s %10s %10s %9s %10s %10s %11s %9s %9s %9s\n", w, "mode",
+                  "timed", "path", "median ms", "min ms", "max ms", "std ms", "upload ms", "kernel ms", "download ms",
+                  "total ms", "serial ms", "duplex ms");
     out += line;
     for (const BenchRow& r : rows) {
-        std::snprintf(line, sizeof line, "  %-*s  %-6s %-9s %11.3f %10.3f %10.3f %9.3f %10s %10s %11s\n", w,
+        std::snprintf(line, sizeof line, "  %-*s  %-6s %-9s %11.3f %10.3f %10.3f %9.3f %10s %10s %11s %9s %9s %9s\n", w,
                       r.mode.c_str(), r.timedPart.c_str(), r.path.c_str(), r.time.median, r.time.min, r.time.max,
                       r.time.stddev, tableMs(r.uploadMs).c_str(), tableMs(r.kernelMs).c_str(),
-                      tableMs(r.downloadMs).c_str());
+                      tableMs(r.downloadMs).c_str(), tableMs(r.totalMs).c_str(), tableMs(r.serialSumMs()).c_str(),
+                      tableMs(r.duplexFloorMs()).c_str());
         out += line;
     }
     for (const auto& s : notRun) {

@@ -163,6 +163,12 @@ struct BenchRow {
     std::string timedPart;
     RunStats time;
     std::optional<double> uploadMs, kernelMs, downloadMs;  // medians; absent when the backend does not report them
+    std::optional<double> totalMs;                         // median wall time of the whole run
+    // Transfers only: upload + kernel + download, as if run one after the
+    // other, and the duplex floor, the larger of the two copy directions'
+    // times (an overlapped run cannot end before its busier copy direction).
+    std::optional<double> serialSumMs() const;
+    std::optional<double> duplexFloorMs() const;
     std::string device;
     // Where the image was: "resident" (kept on the device, kernel only),
     // "pipelined" (the CUDA engine's run of a host image, transfers in
