@@ -19,6 +19,21 @@ struct UploadedImage {
     std::string error;
     double ms = 0.0;
 };
+
+// A fill's end: nothing, and why in `failure`, when it failed; else the frame with its wall clock and labels.
+std::optional<PreviewService::Frame> frameAfterFill(PreviewService::Frame frame, const QString& failed, QString* failure,
+                                                    std::chrono::steady_clock::time_point started, const std::string& mode,
+                                                    const char* launchLabel) {
+    if (!failed.isEmpty()) {
+        if (failure) *failure = failed;
+        return std::nullopt;
+    }
+    frame.fillMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    frame.timing.backend = gpu::GlPixelBufferInterop::backendId();
+    frame.timing.mode = mode;
+    frame.timing.launch = launchLabel;
+    return frame;
+}
 }  // namespace
 
 struct PreviewService::State {
@@ -164,15 +179,8 @@ std::optional<PreviewService::Frame> PreviewService::run(const FilterSpec& spec,
         frame.releasedForMemory = true;
         return QString();
     });
-    if (!failed.isEmpty()) {
-        if (failure) *failure = failed;
-        return std::nullopt;
-    }
-    frame.fillMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    timing.backend = gpu::GlPixelBufferInterop::backendId();
-    timing.mode = mode;
-    timing.launch = "live frame";  // its own bar, beside the same mode's readback runs
-    return frame;
+    // "live frame": its own bar, beside the same mode's readback runs.
+    return frameAfterFill(std::move(frame), failed, failure, started, mode, "live frame");
 #else
     (void)spec, (void)mode, (void)launch, (void)fill, (void)failure;
     return std::nullopt;
@@ -187,24 +195,15 @@ std::optional<PreviewService::Frame> PreviewService::runFrame(const Image& image
     if (!state_) state_ = std::make_unique<State>();
     State& s = *state_;
     Frame frame;
-    TimingRecord& timing = frame.timing;
     const auto started = std::chrono::steady_clock::now();
     const QString failed = fill(image.width(), image.height(),
                                 [&](unsigned buffer, unsigned texture, int w, int h, bool* textureFilled) {
         s.buffer.copyIntoTexture(texture);
         *textureFilled = true;
         const std::size_t bytes = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4;
-        return QString::fromStdString(s.buffer.runIntoPixelBuffer(buffer, bytes, spec, image.cview(), mode, &timing));
+        return QString::fromStdString(s.buffer.runIntoPixelBuffer(buffer, bytes, spec, image.cview(), mode, &frame.timing));
     });
-    if (!failed.isEmpty()) {
-        if (failure) *failure = failed;
-        return std::nullopt;
-    }
-    frame.fillMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    timing.backend = gpu::GlPixelBufferInterop::backendId();
-    timing.mode = mode;
-    timing.launch = "video frame";
-    return frame;
+    return frameAfterFill(std::move(frame), failed, failure, started, mode, "video frame");
 #else
     (void)image, (void)spec, (void)mode, (void)fill, (void)failure;
     return std::nullopt;

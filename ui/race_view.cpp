@@ -174,19 +174,14 @@ void RaceView::applyFonts() {
 void RaceView::updateLabels(int side) {
     const VideoLane* lane = lanes_[side];
     fps_[side]->setText(tr("%1 fps").arg(lane->framesPerSecond()));
-    const LaneSplit s = lane->split();
     if (lane->shown() == 0) {
         splits_[side]->setText(tr("per frame: waiting for a frame"));
         return;
     }
-    QString text = tr("per frame: decode %1 ms").arg(s.decodeMs, 0, 'f', 1);
-    if (s.uploadMs > 0) text += tr(" · upload %1 ms").arg(s.uploadMs, 0, 'f', 1);
-    text += tr(" · kernel %1 ms").arg(s.kernelMs, 0, 'f', 1);
-    if (s.downloadMs > 0)
-        text += (s.interop ? tr(" · map and copy to texture %1 ms") : tr(" · download %1 ms")).arg(s.downloadMs, 0, 'f', 1);
-    text += tr(" · draw %1 ms").arg(s.drawMs, 0, 'f', 1);
-    text += tr("\n%1 frames shown, %2 dropped").arg(lane->shown()).arg(lane->dropped() + sourceDropped_);
-    splits_[side]->setText(text);
+    splits_[side]->setText(tr("per frame: %1\n%2 frames shown, %3 dropped")
+                               .arg(describeSplit(lane->split()))
+                               .arg(lane->shown())
+                               .arg(lane->dropped() + sourceDropped_));
 }
 
 void RaceView::hideEvent(QHideEvent* e) {

@@ -172,15 +172,18 @@ LaneSplit VideoLane::split() const {
     return mean;
 }
 
-QString VideoLane::describe() const {
-    const LaneSplit s = split();
-    QString parts = tr("decode %1").arg(s.decodeMs, 0, 'f', 1);
-    if (s.uploadMs > 0) parts += tr(" + upload %1").arg(s.uploadMs, 0, 'f', 1);
-    parts += tr(" + kernel %1").arg(s.kernelMs, 0, 'f', 1);
+QString describeSplit(const LaneSplit& s) {
+    const auto tr = [](const char* text) { return VideoLane::tr(text); };
+    QString text = tr("decode %1 ms").arg(s.decodeMs, 0, 'f', 1);
+    if (s.uploadMs > 0) text += tr(" · upload %1 ms").arg(s.uploadMs, 0, 'f', 1);
+    text += tr(" · kernel %1 ms").arg(s.kernelMs, 0, 'f', 1);
     if (s.downloadMs > 0)
-        parts += (s.interop ? tr(" + map and texture copy %1") : tr(" + download %1")).arg(s.downloadMs, 0, 'f', 1);
-    parts += tr(" + draw %1 ms").arg(s.drawMs, 0, 'f', 1);
-    return tr("%1: %2 fps, %3, %4 dropped").arg(key_).arg(framesPerSecond()).arg(parts).arg(dropped_);
+        text += (s.interop ? tr(" · map and copy to texture %1 ms") : tr(" · download %1 ms")).arg(s.downloadMs, 0, 'f', 1);
+    return text + tr(" · draw %1 ms").arg(s.drawMs, 0, 'f', 1);
+}
+
+QString VideoLane::describe() const {
+    return tr("%1: %2 fps, %3, %4 dropped").arg(key_).arg(framesPerSecond()).arg(describeSplit(split())).arg(dropped_);
 }
 
 }  // namespace fs::ui
