@@ -155,7 +155,7 @@ struct ResolvedLaunch;
 double gridWaves(const ResolvedLaunch& resolved);
 
 // Waves of its grid every piece keeps (automaticPieceCount).
-constexpr double kMinPieceWaves = 2;
+constexpr double kMinPieceWaves = 4;
 
 // Pieces an image of `imageBytes` input bytes goes in when no row count is
 // set, before the memory budget asks for more (1: the whole image at once).

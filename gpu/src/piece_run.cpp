@@ -344,11 +344,11 @@ int automaticPieceCount(std::size_t imageBytes, double imageWaves) {
     // each piece adds a few microseconds of copy and launch setup and a
     // shorter kernel grid. On an 8K RGBA8 frame the overlap improves up to
     // about 12 pieces; past 12 the per-piece cost wins (docs/performance.md).
-    // A piece's grid of less than a wave or two leaves multiprocessors idle:
-    // each piece keeps kMinPieceWaves waves of the whole image's grid (below
-    // that, one piece). Every piece still pays its kernel's launch and ramp,
-    // which shows in the kernel time of short kernels; the copies' overlap
-    // saves more of the total (docs/performance.md, "Pieces").
+    // Each piece's kernel also pays a launch and a last wave that runs part
+    // empty: the fewer waves a piece's grid holds, the more of its kernel
+    // time that is. Each piece keeps kMinPieceWaves waves of the whole
+    // image's grid (below that, one piece), which trades some of the copies'
+    // overlap for kernel time near the whole image's (docs/performance.md).
     constexpr std::size_t kWholeImageBytes = 8u << 20;  // below this one piece: overlap would save too little
     constexpr std::size_t kMinPieceBytes = 4u << 20;    // keeps per-piece setup small against the copy
     constexpr int kMaxPieces = 12;
