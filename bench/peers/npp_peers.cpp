@@ -8,11 +8,13 @@
 // taps of OpenCV's getGaussianKernel with sigma 0, as our presets) and a
 // dense random kernel in [-1, 1] (nppiFilterBorder for f32,
 // nppiFilterBorder32f_8u for u8: float weights, rounded u8 results), odd
-// sizes 3..31. NPP's border filters support only replicate borders (ours
-// are timed with reflect101: the same reads, resolved differently at the
-// edges). Uses the application-managed stream context (_Ctx) API.
+// sizes 3..31. NPP's border filters support only replicate borders: time
+// ours with filterstudio-bench --border replicate to compare like with like.
+// Images are labelled as filterstudio-bench labels them (8K, 4K, 1080p or
+// WxH, then the layout). Uses the application-managed stream context (_Ctx) API.
 //
-// usage: npp-peers [--width W] [--height H] [--repeats N] [--sizes 3,5,...] [--out npp_peers.csv]
+// usage: npp-peers [--size WxH | --width W --height H] [--border replicate] [--repeats N]
+//                  [--sizes 3,5,...] [--out npp_peers.csv]
 #include <cuda_runtime.h>
 #include <npp.h>
 
@@ -46,8 +48,16 @@ struct Options {
     std::string out = "npp_peers.csv";
 };
 
+// As filterstudio-bench's sizeLabel.
+std::string sizeLabel(int width, int height) {
+    if (width == 7680 && height == 4320) return "8K";
+    if (width == 3840 && height == 2160) return "4K";
+    if (width == 1920 && height == 1080) return "1080p";
+    return std::to_string(width) + "x" + std::to_string(height);
+}
+
 struct ImageCase {
-    const char* label;  // as filterstudio-bench names its images
+    const char* layout;  // as filterstudio-bench names its images after the size
     int channels;
     bool isFloat;
 };
@@ -125,7 +135,15 @@ bool parseArgs(int argc, char** argv, Options& o) {
         const std::string a = argv[i];
         if (i + 1 >= argc) return false;
         const std::string v = argv[++i];
-        if (a == "--width") o.width = std::atoi(v.c_str());
+        if (a == "--size") {
+            if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2) return false;
+        } else if (a == "--border") {
+            if (v != "replicate") {
+                std::fprintf(stderr, "npp-peers: NPP's border filters support only replicate borders, not '%s'\n",
+                             v.c_str());
+                return false;
+            }
+        } else if (a == "--width") o.width = std::atoi(v.c_str());
         else if (a == "--height") o.height = std::atoi(v.c_str());
         else if (a == "--repeats") o.repeats = std::max(1, std::atoi(v.c_str()));
         else if (a == "--out") o.out = v;
@@ -151,7 +169,8 @@ int main(int argc, char** argv) {
     Options opt;
     if (!parseArgs(argc, argv, opt)) {
         std::fprintf(stderr,
-                     "usage: npp-peers [--width W] [--height H] [--repeats N] [--sizes 3,5,...(odd)] [--out CSV]\n");
+                     "usage: npp-peers [--size WxH | --width W --height H] [--border replicate] [--repeats N]\n"
+                     "                 [--sizes 3,5,...(odd)] [--out CSV]\n");
         return 1;
     }
     const NppLibraryVersion* version = nppGetLibVersion();
@@ -163,7 +182,8 @@ int main(int argc, char** argv) {
     std::printf("device: %s, NPP %d.%d.%d, %dx%d, median of %d after 2 warm-ups, border replicate\n", prop.name,
                 version->major, version->minor, version->build, opt.width, opt.height, opt.repeats);
 
-    const ImageCase images[] = {{"8K-gray", 1, true}, {"8K-gray8", 1, false}, {"8K-bgr8", 3, false}, {"8K-rgba8", 4, false}};
+    const ImageCase images[] = {{"gray", 1, true}, {"gray8", 1, false}, {"bgr8", 3, false}, {"rgba8", 4, false}};
+    const std::string sizePrefix = sizeLabel(opt.width, opt.height) + "-";
     const int w = opt.width, h = opt.height;
     const NppiSize size{w, h};
     const NppiPoint origin{0, 0};
@@ -228,7 +248,7 @@ int main(int argc, char** argv) {
                 break;
             }
             Row r = timeCall(gauss, stream, opt.repeats);
-            r.image = ic.label, r.filter = "gaussian", r.mask = mask, r.call = "nppiFilterGaussAdvancedBorder";
+            r.image = sizePrefix + ic.layout, r.filter = "gaussian", r.mask = mask, r.call = "nppiFilterGaussAdvancedBorder";
             rows.push_back(r);
 
             // Dense: a random mask x mask kernel, float weights.
@@ -265,7 +285,7 @@ int main(int argc, char** argv) {
                 break;
             }
             r = timeCall(filter, stream, opt.repeats);
-            r.image = ic.label, r.filter = "dense", r.mask = mask;
+            r.image = sizePrefix + ic.layout, r.filter = "dense", r.mask = mask;
             r.call = ic.isFloat ? "nppiFilterBorder_32f" : "nppiFilterBorder32f_8u";
             rows.push_back(r);
             for (std::size_t i = rows.size() - 2; i < rows.size(); ++i) {

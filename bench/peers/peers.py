@@ -14,14 +14,18 @@ Each peer is called as its users would on that image:
   first and rounded, clamped and converted back after, all inside the time.
 - CuPy: the ndimage call on the HWC array (a mask of depth 1 for colour);
   8-bit images give 8-bit results (sobel and laplace through float32).
-Both pad with their own border (cuDNN zeros, CuPy reflect), ours reflect-101:
-the same reads, resolved differently at the edges.
+Without --border both pad with their own border (cuDNN zeros inside conv2d,
+CuPy reflect), ours as our CSV says: the same reads, resolved differently at
+the edges. With --border NAME both use that border, as their users would ask
+for it: torch pads with F.pad first (what nn.Conv2d's padding_mode does),
+CuPy passes its mode (replicate = nearest, reflect101 = mirror, wrap = wrap,
+constant = constant 0). --size WxH times only our CSV's images of that size.
 
 With --tf32, cuDNN runs with TF32 on and is named cudnn-tf32, the peer of
 our tensor mode (filterstudio-bench --modes tensor); CuPy has no TF32 path
 and is left out.
 
-usage: peers.py OUR_CSV [--quick] [--tf32] [--out peers.csv]
+usage: peers.py OUR_CSV [--quick] [--tf32] [--size WxH] [--border NAME] [--out peers.csv]
        peers.py OUR_CSV --compare PEERS_CSV [PEERS_CSV ...] [--markdown] [--out peers.csv]
 The second form measures nothing: it pairs the peer times of earlier CSVs with
 OUR_CSV's times in one table, a column per peer, so peers measured while our
@@ -146,7 +150,16 @@ def tally(ours, peers_of, target=1.5):
             f"every peer of the filter in {complete} of {len(keys)}")
 
 
-def measure(ours, quick, keep, tf32=False):
+# Our border names -> (F.pad mode, CuPy ndimage mode); None: the library has no such border.
+BORDERS = {
+    "replicate": ("replicate", "nearest"),
+    "reflect101": ("reflect", "mirror"),
+    "wrap": ("circular", "wrap"),
+    "constant": ("constant", "constant"),
+}
+
+
+def measure(ours, quick, keep, tf32=False, border=None):
     import cupy as cp
     import cupyx.scipy.ndimage as ndi
     import torch
@@ -185,7 +198,11 @@ def measure(ours, quick, keep, tf32=False):
                                                                                    *weights[0].shape)
 
             def run():
-                y = F.conv2d(xt.float() if eight_bit else xt, wt, padding=pad, groups=channels)
+                xf = xt.float() if eight_bit else xt
+                if border:
+                    y = F.conv2d(F.pad(xf, (pad, pad, pad, pad), mode=BORDERS[border][0]), wt, groups=channels)
+                else:
+                    y = F.conv2d(xf, wt, padding=pad, groups=channels)
                 if combine:
                     y = combine(y)
                 return y.round_().clamp_(0, 255).to(torch.uint8) if eight_bit else y
@@ -195,6 +212,7 @@ def measure(ours, quick, keep, tf32=False):
             return k if channels == 1 else k[:, :, None]
 
         out_type = cp.float32 if eight_bit else None
+        edge = {"mode": BORDERS[border][1]} if border else {}
 
         def cupy_result(y):
             return cp.clip(cp.rint(y), 0, 255).astype(cp.uint8) if eight_bit else y
@@ -208,24 +226,24 @@ def measure(ours, quick, keep, tf32=False):
                 pairs = lambda y: torch.linalg.vector_norm(y.reshape(1, channels, 2, h, w), dim=2)  # noqa: E731
                 peers[cudnn] = median_ms(torch_conv([wx, wx.t()], 1, pairs))
                 peers["cupy"] = cupy_ms(lambda: cupy_result(
-                    cp.hypot(ndi.sobel(x, axis=1, output=out_type), ndi.sobel(x, axis=0, output=out_type))))
+                    cp.hypot(ndi.sobel(x, axis=1, output=out_type, **edge), ndi.sobel(x, axis=0, output=out_type, **edge))))
             elif filt == "laplacian":
                 wl = torch.tensor([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=torch.float32, device="cuda")
                 peers[cudnn] = median_ms(torch_conv([wl], 1))
                 lap = cp.asarray([[0, 1, 0], [1, -4, 1], [0, 1, 0]], dtype=cp.float32)
-                peers["cupy"] = cupy_ms(lambda: cupy_result(ndi.convolve(x, cupy_window(lap), output=out_type)))
+                peers["cupy"] = cupy_ms(lambda: cupy_result(ndi.convolve(x, cupy_window(lap), output=out_type, **edge)))
             elif filt == "gaussian":
                 s = gaussian_sigma(mask)
                 g = torch.exp(-(torch.arange(mask, device="cuda", dtype=torch.float32) - pad) ** 2 / (2 * s * s))
                 g = g / g.sum()
                 peers[cudnn] = median_ms(torch_conv([torch.outer(g, g)], pad))
                 sigma = s if channels == 1 else (s, s, 0)
-                peers["cupy"] = cupy_ms(lambda: ndi.gaussian_filter(x, sigma, truncate=pad / s))
+                peers["cupy"] = cupy_ms(lambda: ndi.gaussian_filter(x, sigma, truncate=pad / s, **edge))
             elif filt == "dense":
                 k = rng.random((mask, mask), dtype=cp.float32) * 2 - 1
                 peers[cudnn] = median_ms(torch_conv([torch.as_tensor(k, device="cuda")], pad))
                 if mask <= 15 or not quick:
-                    peers["cupy"] = cupy_ms(lambda: ndi.convolve(x, cupy_window(k)))
+                    peers["cupy"] = cupy_ms(lambda: ndi.convolve(x, cupy_window(k), **edge))
             ms, mode = ours[(image, filt, mask)][:2]
             for peer, pm in ((p, v) for p, v in peers.items() if v is not None):
                 results.append((image, filt, mask, mode, ms, peer, pm))
@@ -247,11 +265,16 @@ def main():
     ap.add_argument("--compare", metavar="PEERS_CSV", nargs="+",
                     help="pair these peer CSVs' times with OUR_CSV in one table; measure nothing")
     ap.add_argument("--markdown", action="store_true", help="with --compare: the table in Markdown")
+    ap.add_argument("--size", metavar="WxH", help="only our CSV's images of this size")
+    ap.add_argument("--border", choices=sorted(BORDERS), help="both peers pad with this border (default: their own)")
     args = ap.parse_args()
+    size = tuple(int(v) for v in args.size.split("x")) if args.size else None
     ours = {}
     for row in csv.DictReader(line for line in open(args.ours) if not line.startswith("#")):
         if row["depth"] not in ("f32", "u8"):
             continue  # the peers' images: f32 and 8-bit
+        if size and (int(row["width"]), int(row["height"])) != size:
+            continue
         key = (row["image"], row["filter"], int(row["mask"]))
         ms = float(row["kernel_ms"])
         if key not in ours or ms < ours[key][0]:
@@ -269,7 +292,7 @@ def main():
             for r in compare(ours, args.compare, args.markdown):
                 keep(r)
         else:
-            measure(ours, args.quick, keep, args.tf32)
+            measure(ours, args.quick, keep, args.tf32, args.border)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,15 @@ install_gl_loaders() {
 
 # build_tree SOURCE DIR LOG [ninja arguments...]: the Qt-less, OpenCV-less
 # Release build of the tree at SOURCE, its output in LOG; fails as ninja does.
+# DEVICE_CMAKE_ARGS adds cmake arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90
+# to build for this GPU alone.
 build_tree() {
   local src=$1 dir=$2 log=$3
   shift 3
+  # shellcheck disable=SC2086  # DEVICE_CMAKE_ARGS holds several arguments
   cmake -G Ninja -S "$src" -B "$dir" -DFS_WITH_QT=OFF -DFS_WITH_OPENCV=OFF -DFS_GTEST_SOURCE_DIR="$PWD/.deps/googletest" \
     -DCMAKE_INCLUDE_PATH="$PWD/.deps/include" -DCMAKE_BUILD_TYPE=Release -DFS_CUDA_PTXAS_VERBOSE=ON -DFS_CUDA_LINEINFO=ON \
-    >"$log" 2>&1 && ninja -C "$dir" "$@" >>"$log" 2>&1
+    ${DEVICE_CMAKE_ARGS:-} >"$log" 2>&1 && ninja -C "$dir" "$@" >>"$log" 2>&1
 }
 
 # configure_and_build DIR [ninja targets...]: exits with the first errors in

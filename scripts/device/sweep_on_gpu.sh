@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The full size sweep: Gaussian and dense kernels of every odd size 3..31 (and
-# dense 63 for the fft mode) on the benchmark's four 8K layouts (gray f32,
-# gray u8, BGR u8, RGBA8), every mode of ours with each case's floor, then the
+# dense 63 for the fft mode, at 8K) on the benchmark's four layouts (gray f32,
+# gray u8, BGR u8, RGBA8) at each frame size of FRAMES (default 1920x1080
+# 3840x2160 7680x4320), every mode of ours with each case's floor, auto's
+# pipelined kernel time beside its resident one (pipelined.csv), then the
 # peers on the same GPU: NPP (npp-peers), cuDNN and CuPy (peers.py) and
 # OpenCV's OpenCL (opencl_peers.py), paired in one table (table.txt, and
 # table.md in Markdown for the README). Carry
 # .deps. STEPS (default "ours npp cudnn opencl") splits it across calls of
 # the device's 10-minute limit; the table pairs whichever peer CSVs are in
-# $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES and
-# MODES change the run; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone,
+# $OUT (or run peers.py --compare on the CSVs later). SIZES, IMAGES, FRAMES
+# and MODES change the run; BORDER (default replicate, the one border NPP's
+# filters have) is every side's border; PEER_SIZES narrows cuDNN, CuPy and OpenCL alone,
 # OPENCL_SIZES OpenCL alone (at every size the three take about 390 s on the
 # H100: with PEERS_CASES they fit one call beside the build, ours and NPP,
 # but not beside CTEST=1's tests).
@@ -30,6 +33,8 @@ B=${PREBUILT:-build-sweep}
 start=$(date +%s)
 steps=" ${STEPS:-ours npp cudnn opencl} "
 sizes=${SIZES:-3,5,7,9,11,13,15,17,19,21,23,25,27,29,31}
+frames=${FRAMES:-1920x1080 3840x2160 7680x4320}
+border=${BORDER:-replicate}
 images=${IMAGES:-gray,gray8,bgr8,rgba8}
 # The teaching modes (global, constant, texture, shared-textbook) never win
 # and take seconds a call on colour 31x31 (shared-textbook 3-4 s): the sweep
@@ -43,7 +48,8 @@ run_peers() {
   rm -f /tmp/peers.txt /tmp/opencl.txt
   if [[ $steps == *" cudnn "* ]]; then
     awk -F, -v keep="$peer_sizes" 'NR == 1 || index(keep, "," $7 ",")' "$1" >/tmp/ours-peers.csv
-    timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py /tmp/ours-peers.csv --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
+    timeout "${PEERS_SECONDS:-420}" python3 bench/peers/peers.py /tmp/ours-peers.csv --border "$border" \
+      --out "$OUT/peers.csv" >/tmp/peers.txt 2>&1
     echo "peers.py (cuDNN, CuPy) exit $?" >>/tmp/peers.txt
   fi
   if [[ $steps == *" opencl "* ]]; then
@@ -55,6 +61,10 @@ run_peers() {
 report_peers() {
   if [ -f /tmp/peers.txt ]; then tail -1 /tmp/peers.txt | tee -a "$S"; tail -3 /tmp/peers.txt | head -2 >>"$S"; fi
   if [ -f /tmp/opencl.txt ]; then head -1 /tmp/opencl.txt | tee -a "$S"; tail -3 /tmp/opencl.txt >>"$S"; fi
+}
+# Appends CSV $1 to $2, its header only when $2 is new.
+append_csv() {
+  if [ -f "$2" ]; then grep -v '^image,' "$1" >>"$2"; else cp "$1" "$2"; fi
 }
 peers_pid=
 if [ -n "${PEERS_CASES:-}" ]; then
@@ -82,18 +92,30 @@ if [ -n "$peers_pid" ]; then
   say "peers during the build done at $(( $(date +%s) - start )) s"; report_peers
 fi
 if [[ $steps == *" ours "* ]]; then
-  $B/tools/bench/filterstudio-bench --no-sweep --images "$images" "${modes[@]}" --masks "$sizes" \
-    --csv /tmp/sweep.csv >"$OUT/bench.txt" 2>&1
-  say "bench 3..31 exit $?"
-  $B/tools/bench/filterstudio-bench --images "$images" --modes fft,auto --only dense:63 --csv /tmp/sweep63.csv \
-    >>"$OUT/bench.txt" 2>&1
-  say "bench dense 63 exit $?"
-  { cat /tmp/sweep.csv; grep -v '^image,' /tmp/sweep63.csv; } >"$OUT/ours.csv"
-  grep -E "^ceilings|^floors" "$OUT/bench.txt" | tee -a "$S"
+  rm -f "$OUT/ours.csv" "$OUT/pipelined.csv" "$OUT/bench.txt"
+  for frame in $frames; do
+    $B/tools/bench/filterstudio-bench --no-sweep --size "$frame" --border "$border" --images "$images" "${modes[@]}" \
+      --masks "$sizes" --csv /tmp/sweep.csv --pipelined-csv /tmp/pipelined.csv >>"$OUT/bench.txt" 2>&1
+    say "bench $frame exit $?"
+    append_csv /tmp/sweep.csv "$OUT/ours.csv"
+    append_csv /tmp/pipelined.csv "$OUT/pipelined.csv"
+  done
+  if [ "${DENSE63:-1}" = 1 ]; then
+    $B/tools/bench/filterstudio-bench --border "$border" --images "$images" --modes fft,auto --only dense:63 \
+      --csv /tmp/sweep63.csv >>"$OUT/bench.txt" 2>&1
+    say "bench dense 63 exit $?"
+    grep -v '^image,' /tmp/sweep63.csv >>"$OUT/ours.csv"
+  fi
+  grep -E "^ceilings|^floors" "$OUT/bench.txt" | head -2 | tee -a "$S"
+  python3 bench/peers/pipelined_summary.py "$OUT/pipelined.csv" | tee -a "$S"
 fi
 if [[ $steps == *" npp "* ]]; then
-  $B/bench/peers/npp-peers --sizes "$sizes" --out "$OUT/npp.csv" >/tmp/npp.txt 2>&1
-  say "npp-peers exit $?"
+  rm -f "$OUT/npp.csv"
+  for frame in $frames; do
+    $B/bench/peers/npp-peers --size "$frame" --border "$border" --sizes "$sizes" --out /tmp/npp-frame.csv >>/tmp/npp.txt 2>&1
+    say "npp-peers $frame exit $?"
+    append_csv /tmp/npp-frame.csv "$OUT/npp.csv"
+  done
 fi
 if [[ -z "$peers_pid" && ( $steps == *" cudnn "* || $steps == *" opencl "* ) ]]; then
   [[ $steps != *" cudnn "* || -f "$OUT/ours.csv" ]] || { say "cudnn needs ours in the same call"; exit 1; }

@@ -3,6 +3,9 @@
 // floor (bytes read once + written once / device-to-device copy bandwidth of
 // this run), pinned transfers and the overlapped upload -> filter -> download
 // pipeline. Writes CSV and prints tables. No Qt, no OpenCV.
+// --size WxH times the "8K" images at another size; --pipelined-csv adds, for
+// auto, the kernel time the engine reports for a host image (uploaded in
+// pieces) beside the resident kernel time of the same filter.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "bench_fill.hpp"
+#include "fs/border.hpp"
 #include "fs/gpu/cuda_options.hpp"
 #include "fs/presets.hpp"
 #include "launch.hpp"
@@ -40,14 +44,26 @@ struct Options {
     LaunchConfig launch;                  // --block / --per-thread for every timed launch
     bool tune = false;
     std::string tuneCsv = "filterstudio-tune.csv";
+    int width = 7680, height = 4320;      // --size: the "8K" table's images
+    Border border{BorderMode::Reflect101, 0.0f};
+    std::string pipelinedCsv;             // non-empty: auto's pipelined runs beside its resident ones
 };
+
+// The image labels the peers' CSVs share: 8K, 4K, 1080p, else WxH.
+std::string sizeLabel(int width, int height) {
+    if (width == 7680 && height == 4320) return "8K";
+    if (width == 3840 && height == 2160) return "4K";
+    if (width == 1920 && height == 1080) return "1080p";
+    return std::to_string(width) + "x" + std::to_string(height);
+}
 
 void usage() {
     std::puts(
         "filterstudio-bench [--quick] [--no-sweep] [--repeats N] [--csv PATH] [--sweep-modes a,b,...]\n"
         "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--images a,b,...] [--masks N,N,...]\n"
         "                   [--block WxH] [--per-thread AxB] [--radius compiled|runtime]\n"
-        "                   [--no-hold] [--tune [--tune-csv PATH]]\n"
+        "                   [--no-hold] [--tune [--tune-csv PATH]] [--size WxH] [--border NAME]\n"
+        "                   [--pipelined-csv PATH]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
         "  --modes LIST   the 8K table's modes (default: every registered mode)\n"
@@ -67,7 +83,12 @@ void usage() {
         "                 (default: the stream is held while the host launches; device time only)\n"
         "  --tune         instead of the benchmark: the autotuner's table for Sobel 3x3, Gaussian 15 and a dense\n"
         "                 15x15 on 8K f32 gray and RGBA8, and the registers mode on Sobel magnitude and\n"
-        "                 Gaussian 5x5/7x7 (every candidate, CSV in --tune-csv PATH)");
+        "                 Gaussian 5x5/7x7 (every candidate, CSV in --tune-csv PATH)\n"
+        "  --size WxH     the 8K table's images at this size instead (labelled 4K, 1080p or WxH)\n"
+        "  --border NAME  the border of every timed launch (default reflect101; replicate is NPP's)\n"
+        "  --pipelined-csv PATH  for auto, also a host image run through the engine (pinned memory, pieces\n"
+        "                 overlapped): its reported kernel time beside the resident one, the total, the\n"
+        "                 serial sum and the duplex floor; CSV in PATH");
 }
 
 #define CHECK(call)                                                                                    \
@@ -289,7 +310,7 @@ Transfers measureTransfers(const ImageConfig& ic, void* pinnedIn, void* pinnedOu
 
 std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter>& filters,
                             const std::vector<std::string>& modes, const Ceilings& ceil, int repeats,
-                            cudaStream_t stream, const LaunchConfig& launch = {}) {
+                            cudaStream_t stream, const LaunchConfig& launch, const Border& border) {
     std::vector<Row> rows;
     const std::size_t rowBytes = depthBytes(ic.depth) * ic.channels * static_cast<std::size_t>(ic.width);
     const std::size_t pitch = alignUp(rowBytes, 512);
@@ -343,7 +364,8 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
             a.geom.imageHeight = ic.height;
             a.geom.srcRows = ic.height;
             a.geom.outRows = ic.height;
-            a.geom.border = BorderMode::Reflect101;
+            a.geom.border = border.mode;
+            a.geom.borderValue = border.value;
             int used = 0;
             const double ms = timeMedian([&] { CHECK(mode->launch(a, stream)); }, stream, repeats, &used);
             rows.push_back({ic, nf.name, nf.mask, modeId, mode->id, plan.variant, ms, used, bytes, bytes / (ms * 1e6),
@@ -356,6 +378,82 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
     cudaFree(dst);
     cudaFree(weights);
     return rows;
+}
+
+// One pipelined case: the engine's run of a pinned host image in auto.
+struct PipelinedRow {
+    std::string image, filter;
+    int mask = 0, pieces = 0;
+    double residentKernelMs = 0, kernelMs = 0, uploadMs = 0, downloadMs = 0, totalMs = 0, duplexFloorMs = 0;
+};
+
+// Auto on each filter through the engine's host-image run, from pinned memory
+// (median of the repeats after two warm-ups), beside `rows`' resident auto
+// kernel time of the same filter.
+std::vector<PipelinedRow> benchPipelined(const ImageConfig& ic, const std::vector<NamedFilter>& filters,
+                                         const std::vector<Row>& rows, const Ceilings& ceil, int repeats,
+                                         const Border& border) {
+    std::vector<PipelinedRow> out;
+    const std::size_t rowBytes = depthBytes(ic.depth) * ic.channels * static_cast<std::size_t>(ic.width);
+    const std::size_t bytes = rowBytes * ic.height;
+    void *in = nullptr, *result = nullptr;
+    CHECK(cudaHostAlloc(&in, bytes, cudaHostAllocDefault));
+    CHECK(cudaHostAlloc(&result, bytes * (ic.depth == Depth::F32 ? 1 : 4), cudaHostAllocDefault));
+    std::mt19937 fill(7);
+    for (std::size_t i = 0; i < bytes; i += 4) {
+        const float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(fill);
+        if (ic.depth == Depth::F32) std::memcpy(static_cast<char*>(in) + i, &v, 4);
+        else std::memset(static_cast<char*>(in) + i, static_cast<int>(fill() & 255), 4);
+    }
+    const ConstImageView view(in, ic.width, ic.height, ic.channels, ic.depth, rowBytes);
+    for (const NamedFilter& nf : filters) {
+        const auto resident = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
+            return r.filter == nf.name && r.mask == nf.mask && r.mode == "auto";
+        });
+        if (resident == rows.end()) continue;
+        FilterSpec spec = nf.spec;
+        spec.border = border;
+        const Depth outDepth = spec.outputDepth(ic.depth);
+        gpu::PipelineTarget target;
+        target.host = ImageView{result, ic.width, ic.height, ic.channels, outDepth,
+                                depthBytes(outDepth) * ic.channels * static_cast<std::size_t>(ic.width)};
+        std::vector<double> kernel, upload, download, total;
+        for (int i = 0; i < repeats + 2; ++i) {
+            TimingRecord t;
+            if (const std::string err = gpu::runPipeline(spec, view, "auto", target, t); !err.empty()) {
+                std::fprintf(stderr, "pipelined %s %s %d: %s\n", ic.label.c_str(), nf.name.c_str(), nf.mask, err.c_str());
+                break;
+            }
+            if (i < 2) continue;
+            kernel.push_back(t.kernelMs.value_or(0));
+            upload.push_back(t.uploadMs.value_or(0));
+            download.push_back(t.downloadMs.value_or(0));
+            total.push_back(t.totalMs.value_or(0));
+        }
+        if (kernel.empty()) continue;
+        gpu::ResolvedLaunch resolved;
+        int pieces = 0;
+        if (gpu::resolveLaunch(spec, ic.depth, ic.channels, "auto", {}, ic.width, ic.height, resolved).ok())
+            pieces = gpu::automaticPieceCount(bytes, gpu::gridWaves(resolved));
+        // Neither copy can finish sooner than its bytes at the both-ways rate.
+        const double outBytes = static_cast<double>(target.host.rowBytes()) * ic.height;
+        out.push_back({ic.label, nf.name, nf.mask, pieces, resident->kernelMs, median(kernel), median(upload),
+                       median(download), median(total),
+                       std::max(static_cast<double>(bytes), outBytes) / (ceil.duplexBestGBs * 1e6)});
+    }
+    cudaFreeHost(in);
+    cudaFreeHost(result);
+    return out;
+}
+
+void printPipelined(const std::vector<PipelinedRow>& rows) {
+    std::printf("\nauto on a host image (pinned, overlapped pieces) against the resident image, ms (median)\n");
+    std::printf("%-12s %-16s %4s %6s %9s %9s %6s %8s %8s %8s %8s %8s\n", "image", "filter", "mask", "pieces",
+                "resident", "pipelined", "ratio", "upload", "download", "total", "serial", "duplex");
+    for (const PipelinedRow& r : rows)
+        std::printf("%-12s %-16s %4d %6d %9.4f %9.4f %6.2f %8.3f %8.3f %8.3f %8.3f %8.3f\n", r.image.c_str(),
+                    r.filter.c_str(), r.mask, r.pieces, r.residentKernelMs, r.kernelMs, r.kernelMs / r.residentKernelMs,
+                    r.uploadMs, r.downloadMs, r.totalMs, r.uploadMs + r.kernelMs + r.downloadMs, r.duplexFloorMs);
 }
 
 void printTable(const ImageConfig& ic, const std::vector<Row>& rows, const std::vector<std::string>& modes) {
@@ -500,6 +598,19 @@ int main(int argc, char** argv) {
                 return 1;
             }
             opt.launch.radius = r == "compiled" ? RadiusPath::Compiled : RadiusPath::Runtime;
+        } else if (a == "--size" && i + 1 < argc) {
+            if (std::sscanf(argv[++i], "%dx%d", &opt.width, &opt.height) != 2 || opt.width < 1 || opt.height < 1) {
+                std::fprintf(stderr, "filterstudio-bench: --size wants WxH, e.g. 3840x2160\n");
+                return 1;
+            }
+        } else if (a == "--border" && i + 1 < argc) {
+            std::string why;
+            if (!parseBorder(argv[++i], opt.border, &why)) {
+                std::fprintf(stderr, "filterstudio-bench: --border: %s\n", why.c_str());
+                return 1;
+            }
+        } else if (a == "--pipelined-csv" && i + 1 < argc) {
+            opt.pipelinedCsv = argv[++i];
         } else if (a == "--masks" && i + 1 < argc) {
             opt.masks.clear();
             opt.masksGiven = true;
@@ -567,6 +678,7 @@ int main(int argc, char** argv) {
     const std::vector<int> sweepMasks = opt.quick ? std::vector<int>{3, 15, 31} : allMasks;
 
     std::vector<Row> all;
+    std::vector<PipelinedRow> pipelined;
     std::map<std::string, Transfers> transfers;
     // 8K: every mode, every mask, Sobel and Laplacian too; f32 gray and RGBA8
     // unless --images names others. Transfers below always use these two.
@@ -577,9 +689,9 @@ int main(int argc, char** argv) {
                                          {"8K-gray16", 7680, 4320, 1, Depth::U16}, {"8K-bgr16", 7680, 4320, 3, Depth::U16},
                                          {"8K-rgba16", 7680, 4320, 4, Depth::U16}, {"8K-bgr32f", 7680, 4320, 3, Depth::F32},
                                          {"8K-rgba32f", 7680, 4320, 4, Depth::F32}};
-    std::vector<ImageConfig> eightKImages(std::begin(eightK), std::end(eightK));
-    if (!opt.images.empty()) {
-        eightKImages.clear();
+    std::vector<ImageConfig> eightKImages;
+    if (opt.images.empty()) opt.images = {"gray", "rgba8"};
+    {
         for (const std::string& name : opt.images) {
             const auto it = std::find_if(std::begin(eightKChoices), std::end(eightKChoices),
                                          [&](const ImageConfig& c) { return c.label == "8K-" + name; });
@@ -589,7 +701,11 @@ int main(int argc, char** argv) {
                              name.c_str());
                 return 1;
             }
-            eightKImages.push_back(*it);
+            ImageConfig sized = *it;
+            sized.label = sizeLabel(opt.width, opt.height) + "-" + name;
+            sized.width = opt.width;
+            sized.height = opt.height;
+            eightKImages.push_back(sized);
         }
     }
     const std::vector<std::string>& eightKModes = opt.modes.empty() ? allModes : opt.modes;
@@ -601,15 +717,21 @@ int main(int argc, char** argv) {
                     return o == f.name || o == f.name + ":" + std::to_string(f.mask);
                 });
             });
-        const auto rows = benchImage(ic, filters, eightKModes, ceil, opt.repeats, stream, opt.launch);
+        const auto rows = benchImage(ic, filters, eightKModes, ceil, opt.repeats, stream, opt.launch, opt.border);
         printTable(ic, rows, eightKModes);
         all.insert(all.end(), rows.begin(), rows.end());
+        if (!opt.pipelinedCsv.empty()) {
+            const auto piped = benchPipelined(ic, filters, rows, ceil, opt.repeats, opt.border);
+            printPipelined(piped);
+            pipelined.insert(pipelined.end(), piped.begin(), piped.end());
+        }
     }
     if (opt.sweep) {
         for (int side : {2800, 5600, 11200, 22400}) {
             for (const ImageConfig& ic : {ImageConfig{std::to_string(side) + "-gray", side, side, 1, Depth::F32},
                                          ImageConfig{std::to_string(side) + "-rgb8", side, side, 3, Depth::U8}}) {
-                const auto rows = benchImage(ic, filtersFor(sweepMasks, false, rng), sweepModes, ceil, opt.repeats, stream, opt.launch);
+                const auto rows = benchImage(ic, filtersFor(sweepMasks, false, rng), sweepModes, ceil, opt.repeats, stream, opt.launch,
+                                             opt.border);
                 printTable(ic, rows, sweepModes);
                 all.insert(all.end(), rows.begin(), rows.end());
             }
@@ -669,7 +791,9 @@ int main(int argc, char** argv) {
             pipelineOverlapped = median(overlapped);
             const auto [fastest, slowest] = std::minmax_element(overlapped.begin(), overlapped.end());
             pipelineOverlappedRange = {*fastest, *slowest};
-            pipelineDefaultPieces = gpu::automaticPieceCount(bytes);
+            if (gpu::ResolvedLaunch resolved;
+                gpu::resolveLaunch(spec, ic.depth, ic.channels, "auto", {}, ic.width, ic.height, resolved).ok())
+                pipelineDefaultPieces = gpu::automaticPieceCount(bytes, gpu::gridWaves(resolved));
             pipelineFrameBytes = bytes;
             // The same overlapped run at fixed piece counts, to set automaticPieceCount from.
             for (int pieces : {4, 8, 12, 24, 32, 48}) {
@@ -732,6 +856,20 @@ int main(int argc, char** argv) {
         << ",ratio=" << pipelineOverlapped / pipelineSerial << ",pageable_ms=" << pipelinePageable
         << ",default_pieces=" << pipelineDefaultPieces << ",duplex_gbs=" << ceil.duplexGBs
         << ",duplex_fastest_gbs=" << ceil.duplexBestGBs << "\n";
+    if (!opt.pipelinedCsv.empty()) {
+        std::ofstream p(opt.pipelinedCsv);
+        p << "image,filter,mask,border,pieces,resident_kernel_ms,pipelined_kernel_ms,ratio,upload_ms,download_ms,"
+             "total_ms,serial_sum_ms,duplex_floor_ms\n";
+        for (const PipelinedRow& r : pipelined) {
+            char line[320];
+            std::snprintf(line, sizeof line, "%s,%s,%d,%s,%d,%.5f,%.5f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", r.image.c_str(),
+                          r.filter.c_str(), r.mask, borderModeName(opt.border.mode), r.pieces, r.residentKernelMs,
+                          r.kernelMs, r.kernelMs / r.residentKernelMs, r.uploadMs, r.downloadMs, r.totalMs,
+                          r.uploadMs + r.kernelMs + r.downloadMs, r.duplexFloorMs);
+            p << line;
+        }
+        std::printf("pipelined CSV: %s\n", opt.pipelinedCsv.c_str());
+    }
     csv << "# pipeline_8k_rgba8_gaussian3_pieces";
     for (const auto& [pieces, ms] : pieceSweep) csv << "," << pieces << "=" << ms / pipelineSerial;
     csv << "\n";
