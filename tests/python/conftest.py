@@ -37,6 +37,22 @@ def cuda_reason():
     return "this build has no CUDA backend"
 
 
+def assert_within_mode_tolerance(out, reference, mode_row, kernel, image, scale=1.0):
+    """A CUDA mode's result against the CPU reference, within the bound gpu/README.md states for the mode.
+
+    Exact modes fuse multiply-adds (one rounding): float results within float
+    error of the sums, integer ones off by one at most, at rounding ties.
+    fft and tensor (approximate): within 1e-3 x |scale| x sum|w| x max|x|.
+    """
+    weight_sum = sum(float(np.abs(w).sum()) for w in fs.kernel(kernel).weights)
+    largest = float(np.abs(image.astype(np.float64)).max())
+    bound = (1e-3 if mode_row["approximate"] else 1e-5) * abs(scale) * weight_sum * max(largest, 1.0)
+    if np.issubdtype(out.dtype, np.integer):
+        bound = max(1.0, bound + 0.5)
+    diff = np.abs(out.astype(np.float64) - reference.astype(np.float64)).max()
+    assert diff <= bound, f"{mode_row['backend']}/{mode_row['mode']}: {diff} > {bound}"
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261129)

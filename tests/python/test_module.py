@@ -3,6 +3,7 @@ import json
 import os
 import pickle
 import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 import filterstudio as fs
-from conftest import DATA_DIR, cuda_reason, gold
+from conftest import DATA_DIR, assert_within_mode_tolerance, cuda_reason, gold
 
 SOBEL_X = np.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], dtype=np.float32)
 SOBEL_Y = SOBEL_X.T.copy()
@@ -390,5 +391,97 @@ def test_cuda_modes_match_the_cpu_reference(rng):
             continue
         out, timing = fs.filter(image, "gaussian:7:1.5", backend="cuda", mode=row["mode"])
         assert timing.upload_ms is not None and timing.kernel_ms is not None
-        diff = np.abs(out.astype(int) - expected.astype(int)).max()
-        assert diff <= (1 if row["approximate"] else 0), row["mode"]
+        assert_within_mode_tolerance(out, expected, row, "gaussian:7:1.5", image)
+
+
+# --- errors: the same words and kind as the CLI's --------------------------------------------------------------
+
+CLI_EXIT_ERRORS = {2: ValueError, 3: OSError, 4: fs.DeviceUnavailable}
+
+
+@pytest.mark.parametrize("options, cli_args", [
+    ({"backend": "metal"}, ["--backend", "metal"]),
+    ({"backend": "cuda"}, ["--backend", "cuda"]),
+    ({"mode": "warp-speed"}, ["--mode", "warp-speed"]),
+    ({"border": "mirror"}, ["--border", "mirror"]),
+    ({"depth": "f64"}, ["--depth", "f64"]),
+    ({"scale": float("inf")}, ["--scale", "inf"]),
+    ({"offset": 1e39}, ["--offset", "1e39"]),
+    ({"output_size": "full"}, ["--output-size", "full"]),
+    ({"kernel": "no-such-kernel"}, ["-k", "no-such-kernel"]),
+    ({"kernel": "gaussian:4:1"}, ["-k", "gaussian:4:1"]),
+    ({"kernel": "missing-kernel.json"}, ["-k", "missing-kernel.json"]),
+], ids=lambda v: str(v) if isinstance(v, dict) else None)
+def test_errors_carry_the_clis_message(tmp_path, options, cli_args):
+    cli = os.environ.get("FS_CLI")
+    if not cli or not os.path.exists(cli):
+        pytest.skip("filterstudio-cli is not built in this build folder")
+    if options.get("backend") == "cuda" and cuda_reason() is None:
+        pytest.skip("a CUDA device is here: nothing to refuse")
+    source = os.path.join(DATA_DIR, "fruits.jpg")
+    args = [cli, "apply", "-i", source, "-o", str(tmp_path / "out.png")]
+    args += cli_args if "-k" in cli_args else ["-k", "box:3"] + cli_args
+    run = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path)
+    cli_message = run.stderr.splitlines()[0].removeprefix("filterstudio-cli: ")
+    options = dict(options)
+    kernel = options.pop("kernel", "box:3")
+    with pytest.raises(CLI_EXIT_ERRORS[run.returncode]) as info:
+        fs.filter(fs.read_image(source), kernel, **options)
+    # The CLI names its options (--output-size, --backend cpu); the module its arguments.
+    spoken = (cli_message.replace("--output-size", "output_size").replace("--backend cpu", "backend='cpu'")
+              .replace("--", ""))
+    assert str(info.value) == spoken
+    assert not os.path.exists(tmp_path / "out.png")
+
+
+def test_a_failed_run_is_a_filter_error(tmp_path):
+    # The output cannot be allocated under the address-space limit: the run fails, the interpreter goes on.
+    script = """
+import resource, numpy as np, filterstudio as fs
+image = np.zeros((6000, 6000), np.uint8)
+fs.filter(image[:8, :8], "box:3", mode="reference")
+used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (used + (64 << 20), resource.RLIM_INFINITY))
+try:
+    fs.filter(image, "box:3", mode="reference", depth="f32")
+except fs.FilterError as e:
+    assert isinstance(e, RuntimeError)
+    print("FilterError:", e)
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ)
+    assert run.returncode == 0, run.stderr
+    assert "FilterError: " in run.stdout and "memory" in run.stdout
+
+
+def test_nothing_crashes_the_interpreter():
+    # Wrong types and values in every call: each must raise a Python exception, in a process that then exits normally.
+    script = """
+import numpy as np, filterstudio as fs
+img = np.zeros((8, 8), np.uint8)
+calls = [
+    lambda: fs.filter(None, "box:3"), lambda: fs.filter(img, None), lambda: fs.filter(img, []),
+    lambda: fs.filter(img, [[]]), lambda: fs.filter(img, np.zeros((0, 3))), lambda: fs.filter(img, [img, None]),
+    lambda: fs.filter(img, "box:3", backend=None), lambda: fs.filter(img, "box:3", mode=3),
+    lambda: fs.filter(img, "box:3", scale=object()), lambda: fs.filter(np.zeros((1 << 31, 0), np.uint8), "box:3"),
+    lambda: fs.filter(np.zeros((8, 8, 3), np.uint8)[:, :, ::-1].transpose(1, 0, 2), "box:99"),
+    lambda: fs.kernel("gaussian:9999:1"), lambda: fs.kernel(np.ones((1, 1)) * np.inf),
+    lambda: fs.bench(img, "box:3", repeats=0), lambda: fs.bench(img, "box:3", modes=[]),
+    lambda: fs.bench(img, "box:3", modes=[1, 2]), lambda: fs.bench_preset("course-table1", sizes=["x"]),
+    lambda: fs.bench_preset("course-table1", sizes=[-5]), lambda: fs.pipeline(img, {"steps": None}),
+    lambda: fs.pipeline(img, {}), lambda: fs.layer([], {}), lambda: fs.layer([img], "missing.json"),
+    lambda: fs.layer([None], {"format": "filterstudio-kernel-bank"}), lambda: fs.random_image(0, 5),
+    lambda: fs.random_image(5, 5, depth="f64"), lambda: fs.read_image("/"), lambda: fs.read_image(None),
+    lambda: fs.write_image("/nonexistent/dir/x.png", img), lambda: fs.write_image("/tmp/x.unknown-ext", img),
+    lambda: fs._core.batch_plan([], [], "/tmp"), lambda: fs._core.batch_file("/nonexistent.png", [None], "/tmp"),
+]
+for i, call in enumerate(calls):
+    try:
+        call()
+    except Exception as e:
+        assert not isinstance(e, SystemError), (i, e)
+    else:
+        raise AssertionError(f"call {i} did not raise")
+print("all raised")
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ)
+    assert run.returncode == 0 and "all raised" in run.stdout, run.stdout + run.stderr
