@@ -320,6 +320,8 @@ void MainWindow::prepareInput() {
 
 bool MainWindow::inputOnDevice() const { return preview_->inputOnDevice(); }
 
+void MainWindow::setImageInfo(const QString& text) { imageInfo_->setText(text); }
+
 bool MainWindow::openImage(const QString& path) {
     QString why;
     std::optional<Image> image = opener_->load(path, &why);

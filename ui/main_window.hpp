@@ -93,6 +93,7 @@ public:
     FilterRunner* runner() const { return runner_; }
     // Video files and cameras: the transport, the race view and the frames through the filter.
     VideoController* video() const { return video_; }
+    void setImageInfo(const QString& text);  // the status bar's line about what is shown
     // The live preview (CUDA-GL interop builds): whether the shown image is kept
     // on the GPU, and the newest whole frame (kernel, map, texture and draw).
     bool inputOnDevice() const;

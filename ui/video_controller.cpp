@@ -203,6 +203,10 @@ void VideoController::onFrameReady() {
         // The first frame sets the view's picture and fits it; later ones only replace it.
         firstFrame_ = false;
         parts_.view->setOriginal(toDisplayImage(frame->image->cview()));
+        parts_.window->setImageInfo(tr("%1  %2, %3 fps%4")
+                                        .arg(source_->name(), describe(frame->image->cview()))
+                                        .arg(source_->framesPerSecond(), 0, 'g', 4)
+                                        .arg(source_->live() ? tr(", camera") : QString()));
     }
     if (race_ && race_->isVisible()) {
         race_->offer(*frame, source_->dropped());

@@ -74,7 +74,9 @@ void VideoLane::start(const services::VideoFrame& frame) {
     inFlight_ = true;
     inFlightFrame_ = frame;
     const FilterSpec spec = specSource_ ? specSource_() : FilterSpec{};
+    const Clock::time_point originalStart = Clock::now();
     if (showsOriginal_) view_->setNextOriginal(toDisplayImage(frame.image->cview()));
+    originalMs_ = msBetween(originalStart, Clock::now());
     const QString backend = backendOf(key_), mode = modeOf(key_);
     if (preview_ && backend == services::PreviewService::backendId() && view_->glReady() &&
         runThroughInterop(frame, spec, mode))
@@ -138,7 +140,8 @@ void VideoLane::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     finish(split);
 }
 
-void VideoLane::finish(const LaneSplit& frameSplit) {
+void VideoLane::finish(LaneSplit frameSplit) {
+    frameSplit.drawMs += originalMs_;
     inFlight_ = false;
     last_ = inFlightFrame_;
     // The first frame fits a view that had no picture yet (the race's halves show results alone).

@@ -78,7 +78,7 @@ private:
     void start(const services::VideoFrame& frame);
     bool runThroughInterop(const services::VideoFrame& frame, const FilterSpec& spec, const QString& mode);
     void onOutcome(const std::shared_ptr<const RunOutcome>& outcome);
-    void finish(const LaneSplit& frameSplit);
+    void finish(LaneSplit frameSplit);
 
     using Clock = std::chrono::steady_clock;
     FilterRunner* runner_;
@@ -92,6 +92,7 @@ private:
     std::optional<services::VideoFrame> waiting_;     // the newest frame not started yet
     std::optional<services::VideoFrame> inFlightFrame_, last_;
     Clock::time_point submitted_;
+    double originalMs_ = 0.0;  // showing the frame itself beside the result: part of its draw
     std::optional<LaneSplit> drawPending_;  // an interop frame filled, waiting for the view to draw it
     QTimer* drawTimeout_;
     long long shown_ = 0, dropped_ = 0;
