@@ -270,6 +270,12 @@ public:
         // slower streamed: 8K RGBA8 Gaussian 3 went from 1.15x to 1.3x OpenCV).
         finish_.stream = out.depth == Depth::F32 &&
                          out.rowBytes() * static_cast<std::size_t>(out.height) >= (std::size_t{64} << 20);
+        // One 2-D kernel into floats, unmapped: its sums go straight to the
+        // output. finish would store v * 1 + 0, which is v but for -0, and
+        // these sums, from +0 and never fused, are never -0.
+        writesOutput_ = plans_.size() == 1 && !plans_[0].separable && spec.combine == Combine::Single &&
+                        out.depth == Depth::F32 && spec.output.scale == 1.0f && spec.output.offset == 0.0f &&
+                        !spec.output.absolute && !finish_.stream;
     }
 
     // Multiply-adds per output row, roughly: what sizes a tile (runTiles).
@@ -306,6 +312,12 @@ public:
                     for (int r = 0; r < rows; ++r) updateColumnSum(plans_[k], k, y, r, y + r == y0, s);
             // A chunk at a time, so the column-passed rows and the responses stay in L1.
             for (const auto& [c0, n] : chunks_) {
+                if (writesOutput_) {
+                    float* outs[kRowGroup];
+                    for (int r = 0; r < rows; ++r) outs[r] = out_.row<float>(y + r) + c0;
+                    respond(plans_[0], 0, y, rows, c0, n, s, outs);
+                    continue;
+                }
                 for (std::size_t k = 0; k < kernels; ++k) respond(plans_[k], k, y, rows, c0, n, s);
                 for (int r = 0; r < rows; ++r) {
                     const float* second = kernels > 1 ? response(s, 1, r) : nullptr;
@@ -441,10 +453,12 @@ private:
         ops_.weightedSumFused(sources, plan.uniformWeights.data(), 0, count, false, out, n);
     }
 
-    // Output samples [c0, c0 + n) of rows y .. y + rows - 1 for one kernel.
-    void respond(const KernelPlan& plan, std::size_t kernel, int y, int rows, int c0, int n, Scratch& s) const {
+    // Output samples [c0, c0 + n) of rows y .. y + rows - 1 for one kernel,
+    // into the responses or, given, into `into`.
+    void respond(const KernelPlan& plan, std::size_t kernel, int y, int rows, int c0, int n, Scratch& s,
+                 float* const* into = nullptr) const {
         float* outs[kRowGroup];
-        for (int r = 0; r < rows; ++r) outs[r] = response(s, kernel, r);
+        for (int r = 0; r < rows; ++r) outs[r] = into ? into[r] : response(s, kernel, r);
         if (plan.runningColumn) {
             for (int r = 0; r < rows; ++r) rowPass(plan, columnSum(s, kernel, r) + c0, n, s, outs[r]);
             return;
@@ -489,7 +503,7 @@ private:
     simd::FinishParams finish_;
     int padX_ = 0, padY_ = 0, ringRows_ = 1;
     int rowValues_ = 0, paddedValues_ = 0, chunk_ = 1024;
-    bool typedInPlace_ = false, edgeChunks_ = false;
+    bool typedInPlace_ = false, edgeChunks_ = false, writesOutput_ = false;
     int edgeWidth_ = 0;
     std::vector<std::pair<int, int>> chunks_;  // (first sample, count)
 };

@@ -238,10 +238,50 @@ void columnRowsFused(const Src* const* rows, const float* weights, int k, bool s
     }
 }
 
+// 2-D kernels of KH x KW taps known at compile time (3x3, 5x5), exact: the
+// taps unrolled, their weights and rows fetched once a call, eight vectors
+// of accumulators (a rounded add waits on the one before: eight keep both
+// add ports busy). Every tap is a rounded multiply then a rounded add, zero
+// weights included: on integer samples 0 * x adds nothing, and branching
+// per tap to skip it, or to add a weight of 1's sample unmultiplied, cost
+// more than the arithmetic it saved.
+template <int KH, int KW>
+void denseRowExactFixed(const float* const* rows, const float* weights, const std::ptrdiff_t* offsets, float* dst, int n) {
+    constexpr int T = KH * KW, B = 8;
+    const float* src[T];
+    F w[T];
+    for (int t = 0; t < T; ++t) {
+        src[t] = rows[t / KW] + offsets[t % KW];
+        w[t] = Vec::set1(weights[t]);
+    }
+    const auto block = [&](auto vectors, int at) {
+        constexpr int V = decltype(vectors)::value;
+        F a[V];
+#pragma GCC unroll 8
+        for (int b = 0; b < V; ++b) a[b] = Vec::zero();
+#pragma GCC unroll 25
+        for (int t = 0; t < T; ++t)
+#pragma GCC unroll 8
+            for (int b = 0; b < V; ++b) a[b] = Vec::add(a[b], Vec::mul(w[t], Vec::load(src[t] + at + b * N)));
+#pragma GCC unroll 8
+        for (int b = 0; b < V; ++b) Vec::store(dst + at + b * N, a[b]);
+    };
+    int i = 0;
+    for (; i + B * N <= n; i += B * N) block(std::integral_constant<int, B>{}, i);
+    i = vectorSteps(i, n, [&](int at) { block(std::integral_constant<int, 1>{}, at); });
+    for (; i < n; ++i) {
+        float a = 0.0f;
+        for (int t = 0; t < T; ++t) a = a + weights[t] * src[t][i];
+        dst[i] = a;
+    }
+}
+
 // 2-D, exact: four vectors of accumulators in registers across all taps;
 // each output adds its taps in the reference's order.
 void denseRowExact(const float* const* rows, const float* weights, int kh, int kw, const std::ptrdiff_t* offsets,
                    bool skipZeros, float* dst, int n) {
+    if (kh == 3 && kw == 3) return denseRowExactFixed<3, 3>(rows, weights, offsets, dst, n);
+    if (kh == 5 && kw == 5) return denseRowExactFixed<5, 5>(rows, weights, offsets, dst, n);
     const auto skip = [&](float w) { return skipZeros && w == 0.0f; };
     int i = 0;
     for (; i + 4 * N <= n; i += 4 * N) {
