@@ -53,6 +53,20 @@ def assert_within_mode_tolerance(out, reference, mode_row, kernel, image, scale=
     assert diff <= bound, f"{mode_row['backend']}/{mode_row['mode']}: {diff} > {bound}"
 
 
+def cuda_mode_runs(image, kernel, **options):
+    """(mode row, (result, Timing) or None where the mode refuses this filter, as separable does a dense kernel)."""
+    runs = []
+    for row in fs.modes():
+        if row["backend"] != "cuda" or not row["available"]:
+            continue
+        try:
+            runs.append((row, fs.filter(image, kernel, backend="cuda", mode=row["mode"], **options)))
+        except fs.FilterError:
+            runs.append((row, None))
+    assert any(run for _, run in runs), f"every CUDA mode refused {kernel}"
+    return runs
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261129)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import filterstudio as fs
-from conftest import DATA_DIR, assert_within_mode_tolerance, cuda_reason, gold
+from conftest import DATA_DIR, assert_within_mode_tolerance, cuda_mode_runs, cuda_reason, gold
 
 SOBEL_X = np.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], dtype=np.float32)
 SOBEL_Y = SOBEL_X.T.copy()
@@ -386,12 +386,11 @@ def test_cuda_modes_match_the_cpu_reference(rng):
         pytest.skip(reason)
     image = rng.integers(0, 256, (301, 257, 3), dtype=np.uint8)
     expected, _ = fs.filter(image, "gaussian:7:1.5", mode="reference")
-    for row in fs.modes():
-        if row["backend"] != "cuda" or not row["available"]:
-            continue
-        out, timing = fs.filter(image, "gaussian:7:1.5", backend="cuda", mode=row["mode"])
-        assert timing.upload_ms is not None and timing.kernel_ms is not None
-        assert_within_mode_tolerance(out, expected, row, "gaussian:7:1.5", image)
+    for row, run in cuda_mode_runs(image, "gaussian:7:1.5"):
+        if run:
+            out, timing = run
+            assert timing.upload_ms is not None and timing.kernel_ms is not None
+            assert_within_mode_tolerance(out, expected, row, "gaussian:7:1.5", image)
 
 
 # --- errors: the same words and kind as the CLI's --------------------------------------------------------------
