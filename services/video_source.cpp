@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <chrono>
+#include <utility>
 
 #ifdef FS_HAVE_VIDEOIO
 #include <opencv2/videoio.hpp>
@@ -263,6 +264,7 @@ void VideoSource::decodeLoop() {
     Clock::time_point due = Clock::now();
     long long index = 0;  // of the next frame
     int width = 0, height = 0;
+    bool atEnd = false;  // the file ended: playing or stepping again starts from its first frame
     const auto stop = [this](const QString& message) {
         {
             std::lock_guard lock(mutex_);
@@ -288,6 +290,7 @@ void VideoSource::decodeLoop() {
             if (!playing_) --steps_;
         }
         // Decoding needs no lock: only this thread touches the reader while it runs.
+        if (std::exchange(atEnd, false) && reader_->rewind()) index = 0;
         std::shared_ptr<Image> buffer;
         for (const std::shared_ptr<Image>& b : pool_)
             if (b.use_count() == 1) buffer = b;
@@ -315,6 +318,7 @@ void VideoSource::decodeLoop() {
                 steps_ = 0;
                 if (wasPlaying) notifyPlaying(false);
             }
+            atEnd = true;
             QMetaObject::invokeMethod(this, [this] { emit ended(); }, Qt::QueuedConnection);
             continue;
         }

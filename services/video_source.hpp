@@ -82,7 +82,7 @@ public:
 signals:
     void frameReady();  // a frame waits in take(); not repeated until it is taken
     void playingChanged(bool playing);
-    void ended();  // the end of a file without loop: paused on the last frame
+    void ended();  // the end of a file without loop: paused on the last frame; play() starts it again
     // Decoding stopped for good (a cut file, a vanished camera, a changed resolution); the last frame stays.
     void failed(const QString& message);
 

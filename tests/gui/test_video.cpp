@@ -227,6 +227,10 @@ private slots:
         QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join('\n')));
         qInfo("%lld of %d frames shown through %s, each equal to the reference; %s", lane->shown(), kFrames, qPrintable(cpu),
               qPrintable(lane->describe()));
+        // Play at the end starts the file again from its first frame.
+        playThrough(*w);
+        QTRY_VERIFY_WITH_TIMEOUT(allFramesAccounted(*w, 2 * kFrames), 20000);
+        QVERIFY2(allEqual, qPrintable(why));
     }
 
     void pausedEditsStepAndLoopByKeyboard() {
