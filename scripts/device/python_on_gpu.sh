@@ -74,7 +74,7 @@ start=$(date +%s)
 (cd tests/python &&
   PYTHONPATH=$PWD/../../$B/python${extra:+:$extra} FS_TEST_DATA_DIR=$PWD/../data PYTHONDONTWRITEBYTECODE=1 \
   FS_CLI=$PWD/../../$B/tools/cli/filterstudio-cli \
-  timeout 480 "$py" -m pytest -v -rs -p no:cacheprovider --junitxml="$OUT/pytest.xml" \
+  timeout 380 "$py" -m pytest -v -rs -p no:cacheprovider --junitxml="$OUT/pytest.xml" \
     test_gpu_arrays.py test_module.py test_dask.py test_notebook.py >"$OUT/pytest.txt" 2>&1)
 say "pytest exit $? in $(( $(date +%s) - start )) s: $(tail -1 "$OUT/pytest.txt")"
 grep -E "^(FAILED|ERROR)|^SKIPPED|test_gpu_arrays.py::" "$OUT/pytest.txt" | head -40 | tee -a "$S"
