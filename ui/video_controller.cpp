@@ -49,7 +49,11 @@ VideoController::VideoController(Parts parts, QObject* parent) : QObject(parent)
     raceAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     raceAction_->setToolTip(tr("The same frames through two modes side by side, each with its frames per second"));
     for (QAction* a : {play_, step_, loop_}) a->setEnabled(false);
-    connect(play_, &QAction::triggered, this, [this](bool on) { on ? source_->play() : source_->pause(); });
+    // By the source's state, not the button's: the button hears of an end of file a moment later.
+    connect(play_, &QAction::triggered, this, [this] {
+        source_->playing() ? source_->pause() : source_->play();
+        play_->setChecked(source_->playing());
+    });
     connect(step_, &QAction::triggered, source_, &services::VideoSource::step);
     connect(loop_, &QAction::toggled, source_, &services::VideoSource::setLoop);
     connect(raceAction_, &QAction::triggered, this, &VideoController::showRace);
