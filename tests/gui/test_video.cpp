@@ -269,6 +269,8 @@ private slots:
         auto w = makeWindow(&backendsWithGate);
         QVERIFY(w->selectMode(QStringLiteral("gate/wait")));
         gate.close();
+        // A failed check must not leave the window's runner waiting at the gate when it closes.
+        const std::unique_ptr<Gate, void (*)(Gate*)> openAtEnd(&gate, [](Gate* g) { g->release(); });
         QVERIFY(w->video()->openVideo(clip_));
         fs::ui::VideoLane* lane = w->video()->lane();
         // Frame 1 waits at the gate; the rest of the file is decoded meanwhile.
