@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QStatusBar>
 #include <QToolBar>
+#include <utility>
 
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/image_view.hpp"
@@ -59,11 +60,11 @@ VideoController::VideoController(Parts parts, QObject* parent) : QObject(parent)
     connect(raceAction_, &QAction::triggered, this, &VideoController::showRace);
     w->addActions({play_, step_, loop_});
     transport_ = makeTransport();
+    transport_->setParent(w);
     position_ = new QLabel;
     position_->setObjectName(QStringLiteral("videoPosition"));
     transport_->addWidget(position_);
-    transport_->hide();
-    w->addToolBar(Qt::TopToolBarArea, transport_);
+    transport_->hide();  // joins the window's toolbars with the first video, so a saved layout never shows it empty
 
     connect(source_, &services::VideoSource::frameReady, this, &VideoController::onFrameReady);
     connect(source_, &services::VideoSource::playingChanged, this, [this](bool playing) {
@@ -132,6 +133,7 @@ void VideoController::start(std::unique_ptr<services::FrameReader> reader, const
     for (QAction* a : {play_, loop_}) a->setEnabled(true);
     step_->setEnabled(true);
     loop_->setEnabled(!source_->live());
+    if (!std::exchange(transportAdded_, true)) parts_.window->addToolBar(Qt::TopToolBarArea, transport_);
     transport_->show();
     parts_.window->setWindowTitle(tr("FilterStudio - %1").arg(name));
     updateStatus();
@@ -197,6 +199,11 @@ void VideoController::showRace() {
 
 void VideoController::setLargeText(bool on) {
     largeText_ = on;
+    // As the Presentation layout enlarges the view's bar, for the back of the room.
+    QFont font;
+    if (on) font.setPointSizeF(font.pointSizeF() * 1.35);
+    transport_->setFont(font);
+    transport_->setAttribute(Qt::WA_SetFont, on);
     if (race_) race_->setLargeText(on);
 }
 

@@ -94,6 +94,7 @@ private:
     QAction *open_, *play_, *step_, *loop_, *raceAction_;
     QLabel* position_;
     bool firstFrame_ = true;
+    bool transportAdded_ = false;
     bool largeText_ = false;
 };
 
