@@ -308,9 +308,11 @@ BenchRunResult runBenchPreset(const BenchPreset& preset, const std::vector<std::
         return !result.cancelled;
     };
 
+    const bool resident = preset.knobs.transfers == Transfers::Resident;
     for (const auto& [width, height] : preset.sizes) {
         Image image;
         HostInput input;
+        std::unique_ptr<ResidentImage> onDevice;  // Transfers::Resident: made for the first CUDA run of this size
         std::string imageError;
         try {
             image = seededImage(width, height, preset.channels, preset.depth, seed);
@@ -367,6 +369,8 @@ BenchRunResult runBenchPreset(const BenchPreset& preset, const std::vector<std::
                     else if (!backend->available()) r.error = "skipped: " + backend->unavailableReason();
                     else if (std::string why = resolveMode(c, *backend, mode); !why.empty()) r.error = "skipped: " + why;
                     else if (backend->id() == "cuda" && !knobError.empty()) r.error = "skipped: " + knobError;
+                    else if (backend->id() == "cuda" && resident && shape != BatchShape::Single)
+                        r.error = "skipped: a resident image is timed in single runs only";
                     else if (!c.launch.isDefault()) {
                         const LaunchReport report = backend->describeLaunch(spec, width, height, preset.depth,
                                                                             preset.channels, mode, c.launch);
@@ -379,6 +383,9 @@ BenchRunResult runBenchPreset(const BenchPreset& preset, const std::vector<std::
                         if (backend->id() == "cuda") r.driver = driver;
                     }
                     r.mode = mode;
+                    const bool runsResident = resident && r.ok() && backend->id() == "cuda";
+                    if (runsResident && !onDevice) onDevice = std::make_unique<ResidentImage>(input.view);
+                    if (runsResident && !onDevice->error().empty()) r.error = "failed: " + onDevice->error();
                     if (r.ok()) {
                         Samples samples;
                         std::unique_ptr<BatchRunner> runner;
@@ -386,7 +393,9 @@ BenchRunResult runBenchPreset(const BenchPreset& preset, const std::vector<std::
                         for (int i = 0; i < preset.warmup + preset.repeats && r.ok(); ++i) {
                             std::vector<RunResult> runs;
                             const auto start = std::chrono::steady_clock::now();
-                            if (shape == BatchShape::Single)
+                            if (runsResident)
+                                runs.push_back(onDevice->run(spec, mode, c.launch));
+                            else if (shape == BatchShape::Single)
                                 runs.push_back(c.launch.isDefault() ? backend->run(spec, input.view, mode)
                                                                     : backend->runWithLaunch(spec, input.view, mode, c.launch));
                             else if (shape == BatchShape::OneToMany) runs = runner->runSpecs(input.view, batch, mode);

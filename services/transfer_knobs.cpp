@@ -11,7 +11,14 @@
 namespace fs {
 
 const char* hostMemoryName(HostMemory h) { return h == HostMemory::Pinned ? "pinned" : "pageable"; }
-const char* transfersName(Transfers t) { return t == Transfers::Serial ? "serial" : "overlapped"; }
+const char* transfersName(Transfers t) {
+    switch (t) {
+    case Transfers::Serial: return "serial";
+    case Transfers::Resident: return "resident";
+    case Transfers::Overlapped: break;
+    }
+    return "overlapped";
+}
 
 std::string applyTransferKnobs(const TransferKnobs& knobs) {
 #if defined(FS_HAVE_CUDA)
@@ -46,6 +53,43 @@ HostInput hostInputFor(ConstImageView image, HostMemory host) {
     in.error = "pinned host memory needs the CUDA build";
 #endif
     return in;
+}
+
+ResidentImage::ResidentImage(ConstImageView image) : image_(image) {
+#if defined(FS_HAVE_CUDA)
+    TimingRecord upload;
+    const gpu::DeviceImageHandle handle = gpu::Engine::instance().upload(image, error_, &upload);
+    handle_ = handle.id;
+    uploadMs_ = upload.uploadMs.value_or(0.0);
+    if (!handle && error_.empty()) error_ = "the image could not be kept on the device";
+#else
+    error_ = "keeping an image on the GPU needs the CUDA build";
+#endif
+}
+
+ResidentImage::~ResidentImage() {
+#if defined(FS_HAVE_CUDA)
+    if (handle_) gpu::Engine::instance().release(gpu::DeviceImageHandle{handle_});
+#endif
+}
+
+RunResult ResidentImage::run(const FilterSpec& spec, const std::string& mode, const LaunchConfig& launch) {
+    RunResult r;
+    r.timing.backend = "cuda";
+    r.timing.mode = mode;
+    if (!error_.empty()) {
+        r.error = error_;
+        return r;
+    }
+#if defined(FS_HAVE_CUDA)
+    FilterSpec whole = spec;
+    whole.outputSize = OutputSize::Same;
+    r.output = Image(image_.width, image_.height, image_.channels, whole.outputDepth(image_.depth));
+    r.error = gpu::Engine::instance().run(whole, gpu::DeviceImageHandle{handle_}, mode,
+                                          gpu::RunTarget::hostImage(r.output.view()), r.timing, launch);
+    if (!r.ok()) r.output = Image();
+#endif
+    return r;
 }
 
 }  // namespace fs

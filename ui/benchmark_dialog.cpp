@@ -145,9 +145,15 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     baselineCombo_->setToolTip(tr("Speed-ups are this mode's mean total time over each other's"));
     pinnedCheck_ = new QCheckBox(tr("pinned host memory"));
     pinnedCheck_->setToolTip(tr("Copy each image to page-locked memory first: uploads skip the staging copy"));
-    serialCheck_ = new QCheckBox(tr("serial transfers"));
-    serialCheck_->setToolTip(tr("Upload, filter and download the whole image one after the other instead of "
-                                "overlapping pieces on several streams"));
+    transfersCombo_ = new QComboBox;
+    transfersCombo_->setObjectName(QStringLiteral("benchTransfers"));
+    transfersCombo_->addItem(tr("overlapped"), static_cast<int>(Transfers::Overlapped));
+    transfersCombo_->addItem(tr("serial"), static_cast<int>(Transfers::Serial));
+    transfersCombo_->addItem(tr("resident (kernel only)"), static_cast<int>(Transfers::Resident));
+    transfersCombo_->setToolTip(tr("overlapped: the image goes up and comes down in pieces on several streams; "
+                                   "serial: upload, filter and download the whole image one after the other; "
+                                   "resident: the image is uploaded once and kept on the device, as the live "
+                                   "preview keeps it, and each run is the kernel and its download"));
     budgetSpin_ = new QSpinBox;
     budgetSpin_->setRange(0, 1 << 20);
     budgetSpin_->setSuffix(tr(" MB"));
@@ -180,7 +186,8 @@ BenchmarkDialog::BenchmarkDialog(BackendFactory factory, QWidget* parent)
     form->addRow(tr("Runs"), runsRow);
     auto* cudaRow = new QHBoxLayout;
     cudaRow->addWidget(pinnedCheck_);
-    cudaRow->addWidget(serialCheck_);
+    cudaRow->addWidget(new QLabel(tr("transfers")));
+    cudaRow->addWidget(transfersCombo_);
     cudaRow->addWidget(new QLabel(tr("device memory")));
     cudaRow->addWidget(budgetSpin_);
     cudaRow->addStretch(1);
@@ -341,10 +348,11 @@ void BenchmarkDialog::refreshBaselines() {
 
 bool BenchmarkDialog::buildPreset(bench::BenchPreset& out, QString& why) const {
     const QString name = presetCombo_->currentData().toString();
-    // The transfer knobs set here override a preset's (as the CLI's --pinned, --serial, --device-memory).
+    // The transfer knobs set here override a preset's (as the CLI's --pinned, --serial, --resident, --device-memory).
     auto applyKnobs = [this](bench::BenchPreset& p) {
         if (pinnedCheck_->isChecked()) p.knobs.host = HostMemory::Pinned;
-        if (serialCheck_->isChecked()) p.knobs.transfers = Transfers::Serial;
+        if (const auto t = static_cast<Transfers>(transfersCombo_->currentData().toInt()); t != Transfers::Overlapped)
+            p.knobs.transfers = t;
         if (budgetSpin_->value() > 0) p.knobs.deviceBudgetBytes = static_cast<std::size_t>(budgetSpin_->value()) << 20;
     };
     if (!name.isEmpty()) {

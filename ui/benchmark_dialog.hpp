@@ -87,7 +87,7 @@ private:
     QSpinBox* repeatsSpin_;
     QComboBox* baselineCombo_;
     QCheckBox* pinnedCheck_;
-    QCheckBox* serialCheck_;
+    QComboBox* transfersCombo_;  // Transfers, by value
     QSpinBox* budgetSpin_;
     QListWidget* modeList_;
     QPushButton* runButton_;

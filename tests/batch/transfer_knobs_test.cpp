@@ -41,6 +41,45 @@ TEST(TransferKnobs, NoKnobChangesTheResult) {
             }
 }
 
+TEST(ResidentImage, GivesTheHostRunsBytesAndTimesNoUpload) {
+    std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
+    Backend* cuda = findBackend(backends, "cuda");
+    if (!cuda) GTEST_SKIP() << "cuda is not built into this binary";
+    if (!cuda->available()) GTEST_SKIP() << cuda->unavailableReason();
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(1027, 613, 4, Depth::U8, rng);
+    ResidentImage resident(input.cview());
+    ASSERT_EQ(resident.error(), "");
+    EXPECT_GT(resident.uploadMs(), 0.0);
+    for (const char* kernel : {"gaussian:7:1.5", "sobel-mag"}) {
+        const FilterSpec spec = test::presetSpec(kernel);
+        const RunResult plain = cuda->run(spec, input.cview(), cuda->defaultMode());
+        ASSERT_TRUE(plain.ok()) << plain.error;
+        for (int run = 0; run < 2; ++run) {  // the image stays for later runs
+            const RunResult r = resident.run(spec, cuda->defaultMode());
+            ASSERT_TRUE(r.ok()) << kernel << ": " << r.error;
+            EXPECT_TRUE(test::imagesMatch(r.output, plain.output, test::exact())) << kernel;
+            EXPECT_FALSE(r.timing.uploadMs.has_value()) << kernel;
+            EXPECT_TRUE(r.timing.kernelMs.has_value()) << kernel;
+        }
+    }
+}
+
+TEST(ResidentImage, WithoutADeviceSaysWhyAndRunsNothing) {
+    std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
+    const Backend* cuda = findBackend(backends, "cuda");
+    if (cuda && cuda->available()) GTEST_SKIP() << "a CUDA device keeps the image";
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(16, 9, 1, Depth::F32, rng);
+    ResidentImage resident(input.cview());
+    ASSERT_NE(resident.error(), "");
+    if (cuda) EXPECT_NE(resident.error().find(cuda->unavailableReason()), std::string::npos) << resident.error();
+    else EXPECT_NE(resident.error().find("CUDA build"), std::string::npos) << resident.error();
+    const RunResult r = resident.run(test::presetSpec("box:3"), "auto");
+    EXPECT_EQ(r.error, resident.error());
+    EXPECT_TRUE(r.output.empty());
+}
+
 TEST(TransferKnobs, WithoutCudaTheyAreRefusedWithTheReason) {
     std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
     if (findBackend(backends, "cuda")) GTEST_SKIP() << "a CUDA build takes the knobs";

@@ -616,7 +616,7 @@ TEST_F(CliDefaults, BenchOnARandomImageWritesTheTableAndTheCsv) {
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(lines[0], kCsvHeader);
     const std::vector<std::string> f = fieldsOf(lines[1]);
-    ASSERT_EQ(f.size(), 20u) << lines[1];
+    ASSERT_EQ(f.size(), 23u) << lines[1];
     EXPECT_EQ(std::vector<std::string>(f.begin(), f.begin() + 9),
               (std::vector<std::string>{"cpu", "parallel", "gaussian:5:1.2", "67", "41", "3", "u8", "reflect101", "3"}));
     const double median = std::stod(f[9]), low = std::stod(f[10]), high = std::stod(f[11]), spread = std::stod(f[12]);
@@ -627,10 +627,12 @@ TEST_F(CliDefaults, BenchOnARandomImageWritesTheTableAndTheCsv) {
     EXPECT_EQ(f[13], "") << "the cpu backend has no upload";
     EXPECT_EQ(std::stod(f[14]), median) << "timed by the kernel part, which the cpu backend reports";
     EXPECT_EQ(f[15], "") << "no download";
-    EXPECT_EQ(f[16], cpuModelName().empty() ? "CPU (model unknown)" : cpuModelName());
-    EXPECT_EQ(f[17], "host") << "the cpu backend has no device";
-    EXPECT_EQ(f[18], "ok");
-    EXPECT_EQ(f[19], "");
+    EXPECT_NE(f[16], "") << "the whole run's wall time";
+    EXPECT_EQ(f[17], "") << "no transfers to add up";
+    EXPECT_EQ(f[19], cpuModelName().empty() ? "CPU (model unknown)" : cpuModelName());
+    EXPECT_EQ(f[20], "host") << "the cpu backend has no device";
+    EXPECT_EQ(f[21], "ok");
+    EXPECT_EQ(f[22], "");
 }
 
 TEST_F(CliDefaults, BenchAllModesTimesEveryCpuModeInTheSameRun) {
@@ -643,7 +645,7 @@ TEST_F(CliDefaults, BenchAllModesTimesEveryCpuModeInTheSameRun) {
     ASSERT_EQ(lines.size(), modes.all.size() + 1);
     for (std::size_t i = 0; i < modes.all.size(); ++i) {
         const std::vector<std::string> f = fieldsOf(lines[i + 1]);
-        ASSERT_EQ(f.size(), 20u);
+        ASSERT_EQ(f.size(), 23u);
         EXPECT_EQ(f[1], modes.all[i]);
         EXPECT_EQ(f[6], "f32");
         EXPECT_EQ(f[7], "wrap");
@@ -674,16 +676,16 @@ TEST_F(CliDefaults, BenchAllModesListsModesThatRefuseTheFilterAsSkipped) {
     int ran = 0, skipped = 0;
     for (std::size_t i = 1; i < lines.size(); ++i) {
         const std::vector<std::string> f = quotedFieldsOf(lines[i]);
-        ASSERT_EQ(f.size(), 20u) << lines[i];
+        ASSERT_EQ(f.size(), 23u) << lines[i];
         if (f[1] == "opencv-native") {
-            EXPECT_EQ(f[18], "skipped") << lines[i];
-            EXPECT_NE(f[19].find("constant border value 0.5"), std::string::npos) << lines[i];
+            EXPECT_EQ(f[21], "skipped") << lines[i];
+            EXPECT_NE(f[22].find("constant border value 0.5"), std::string::npos) << lines[i];
             EXPECT_EQ(f[9], "") << "no times for a mode that did not run: " << lines[i];
             EXPECT_EQ(f[8], "0");
             EXPECT_NE(r.out.find("  opencv-native  skipped: "), std::string::npos) << r.out;
             ++skipped;
         } else {
-            EXPECT_EQ(f[18], "ok") << lines[i];
+            EXPECT_EQ(f[21], "ok") << lines[i];
             EXPECT_EQ(f[8], "2");
             EXPECT_GT(std::stod(f[9]), 0.0);
             ++ran;
@@ -717,11 +719,11 @@ TEST_F(CliDefaults, BenchAllModesOnCudaSkipsTheModesThatRefuseADenseKernel) {
     bool separableSkipped = false;
     for (const std::string& line : linesOf(test::readBytes(csv))) {
         const std::vector<std::string> f = quotedFieldsOf(line);
-        ASSERT_EQ(f.size(), 20u) << line;
+        ASSERT_EQ(f.size(), 23u) << line;
         if (f[0] != "cuda") continue;
-        if (f[18] == "ok") ++ran;
+        if (f[21] == "ok") ++ran;
         if (f[1] == "separable") {
-            separableSkipped = f[18] == "skipped" && !f[19].empty();
+            separableSkipped = f[21] == "skipped" && !f[22].empty();
             EXPECT_TRUE(separableSkipped) << line;
         }
     }
@@ -753,10 +755,10 @@ TEST_F(CliDefaults, BenchResidentRefusesABackendWithoutADevice) {
     const std::vector<std::string> lines = linesOf(test::readBytes(out));
     ASSERT_EQ(lines.size(), 2u);
     const std::vector<std::string> f = quotedFieldsOf(lines[1]);
-    ASSERT_EQ(f.size(), 20u);
-    EXPECT_EQ(f[17], "resident");
+    ASSERT_EQ(f.size(), 23u);
+    EXPECT_EQ(f[20], "resident");
     EXPECT_EQ(f[13], "") << "no upload in a resident run";
-    EXPECT_EQ(f[18], "ok");
+    EXPECT_EQ(f[21], "ok");
     EXPECT_NE(r.out.find("kept on the device"), std::string::npos) << r.out;
 }
 
@@ -874,6 +876,42 @@ TEST_F(CliDefaults, BenchPresetSizesAndExcludeNarrowTheRun) {
     EXPECT_EQ(fieldsOf(lines[1])[6], "64");
     EXPECT_EQ(fieldsOf(lines[1])[7], "48");
     EXPECT_EQ(test::readBytes(csv).find("sequential"), std::string::npos);
+}
+
+// --resident: the CUDA contenders' image stays on the device and their rows
+// have no upload; without a device they are skipped with the reason; the CPU
+// contenders run as always.
+TEST_F(CliDefaults, BenchPresetResidentKeepsTheCudaImageOnTheDevice) {
+    const std::string csv = dir_.file("resident.csv");
+    const CliRun r = run("bench --preset course-table1 --sizes 64x48 --exclude OpenCL --repeats 1 --warmup 0 --resident "
+                         "--csv " + shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("resident"), std::string::npos) << r.out;
+    const std::vector<std::string> lines = linesOf(test::readBytes(csv));
+    ASSERT_EQ(lines.size(), 1u + 3 * 4);  // 3 masks x 4 contenders
+    const std::vector<std::string> header = fieldsOf(lines[0]);
+    const auto column = [&](const char* name) {
+        return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    const std::size_t backend = column("backend"), transfers = column("transfers"), upload = column("upload_mean_ms"),
+                      kernel = column("kernel_mean_ms"), total = column("total_mean_ms"), error = column("error");
+    ASSERT_LT(error, header.size());
+    int cudaRows = 0, cpuRows = 0;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        const std::vector<std::string> f = quotedFieldsOf(lines[i]);
+        ASSERT_EQ(f.size(), header.size()) << lines[i];
+        EXPECT_EQ(f[transfers], "resident") << lines[i];
+        if (f[backend] == "cpu") {
+            ++cpuRows;
+            EXPECT_NE(f[total], "") << lines[i];
+        } else if (f[backend] == "cuda") {
+            ++cudaRows;
+            EXPECT_EQ(f[upload], "") << lines[i];
+            EXPECT_TRUE(f[kernel] != "" || f[error].find("skipped") != std::string::npos) << lines[i];
+        }
+    }
+    EXPECT_EQ(cpuRows, 6);
+    EXPECT_EQ(cudaRows, 6);
 }
 
 TEST_F(CliDefaults, BenchPresetRefusesBeforeRunning) {

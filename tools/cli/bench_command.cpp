@@ -20,9 +20,7 @@
 #include "cli_common.hpp"
 #include "fs/file_access.hpp"
 #include "fs/io/image_io.hpp"
-#if defined(FS_CLI_HAS_CUDA)
-#include "fs/gpu/engine.hpp"
-#endif
+#include "transfer_knobs.hpp"
 
 namespace fs::cli {
 namespace {
@@ -153,16 +151,6 @@ BenchRow rowOf(const ModeSamples& s, const BenchOptions& o, const Backend& backe
     row.totalMs = medianOf(s.runs, &TimingRecord::totalMs);
     return row;
 }
-
-#if defined(FS_CLI_HAS_CUDA)
-// The CUDA engine's resident image, released when the bench ends.
-struct ResidentImage {
-    gpu::DeviceImageHandle handle;
-    ~ResidentImage() {
-        if (handle) gpu::Engine::instance().release(handle);
-    }
-};
-#endif
 
 // --resident needs the CUDA engine and a device: exit 2 for a backend that
 // has no resident images (it never will), 4 for CUDA without a device or build.
@@ -392,31 +380,17 @@ int runBench(const std::vector<std::string>& args) {
         return backend->run(spec, input, mode);
     };
     std::string residentNote;
-#if defined(FS_CLI_HAS_CUDA)
-    ResidentImage resident;
-    Image residentOutput;
+    std::unique_ptr<ResidentImage> resident;
     if (o.resident) {
-        std::string why;
-        TimingRecord upload;
-        resident.handle = gpu::Engine::instance().upload(input, why, &upload);
-        if (!resident.handle) return backendError("--resident: could not keep the image on the device: " + why);
-        residentOutput = Image(input.width, input.height, input.channels, spec.outputDepth(input.depth));
+        resident = std::make_unique<ResidentImage>(input);
+        if (!resident->error().empty())
+            return backendError("--resident: could not keep the image on the device: " + resident->error());
         char note[160];
         std::snprintf(note, sizeof note, "image uploaded once (%.3f ms) and kept on the device; each run is the kernel and its download\n",
-                      upload.uploadMs.value_or(0.0));
+                      resident->uploadMs());
         residentNote = note;
-        runOnce = [&](const std::string& mode) {
-            RunResult r;
-            r.timing.backend = backend->id();
-            r.timing.mode = mode;
-            FilterSpec whole = spec;  // the engine's one launch fills the whole image
-            whole.outputSize = OutputSize::Same;
-            r.error = gpu::Engine::instance().run(whole, resident.handle, mode, gpu::RunTarget::hostImage(residentOutput.view()),
-                                                  r.timing);
-            return r;
-        };
+        runOnce = [&](const std::string& mode) { return resident->run(spec, mode); };
     }
-#endif
 
     const std::string device = backend->id() == "cpu" ? bench::cpuModelName() : backend->displayName();
     std::cout << "bench " << backend->id() << ": " << o.kernel << " (" << spec.kernels[0].width << "x"

@@ -76,6 +76,9 @@ PresetOptions parsePresetOptions(const std::vector<std::string>& args) {
         } else if (name == "--overwrite") {
             reader.noValue();
             o.overwrite = true;
+        } else if (name == "--resident") {
+            reader.noValue();
+            o.transfer.knobs.transfers = Transfers::Resident;
         } else if (!o.transfer.read(reader)) reader.unknown();
     }
     if (o.preset.empty()) throw UsageError{"bench --preset needs a preset name"};

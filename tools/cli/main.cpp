@@ -40,6 +40,7 @@ Usage:
   filterstudio-cli bench -i IN -k KERNEL [--backend ID] [--mode M[,M...] | --all-modes] [--resident]
                    [--repeats N] [--warmup W] [--csv FILE [--overwrite]] [options]
   filterstudio-cli bench --preset NAME [--quick] [--csv FILE] [--plots DIR] [--seed S] [--overwrite]
+                   [--pinned] [--serial | --resident] [--device-memory MB]
   filterstudio-cli kernels          list the preset kernels
   filterstudio-cli modes            list backends, their devices, modes and availability
   filterstudio-cli --version | --help
