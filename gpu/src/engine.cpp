@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 
 #include "device_list.hpp"
 #include "driver_check.hpp"
+#include "fs/backend.hpp"
 #include "fs/gpu/cuda_options.hpp"
 
 namespace fs::gpu {
@@ -61,12 +63,13 @@ void Engine::Impl::trimCaches() {
     for (int i = 0; i < kEngineStreams; ++i) batchIn[i].release(), batchOut[i].release();
     scratch.release();
     displayScratch.release();
+    inputCopy.release();
     workspaces.releaseAll();
     staging.releaseAll();
 }
 
 std::size_t Engine::Impl::cachedBytes() const {
-    std::size_t total = scratch.bytes() + displayScratch.bytes() + weights.bytes() + staging.totalBytes() + workspaces.bytes();
+    std::size_t total = scratch.bytes() + displayScratch.bytes() + inputCopy.bytes() + weights.bytes() + staging.totalBytes() + workspaces.bytes();
     for (int i = 0; i < kPipelineSlots; ++i) total += pieceSrc[i].bytes() + pieceDst[i].bytes();
     for (int i = 0; i < kEngineStreams; ++i) total += batchIn[i].bytes() + batchOut[i].bytes();
     return total;
@@ -146,6 +149,97 @@ std::string DeviceSession::convolve(const FilterSpec& spec, const DeviceView& in
 
 // ---- Engine -----------------------------------------------------------------
 
+namespace {
+
+// Empty when `p` is memory on the engine's device (device 0), else why not.
+std::string onEngineDevice(const void* p, const char* what) {
+    cudaPointerAttributes a{};
+    if (const cudaError_t err = cudaPointerGetAttributes(&a, p); err != cudaSuccess) {
+        cudaGetLastError();
+        return std::string(what) + ": not memory CUDA knows (" + cudaGetErrorName(err) + ")";
+    }
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+        return std::string(what) + ": host memory, not device memory";
+    if (a.device != 0)
+        return std::string(what) + " is on CUDA device " + std::to_string(a.device) +
+               "; FilterStudio's engine runs on device 0";
+    return {};
+}
+
+using InputStep = std::function<std::string(cudaStream_t, const PieceEvents&, DeviceView&)>;
+
+// The whole of `in`, already on the device, through one launch into `target`
+// on the session's stream 0. `prepare`, when given, runs first on that stream
+// and may replace `in` (a device copy between e.start and e.launched, added
+// to layoutMs); the resident and device-input runs differ only there.
+std::string runWhole(DeviceSession& session, const FilterSpec& spec, DeviceView in, const std::string& mode,
+                     const RunTarget& target, TimingRecord& timing, const LaunchConfig& launch, const InputStep& prepare) {
+    Engine::Impl& core = session.core();
+    ResolvedLaunch resolved;
+    if (Refusal why = resolveLaunch(spec, in.depth, in.channels, mode, launch, in.width, in.height, resolved); !why.ok())
+        return why.message;
+    timing.launch = resolved.plan.config.shortLabel();
+    timing.kernel = resolved.plan.variant;
+    const Depth outDepth = spec.outputDepth(in.depth);
+    const std::size_t outRowBytes = depthBytes(outDepth) * in.channels * static_cast<std::size_t>(in.width);
+    if (std::string why = checkRunTarget(target, in.width, in.height, in.channels, outDepth); !why.empty()) return why;
+
+    const cudaStream_t s = session.stream(0);
+    cudaError_t err = core.reserveEvents(1);
+    if (err != cudaSuccess) return cudaMessage("creating CUDA events", err);
+    const PieceEvents& e = core.pieceEvents.front();
+    const unsigned char* original = in.data;
+    if (prepare)
+        if (std::string why = prepare(s, e, in); !why.empty()) return why;
+    const bool copiedInput = in.data != original;
+    unsigned char* dst = nullptr;
+    std::size_t dstPitch = 0;
+    if (target.toDevice) {
+        dst = static_cast<unsigned char*>(target.device.data);
+        dstPitch = target.device.pitch;
+    } else {
+        dstPitch = alignUp(outRowBytes, kPitchAlign);
+        if ((err = core.scratch.reserve(dstPitch * static_cast<std::size_t>(in.height))) != cudaSuccess) {
+            cudaGetLastError();
+            return cudaMessage("allocating the output on the device", err);
+        }
+        dst = core.scratch.data();
+    }
+    if ((err = session.uploadWeights(*resolved.mode, resolved.filter, s)) != cudaSuccess) {
+        cudaGetLastError();
+        return cudaMessage("uploading the weights", err);
+    }
+    cudaEventRecord(e.uploaded, s);
+    if (std::string why = session.launchWhole(resolved, spec, in, dst, dstPitch, s, e.planesSplit, e.planesFiltered);
+        !why.empty()) {
+        cudaStreamSynchronize(s);
+        cudaGetLastError();
+        return why;
+    }
+    cudaEventRecord(e.filtered, s);
+    if (!target.toDevice)
+        err = cudaMemcpy2DAsync(target.host.data, target.host.stride, dst, dstPitch, outRowBytes,
+                                static_cast<std::size_t>(in.height), cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess) err = cudaEventRecord(e.done, s);
+    if (err == cudaSuccess) err = cudaEventSynchronize(e.done);
+    if (err != cudaSuccess) {
+        cudaStreamSynchronize(s);
+        cudaGetLastError();
+        return cudaMessage("filtering", err);
+    }
+    if (resolved.planes > 1) {
+        timing.kernelMs = e.planesKernelMs();
+        timing.layoutMs = e.planesLayoutMs();
+    } else {
+        timing.kernelMs = e.kernelMs();
+    }
+    if (copiedInput) timing.layoutMs = timing.layoutMs.value_or(0.0) + elapsedMs(e.start, e.launched);
+    if (!target.toDevice) timing.downloadMs = e.downloadMs();
+    return {};
+}
+
+}  // namespace
+
 Engine::Engine() : impl_(*new Impl) {}
 
 Engine& Engine::instance() {
@@ -221,66 +315,67 @@ std::string Engine::run(const FilterSpec& spec, DeviceImageHandle image, const s
     if (!session.problem().empty()) return session.problem();
     const auto it = impl_.resident.find(image.id);
     if (it == impl_.resident.end()) return "no device image " + std::to_string(image.id) + " (released or never uploaded)";
-    const DeviceView in = it->second.view();
     if (std::string why = validateSpec(spec); !why.empty()) return why;
+    std::string error = runWhole(session, spec, it->second.view(), mode, target, timing, launch, {});
+    if (error.empty()) timing.totalMs = msSince(wallStart);
+    return error;
+}
 
-    ResolvedLaunch resolved;
-    if (Refusal why = resolveLaunch(spec, in.depth, in.channels, mode, launch, in.width, in.height, resolved); !why.ok())
-        return why.message;
-    timing.launch = resolved.plan.config.shortLabel();
-    timing.kernel = resolved.plan.variant;
-    const Depth outDepth = spec.outputDepth(in.depth);
-    const std::size_t outRowBytes = depthBytes(outDepth) * in.channels * static_cast<std::size_t>(in.width);
-    if (std::string why = checkRunTarget(target, in.width, in.height, in.channels, outDepth); !why.empty()) return why;
+std::string Engine::run(const FilterSpec& spec, const DeviceInput& input, const std::string& mode,
+                        const RunTarget& target, TimingRecord& timing, const LaunchConfig& launch) {
+    const auto wallStart = Clock::now();
+    const std::size_t rowBytes = depthBytes(input.depth) * input.channels * static_cast<std::size_t>(input.width);
+    if (std::string why = validateRun(spec, ConstImageView(input.data, input.width, input.height, input.channels,
+                                                           input.depth, input.pitch));
+        !why.empty())
+        return "device input: " + why;
+    if (input.pitch % depthBytes(input.depth) != 0 ||
+        reinterpret_cast<std::uintptr_t>(input.data) % depthBytes(input.depth) != 0)
+        return "device input: pointer or pitch not a multiple of the sample size (" +
+               std::to_string(depthBytes(input.depth)) + " bytes)";
+    DeviceSession session(*this);
+    if (!session.problem().empty()) return session.problem();
+    if (std::string why = onEngineDevice(input.data, "device input"); !why.empty()) return why;
+    if (target.toDevice)
+        if (std::string why = onEngineDevice(target.device.data, "device output"); !why.empty()) return why;
 
-    const cudaStream_t s = session.stream(0);
-    cudaError_t err = impl_.reserveEvents(1);
-    if (err != cudaSuccess) return cudaMessage("creating CUDA events", err);
-    const PieceEvents& e = impl_.pieceEvents.front();
-    unsigned char* dst = nullptr;
-    std::size_t dstPitch = 0;
-    if (target.toDevice) {
-        dst = static_cast<unsigned char*>(target.device.data);
-        dstPitch = target.device.pitch;
-    } else {
-        dstPitch = alignUp(outRowBytes, kPitchAlign);
-        if ((err = impl_.scratch.reserve(dstPitch * static_cast<std::size_t>(in.height))) != cudaSuccess) {
-            cudaGetLastError();
-            return cudaMessage("allocating the output on the device", err);
+    // Waits for the producer, then brings misaligned pixels into the engine's own buffer.
+    auto prepare = [&](cudaStream_t s, const PieceEvents& e, DeviceView& in) -> std::string {
+        cudaError_t err = cudaSuccess;
+        if (input.producerStream != 0) {
+            const cudaStream_t producer = input.producerStream == 1   ? cudaStreamLegacy
+                                          : input.producerStream == 2 ? cudaStreamPerThread
+                                                                      : reinterpret_cast<cudaStream_t>(input.producerStream);
+            if (!impl_.producerDone) err = cudaEventCreateWithFlags(&impl_.producerDone, cudaEventDisableTiming);
+            if (err == cudaSuccess) err = cudaEventRecord(impl_.producerDone, producer);
+            if (err == cudaSuccess) err = cudaStreamWaitEvent(s, impl_.producerDone, 0);
+            if (err != cudaSuccess) {
+                cudaGetLastError();
+                return cudaMessage("waiting for the device input's stream", err);
+            }
         }
-        dst = impl_.scratch.data();
-    }
-    if ((err = session.uploadWeights(*resolved.mode, resolved.filter, s)) != cudaSuccess) {
-        cudaGetLastError();
-        return cudaMessage("uploading the weights", err);
-    }
-    cudaEventRecord(e.uploaded, s);
-    if (std::string why = session.launchWhole(resolved, spec, in, dst, dstPitch, s, e.planesSplit, e.planesFiltered);
-        !why.empty()) {
-        cudaStreamSynchronize(s);
-        cudaGetLastError();
-        return why;
-    }
-    cudaEventRecord(e.filtered, s);
-    if (!target.toDevice)
-        err = cudaMemcpy2DAsync(target.host.data, target.host.stride, dst, dstPitch, outRowBytes,
-                                static_cast<std::size_t>(in.height), cudaMemcpyDeviceToHost, s);
-    if (err == cudaSuccess) err = cudaEventRecord(e.done, s);
-    if (err == cudaSuccess) err = cudaEventSynchronize(e.done);
-    if (err != cudaSuccess) {
-        cudaStreamSynchronize(s);
-        cudaGetLastError();
-        return cudaMessage("filtering", err);
-    }
-    if (resolved.planes > 1) {
-        timing.kernelMs = e.planesKernelMs();
-        timing.layoutMs = e.planesLayoutMs();
-    } else {
-        timing.kernelMs = e.kernelMs();
-    }
-    if (!target.toDevice) timing.downloadMs = e.downloadMs();
-    timing.totalMs = msSince(wallStart);
-    return {};
+        // Texture reads need the device's pitch alignment; the modes are built and tested on kPitchAlign rows.
+        if (reinterpret_cast<std::uintptr_t>(in.data) % kPitchAlign == 0 && in.pitch % kPitchAlign == 0) return {};
+        const std::size_t pitch = alignUp(rowBytes, kPitchAlign);
+        if ((err = session.reserve(impl_.inputCopy, pitch * static_cast<std::size_t>(in.height))) != cudaSuccess)
+            return cudaMessage("aligning the device input", err);
+        cudaEventRecord(e.start, s);
+        err = cudaMemcpy2DAsync(impl_.inputCopy.data(), pitch, in.data, in.pitch, rowBytes,
+                                static_cast<std::size_t>(in.height), cudaMemcpyDeviceToDevice, s);
+        cudaEventRecord(e.launched, s);
+        if (err != cudaSuccess) {
+            cudaGetLastError();
+            return cudaMessage("aligning the device input", err);
+        }
+        in.data = impl_.inputCopy.data();
+        in.pitch = pitch;
+        return {};
+    };
+    const DeviceView in{static_cast<const unsigned char*>(input.data), input.pitch, input.width, input.height,
+                        input.channels, input.depth};
+    std::string error = runWhole(session, spec, in, mode, target, timing, launch, prepare);
+    if (error.empty()) timing.totalMs = msSince(wallStart);
+    return error;
 }
 
 bool Engine::release(DeviceImageHandle image) {

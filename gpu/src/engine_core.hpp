@@ -71,6 +71,8 @@ struct Engine::Impl {
     DeviceBuffer weights;                  // the global mode's weights, kMaxKernels x 63 x 63 floats
     DeviceBuffer scratch;                  // a resident run's output before its download
     DeviceBuffer displayScratch;           // GL interop: a result before its conversion to BGRA8
+    DeviceBuffer inputCopy;                // a caller's device input the kernels cannot read in place
+    cudaEvent_t producerDone = nullptr;    // a caller's device input is written (Engine::run on DeviceInput)
     ModeWorkspaces workspaces;             // per mode and stream: the fft mode's plans and tiles
     PinnedStaging staging;
     std::map<std::uint64_t, ResidentImage> resident;

@@ -410,6 +410,30 @@ TEST(Engine, AnswersWithoutADeviceOrForUnknownImages) {
     }
 }
 
+TEST(Engine, DeviceInputIsCheckedAndNeedsTheDevice) {
+    Engine& engine = Engine::instance();
+    std::vector<unsigned char> hostPixels(16 * 8);
+    DeviceInput input{hostPixels.data(), 16, 16, 8, 1, Depth::U8, 0};
+    std::vector<unsigned char> out(16 * 8);
+    TimingRecord timing;
+    auto run = [&](const DeviceInput& in) {
+        return engine.run(presetSpec("box:3"), in, "global", RunTarget::deviceMemory({out.data(), 16}), timing);
+    };
+    DeviceInput narrow = input;
+    narrow.pitch = 8;  // smaller than a row
+    EXPECT_NE(run(narrow).find("device input: row stride is smaller than a row"), std::string::npos) << run(narrow);
+    DeviceInput odd = input;
+    odd.depth = Depth::F32;
+    odd.pitch = 66;
+    EXPECT_NE(run(odd).find("not a multiple of the sample size"), std::string::npos) << run(odd);
+    const std::string error = run(input);
+    if (!engine.unavailableReason().empty())
+        EXPECT_EQ(error, engine.unavailableReason());
+    else  // host memory is refused, not read through a wrong pointer
+        EXPECT_EQ(error, "device input: host memory, not device memory");
+    EXPECT_FALSE(timing.uploadMs.has_value());
+}
+
 TEST(Engine, NoDriverAtAllIsSaidPlainly) {
     EXPECT_FALSE(nvidiaDriverInstalled("/nonexistent/nvidia/version", "libfs-no-such-driver.so.1"));
     EXPECT_TRUE(nvidiaDriverInstalled("/proc/self/status", "libfs-no-such-driver.so.1"));  // any file stands for the module

@@ -51,6 +51,20 @@ struct RunTarget {
     }
 };
 
+// Pixels a caller owns on CUDA device 0 (a CuPy array, a torch tensor):
+// `height` rows `pitch` bytes apart, `channels` interleaved samples of
+// `depth` a pixel. producerStream is the stream whose work wrote them, as
+// __cuda_array_interface__ v3 numbers it: 0 nothing to wait for, 1 the
+// legacy default stream, 2 the per-thread default stream, else a
+// cudaStream_t; the engine's stream waits for it before reading.
+struct DeviceInput {
+    const void* data = nullptr;
+    std::size_t pitch = 0;
+    int width = 0, height = 0, channels = 1;
+    Depth depth = Depth::U8;
+    std::uintptr_t producerStream = 0;
+};
+
 class Engine {
 public:
     // The process's engine (never destroyed: its buffers would outlive the CUDA runtime at exit).
@@ -76,6 +90,13 @@ public:
     // Filters a resident image as one launch over the whole image; timing
     // gets kernelMs, downloadMs (host targets) and totalMs, no upload.
     std::string run(const FilterSpec& spec, DeviceImageHandle image, const std::string& mode, const RunTarget& target,
+                    TimingRecord& timing, const LaunchConfig& launch = {});
+    // Filters device memory the caller owns, as the resident run does, with
+    // no copy to or from the host; the input is only read. An input whose
+    // pointer or pitch the kernels cannot read in place is first copied on
+    // the device into an engine buffer, and that copy's time is added to
+    // layoutMs. timing gets no uploadMs.
+    std::string run(const FilterSpec& spec, const DeviceInput& input, const std::string& mode, const RunTarget& target,
                     TimingRecord& timing, const LaunchConfig& launch = {});
     // False when the handle is unknown (never uploaded or already released).
     bool release(DeviceImageHandle image);
