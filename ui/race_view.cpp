@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 #include "fs/widgets/image_view.hpp"
@@ -34,15 +35,24 @@ RaceView::Defaults RaceView::defaultsFor(const QVector<widgets::ModeChoice>& cho
 
 RaceView::RaceView(const std::function<BackendList()>& makeBackends, std::function<FilterSpec()> specSource,
                    QWidget* transport, QWidget* parent)
-    : QWidget(parent, Qt::Window) {
+    : QWidget(parent) {
+    // Laid over the window rather than a window of its own: some platforms
+    // (eglfs on a GPU machine, kiosks) draw one OpenGL window at a time.
     setObjectName(QStringLiteral("raceView"));
-    setWindowTitle(tr("FilterStudio - race"));
+    setAutoFillBackground(true);
     auto* layout = new QVBoxLayout(this);
+    auto* header = new QHBoxLayout;
+    header->addWidget(transport, 1);
+    auto* close = new QPushButton(tr("Close race"));
+    close->setObjectName(QStringLiteral("raceClose"));
+    close->setToolTip(tr("Back to the window's own view"));
+    connect(close, &QPushButton::clicked, this, &QWidget::hide);
+    header->addWidget(close);
     note_ = new QLabel;
     note_->setObjectName(QStringLiteral("raceNote"));
     note_->setWordWrap(true);
     note_->setStyleSheet(QStringLiteral("color:#a51d2d"));
-    layout->addWidget(transport);
+    layout->addLayout(header);
     layout->addWidget(note_);
     auto* halves = new QGridLayout;
     layout->addLayout(halves, 1);

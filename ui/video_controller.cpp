@@ -1,6 +1,7 @@
 #include "video_controller.hpp"
 
 #include <QAction>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -185,7 +186,8 @@ void VideoController::showRace() {
         race_ = new RaceView(parts_.makeBackends, parts_.spec, makeTransport(), parts_.window);
         race_->addActions({play_, step_, loop_});
         race_->setLargeText(largeText_);
-        race_->resize(parts_.window->size());
+        race_->setGeometry(parts_.window->rect());
+        parts_.window->installEventFilter(this);
         connect(race_, &RaceView::failed, this, &VideoController::onFailed);
         connect(race_->lane(0), &VideoLane::frameShown, this, &VideoController::frameShown);
         connect(race_->lane(1), &VideoLane::frameShown, this, &VideoController::frameShown);
@@ -195,6 +197,11 @@ void VideoController::showRace() {
     race_->raise();
     race_->activateWindow();
     if (lane_->lastFrame()) race_->offer(*lane_->lastFrame(), source_->dropped());
+}
+
+bool VideoController::eventFilter(QObject* watched, QEvent* event) {
+    if (race_ && watched == parts_.window && event->type() == QEvent::Resize) race_->setGeometry(parts_.window->rect());
+    return QObject::eventFilter(watched, event);
 }
 
 void VideoController::setLargeText(bool on) {

@@ -80,6 +80,9 @@ public:
 signals:
     void frameShown();  // in the window's view or in the race
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;  // the race covers the window as it resizes
+
 private:
     void onFrameReady();
     void onFailed(const QString& message);
