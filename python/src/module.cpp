@@ -13,6 +13,9 @@
 #include "batch_runners.hpp"
 #include "bench_presets.hpp"
 #include "errors.hpp"
+#if defined(FS_HAVE_CUDA)
+#include "fs/gpu/engine.hpp"
+#endif
 #include "fs/io/image_io.hpp"
 #include "fs/kernel_file.hpp"
 #include "fs/layer.hpp"
@@ -129,6 +132,55 @@ pyb::tuple filter(const pyb::object& image, const pyb::object& kernel, const std
     if (std::string why = validateRun(spec, in.view); !why.empty()) throw ArgumentError{spec.name + ": " + why};
     RunResult result = runChecked(backend, spec, in.view, mode);
     return pyb::make_tuple(toArray(std::move(result.output), in.planar2d), timingDict(result.timing));
+}
+
+// A CUDA array (the package reads CuPy's or torch's protocol into `source`:
+// data, height, width, channels, depth, pitch, stream) filtered on the device
+// by the engine, with no host copy. allocate(height, width, channels, depth)
+// makes the output with the input's library and returns (array, pointer,
+// pitch). Returns (array, timing, keep_alpha, valid), where the package
+// copies the input's alpha back and keeps the valid interior (top, left,
+// height, width; None for "same") with that library, as finishRun does for
+// host images.
+pyb::tuple filterDevice(const pyb::dict& source, const pyb::object& allocate, const pyb::object& kernel,
+                        const std::string& backendId, const pyb::object& modeArg, const pyb::object& border,
+                        const pyb::object& scale, const pyb::object& offset, bool absolute, const std::string& depth,
+                        const std::string& outputSize, bool filterAlpha) {
+    FilterSpec spec = specOf(kernel);
+    overridesOf(border, scale, offset, absolute, depth, outputSize, filterAlpha).applyTo(spec);
+    std::string mode = modeArg.is_none() ? std::string() : textArg(modeArg, "mode");
+    if (backendId != "cuda")
+        throw ArgumentError{"a GPU array is filtered by backend 'cuda', not '" + backendId + "'"};
+    Backend& backend = chooseBackend(backendId, mode);
+    const ConstImageView view(reinterpret_cast<const void*>(source["data"].cast<std::uintptr_t>()),
+                              source["width"].cast<int>(), source["height"].cast<int>(), source["channels"].cast<int>(),
+                              parseDepthArg(source["depth"].cast<std::string>()), source["pitch"].cast<std::size_t>());
+    if (std::string why = validateRun(spec, view); !why.empty()) throw ArgumentError{spec.name + ": " + why};
+    const bool keepAlpha = keepsInputAlpha(spec, view);
+    pyb::object valid = pyb::none();
+    if (spec.outputSize == OutputSize::Valid)
+        valid = pyb::make_tuple(spec.maxRadiusY(), spec.maxRadiusX(), spec.outputHeight(view.height),
+                                spec.outputWidth(view.width));
+    spec.outputSize = OutputSize::Same;  // the engine fills the padded result, as for host images
+
+    const pyb::tuple made = allocate(view.height, view.width, view.channels, depthName(spec.outputDepth(view.depth)));
+    TimingRecord timing;
+    timing.backend = backend.id();
+    timing.mode = mode;
+    std::string error;
+#if defined(FS_HAVE_CUDA)
+    gpu::DeviceInput input{view.data, view.stride, view.width, view.height, view.channels, view.depth,
+                           source["stream"].cast<std::uintptr_t>()};
+    const gpu::DeviceOutput output{reinterpret_cast<void*>(made[1].cast<std::uintptr_t>()), made[2].cast<std::size_t>()};
+    {
+        pyb::gil_scoped_release release;
+        error = gpu::Engine::instance().run(spec, input, mode, gpu::RunTarget::deviceMemory(output), timing);
+    }
+#else
+    error = "this build has no CUDA engine";
+#endif
+    if (!error.empty()) throw RunError{backend.id() + "/" + mode + " failed: " + error};
+    return pyb::make_tuple(made[0], timingDict(timing), keepAlpha, valid);
 }
 
 pyb::list modes() {
@@ -506,6 +558,8 @@ PYBIND11_MODULE(_core, m) {
     m.def("filter", &filter, "image"_a, "kernel"_a, "backend"_a = "cpu", "mode"_a = noneArg, "border"_a = noneArg,
           "scale"_a = noneArg, "offset"_a = noneArg, "abs"_a = false, "depth"_a = "same", "output_size"_a = "same",
           "filter_alpha"_a = false);
+    m.def("filter_device", &filterDevice, "source"_a, "allocate"_a, "kernel"_a, "backend"_a, "mode"_a, "border"_a,
+          "scale"_a, "offset"_a, "abs"_a, "depth"_a, "output_size"_a, "filter_alpha"_a);
     m.def("kernel", &makeKernel, "kernel"_a, "border"_a = noneArg, "scale"_a = noneArg, "offset"_a = noneArg,
           "abs"_a = false, "depth"_a = "same", "output_size"_a = "same", "filter_alpha"_a = false);
     m.def("modes", &modes);

@@ -124,10 +124,16 @@ def test_dlpack_cpu_array_is_filtered_in_place(rng):
 
 @pytest.mark.parametrize("array", [FakeDeviceArray(interface=True), FakeDeviceArray(dlpack_device=2)],
                          ids=["cuda-array-interface", "dlpack-cuda"])
-def test_device_arrays_are_refused_not_copied(array):
-    with pytest.raises(fs.DeviceArrayUnsupported, match="host memory"):
+def test_device_arrays_go_to_cuda_only_never_to_the_host(array):
+    """A GPU array is filtered by backend 'cuda' on the device (test_gpu_arrays.py); elsewhere it is refused, not copied."""
+    with pytest.raises(fs.DeviceArrayUnsupported, match="backend 'cuda', not 'cpu'"):
         fs.filter(array, "box:3", backend="cpu")
+    with pytest.raises(fs.DeviceArrayUnsupported, match="only filter\\(\\) with backend 'cuda' takes GPU arrays"):
+        fs.bench(array, "box:3", backend="cpu", repeats=1)
     assert issubclass(fs.DeviceArrayUnsupported, TypeError)
+    if cuda_reason():  # no usable device here: the default backend for a GPU array says so
+        with pytest.raises(fs.DeviceUnavailable, match="cuda"):
+            fs.filter(array, "box:3")
 
 
 # --- kernels ---------------------------------------------------------------------------------------------------
@@ -474,7 +480,7 @@ img = np.zeros((8, 8), np.uint8)
 calls = [
     lambda: fs.filter(None, "box:3"), lambda: fs.filter(img, None), lambda: fs.filter(img, []),
     lambda: fs.filter(img, [[]]), lambda: fs.filter(img, np.zeros((0, 3))), lambda: fs.filter(img, [img, None]),
-    lambda: fs.filter(img, "box:3", backend=None), lambda: fs.filter(img, "box:3", mode=3),
+    lambda: fs.filter(img, "box:3", backend=3), lambda: fs.filter(img, "box:3", mode=3),
     lambda: fs.filter(img, "box:3", scale=object()), lambda: fs.filter(np.zeros((1 << 31, 0), np.uint8), "box:3"),
     lambda: fs.filter(np.zeros((8, 8, 3), np.uint8)[:, :, ::-1].transpose(1, 0, 2), "box:99"),
     lambda: fs.kernel("gaussian:9999:1"), lambda: fs.kernel(np.ones((1, 1)) * np.inf),
