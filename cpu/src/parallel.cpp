@@ -706,9 +706,11 @@ bool integerBox(const Kernel& k) {
 // Fixed-point weights for a rank-1 kernel neither exact path takes. Kernels
 // with large sums of |weight| (big weights, strong negative lobes) keep too
 // few fraction bits to stay within 1 level of the reference: those keep the
-// float passes.
+// float passes. So do boxes too large for integerBox: the float passes sum
+// them in running sums and runs of taps, in fewer operations than k a pass.
 std::optional<FixedWeights> fixedPointWeights(const Kernel& k) {
-    if (exactFactors(k, 255.0) || integerBox(k)) return std::nullopt;
+    const bool uniform = std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == k.weights[0]; });
+    if (uniform || exactFactors(k, 255.0)) return std::nullopt;
     std::optional<FixedWeights> f = fixedWeights(k);
     if (!f || !(f->bound < 1.0)) return std::nullopt;
     return f;

@@ -388,8 +388,11 @@ TEST(ParallelPathsFixedPointU8, ConstantImagesComeBackUnchanged) {
 }
 
 // Weights so large, or lobes so strong, that 16-bit weights cannot hold the
-// result within 1 level: the float passes, within the usual tolerance.
+// result within 1 level: the float passes, within the usual tolerance. Boxes
+// too large for 16-bit sums keep the float passes' running sums too.
 TEST(ParallelPathsFixedPointU8, LargeSumsKeepTheFloatPasses) {
+    EXPECT_FALSE(cpu::detail::parallelFixedPointBound(boxKernel(17)).has_value());
+    EXPECT_FALSE(cpu::detail::parallelFixedPointBound(boxKernel(31)).has_value());
     std::mt19937 rng = test::testRng();
     const Image input = test::randomImage(131, 37, 3, Depth::U8, rng);
     for (const Kernel& k : {Kernel::outer({100.3f, -200.7f, 100.1f}, {1.1f, -1.3f, 1.7f}),
