@@ -209,8 +209,9 @@ bool VideoController::refuse(const QString& action) const {
 
 void VideoController::filterChanged() {
     if (source_->playing()) return;  // the next frame takes the change
-    if (race_ && race_->isVisible()) race_->rerun();
-    else lane_->rerun();
+    if (race_ && race_->isVisible()) return race_->rerun();
+    lane_->setChoice(parts_.chooser->currentKey());  // a mode chosen while paused
+    lane_->rerun();
 }
 
 void VideoController::showRace() {

@@ -414,6 +414,15 @@ private slots:
         QVERIFY(cv::norm(fs::io::asMat(file.image.cview()), fs::io::asMat(reference.cview()), cv::NORM_INF) <= 1.0);
         w->copyResultToClipboard();
         QCOMPARE(QApplication::clipboard()->image().size(), QSize(160, 96));
+        // A mode chosen while paused filters the held frame again, and the picture's result follows.
+        const QString referenceMode = fs::ui::referenceKey(w->backendChooser()->choices());
+        QVERIFY(w->selectMode(referenceMode));
+        QTRY_VERIFY_WITH_TIMEOUT(holdsShownFrame() && w->lastOutcome()->request.backend + '/' + w->lastOutcome()->request.mode == referenceMode,
+                                 10000);
+        QCOMPARE(w->input(), held);
+        QString why;
+        QVERIFY2(shownIsReference(*w, w->imageView(), lane, &why), qPrintable(why));
+        QVERIFY(cv::norm(fs::io::asMat(w->lastOutcome()->result.output.cview()), fs::io::asMat(reference.cview()), cv::NORM_INF) == 0.0);
 
         // Run every mode and the pipeline run on the frame.
         w->runEveryMode();
