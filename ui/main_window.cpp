@@ -181,7 +181,6 @@ void MainWindow::wire() {
         if (!pipelineShown && !runner_->busy()) scheduleRun();
     });
     connect(opener_, &ImageOpener::openRequested, this, &MainWindow::openImage);
-    connect(video_, &VideoController::frameHeld, this, &MainWindow::holdVideoFrame);
     connect(editor_, &widgets::KernelEditor::specChanged, this, &MainWindow::scheduleRun);
     connect(editor_, &widgets::KernelEditor::presetApplied, this,
             [this](const FilterSpec& spec) { output_->presetApplied(spec, doc_.input().get()); });
@@ -310,25 +309,13 @@ void MainWindow::prepareInput() {
         doc_.setInput(doc_.loaded());
     }
     const Image& in = *doc_.input();
-    inspector_->setChannelCount(in.channels());
-    if (video_->active()) return updateLaunchContext();  // a held frame: the video shows and describes it
     view_->setOriginal(toDisplayImage(in.cview()));
+    inspector_->setChannelCount(in.channels());
     output_->refit(currentSpec(), &in);  // a scale fitted to the previous image is fitted to this one
     imageInfo_->setText(QStringLiteral("%1  %2").arg(doc_.fileName(), describe(in.cview())));
     updateLaunchContext();
     frames_.reset();
     preview_->setInput(doc_.input());  // kept on the GPU where the live preview runs there
-}
-
-void MainWindow::holdVideoFrame() {
-    // A paused video's frame is the picture, as an opened image is; its result is the one shown, if on the host.
-    if (video_->heldFrame() != doc_.loaded()) {
-        doc_.setLoaded(video_->heldFrame(), video_->heldPath());
-        prepareInput();
-    }
-    const std::shared_ptr<const RunOutcome> shown = video_->heldOutcome();
-    doc_.setOutcome(shown && shown->request.input == doc_.input() ? shown : nullptr);
-    if (inspectedPixel_.x() >= 0) inspectPixel(inspectedPixel_);
 }
 
 bool MainWindow::inputOnDevice() const { return preview_->inputOnDevice(); }
@@ -367,10 +354,7 @@ void MainWindow::openSample(const QString& resource) {
 
 void MainWindow::scheduleRun() {
     updateLaunchContext();
-    if (video_->active()) {  // frames take the filter: no still to run
-        doc_.setOutcome(nullptr);  // the held frame's result is outdated until the frame is filtered again
-        return video_->filterChanged();
-    }
+    if (video_->active()) return video_->filterChanged();  // frames take the filter: no still to run
     if (output_->live() && doc_.hasImage()) runTimer_->start();
 }
 
@@ -425,7 +409,6 @@ quint64 MainWindow::submit(const QString& key, bool withCompare, int repeats, in
 bool MainWindow::sweeping() const { return sweep_->running(); }
 
 void MainWindow::runEveryMode() {
-    if (video_->refuse(tr("Run every mode"))) return;
     if (!doc_.hasImage()) {
         showError(tr("No image"), tr("open an image first"));
         return;
@@ -439,7 +422,6 @@ void MainWindow::runEveryMode() {
 }
 
 void MainWindow::runPipeline() {
-    if (video_->refuse(tr("Run pipeline"))) return;
     const widgets::ModeChoice* choice = chooser_->current();
     const QString why = !doc_.hasImage() ? tr("open an image first") : !choice ? tr("no backend mode is available")
                                                                                 : pipelineEditor_->problem();
@@ -553,9 +535,9 @@ bool MainWindow::ensureHostResult() {
 }
 
 void MainWindow::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
-    // A result for an image no longer shown, older than one already shown (a live frame included), or
-    // arriving while a video plays, is dropped.
-    if (outcome->request.input != doc_.input() || outcome->generation < shownGeneration_ || !video_->busyReason().isEmpty()) {
+    // A result for an image no longer shown, or older than one already shown (a live frame
+    // included), is dropped.
+    if (outcome->request.input != doc_.input() || outcome->generation < shownGeneration_) {
         if (outcome->generation == pipelineGeneration_) pipelineStopped();
         return;
     }
@@ -616,11 +598,6 @@ void MainWindow::offerCpuInstead(const QString& backendId, const QString& messag
 }
 
 void MainWindow::inspectPixel(QPoint pixel) {
-    if (const QString why = video_->busyReason(); !why.isEmpty()) {  // probed once the frame is held
-        inspectedPixel_ = pixel;
-        pixelInfo_->clear();
-        return inspector_->clear(why);
-    }
     const std::shared_ptr<const Image> input = doc_.input();
     if (!input || pixel.x() < 0 || pixel.x() >= input->width() || pixel.y() >= input->height()) {
         pixelInfo_->clear();
@@ -641,7 +618,6 @@ void MainWindow::inspectPixel(QPoint pixel) {
 }
 
 bool MainWindow::saveResult(const QString& path, bool eightBit) {
-    if (video_->refuse(tr("Save result"))) return false;
     const QFileInfo target(path), source(doc_.path());
     if (!doc_.path().isEmpty() && target.exists() && target.canonicalFilePath() == source.canonicalFilePath() &&
         (!confirm_ || !confirm_(tr("Overwrite the input image?"),
@@ -664,7 +640,6 @@ bool MainWindow::saveResult(const QString& path, bool eightBit) {
 }
 
 void MainWindow::saveDialog(bool eightBit) {
-    if (video_->refuse(tr("Save result"))) return;
     if (!doc_.hasImage()) {
         showError(tr("Nothing to save"), tr("open an image first"));
         return;
@@ -674,7 +649,6 @@ void MainWindow::saveDialog(bool eightBit) {
 }
 
 void MainWindow::copyResultToClipboard() {
-    if (video_->refuse(tr("Copy result"))) return;
     if (!ensureHostResult()) {
         showError(tr("Nothing to copy"), tr("there is no result yet"));
         return;
@@ -697,7 +671,7 @@ void MainWindow::showBatch() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setDesignerKernelSource([this] { return currentSpec(); });
     dialog->selectMode(chooser_->currentKey());
-    if (!doc_.path().isEmpty() && !doc_.path().startsWith(QDir::tempPath()) && !video_->active()) dialog->setInputs({doc_.path()});
+    if (!doc_.path().isEmpty() && !doc_.path().startsWith(QDir::tempPath())) dialog->setInputs({doc_.path()});
     batch_ = dialog;  // Escape and the status bar's Cancel stop its run too
     dialog->show();
     runStatus_->watch();

@@ -165,7 +165,6 @@ private:
     void onPreviewFrameShown(double textureMs, double drawMs);
     bool ensureHostResult();
     void prepareInput();
-    void holdVideoFrame();
     void showPipelineOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     void pipelineStopped();
     void inspectPixel(QPoint pixel);

@@ -73,11 +73,6 @@ VideoController::VideoController(Parts parts, QObject* parent) : QObject(parent)
         play_->setText(playing ? tr("Pause") : tr("Play"));
         step_->setEnabled(active() && !playing);
         updateStatus();
-        if (!playing) return hold();
-        held_.reset();
-        // A run on the held frame (every mode, a pipeline) would draw over the frames.
-        if (parts_.window->runner()->busy()) parts_.window->statusBar()->showMessage(tr("Run stopped: the video plays"), 5000);
-        parts_.window->runner()->cancel();
     });
     connect(source_, &services::VideoSource::ended, this, [this] {
         parts_.window->statusBar()->showMessage(tr("End of %1 (%2 frames); Play starts it again").arg(source_->name()).arg(source_->decoded()),
@@ -87,7 +82,6 @@ VideoController::VideoController(Parts parts, QObject* parent) : QObject(parent)
     connect(lane_, &VideoLane::frameShown, this, [this] {
         updateStatus();
         emit frameShown();
-        hold();
     });
     connect(lane_, &VideoLane::failed, this, &VideoController::onFailed);
 }
@@ -114,7 +108,7 @@ bool VideoController::openVideo(const QString& path) {
         parts_.window->showError(tr("Cannot open video"), tr("%1: %2").arg(QFileInfo(path).fileName(), why));
         return false;
     }
-    start(std::move(reader), QFileInfo(path).fileName(), path);
+    start(std::move(reader), QFileInfo(path).fileName());
     return true;
 }
 
@@ -125,16 +119,14 @@ bool VideoController::openCamera(const QString& device) {
         parts_.window->showError(tr("Cannot open camera"), tr("%1: %2").arg(device, why));
         return false;
     }
-    start(std::move(reader), device, device);
+    start(std::move(reader), device);
     source_->play();  // a camera shows what it sees at once
     return true;
 }
 
-void VideoController::start(std::unique_ptr<services::FrameReader> reader, const QString& name, const QString& path) {
+void VideoController::start(std::unique_ptr<services::FrameReader> reader, const QString& name) {
     parts_.window->runner()->cancel();  // a still's run in flight would draw over the first frame
     firstFrame_ = true;
-    held_.reset();
-    path_ = path.isEmpty() ? name : path;
     lane_->reset();
     if (race_) race_->reset();
     source_->start(std::move(reader), name);
@@ -170,7 +162,6 @@ void VideoController::fillCameraMenu(QMenu* menu) {
 void VideoController::close() {
     if (!active()) return;
     source_->close();
-    held_.reset();
     lane_->reset();
     if (race_) race_->reset();
     for (QAction* a : {play_, step_, loop_}) a->setEnabled(false);
@@ -180,38 +171,10 @@ void VideoController::close() {
 
 bool VideoController::active() const { return source_->isOpen() || lane_->lastFrame().has_value(); }
 
-void VideoController::hold() {
-    // Only a frame that stays: paused, nothing in flight or waiting behind it.
-    if (source_->playing() || !lane_->settled() || !lane_->lastFrame()) return;
-    held_ = lane_->lastFrame()->image;
-    emit frameHeld();
-}
-
-std::shared_ptr<const RunOutcome> VideoController::heldOutcome() const {
-    const std::shared_ptr<const RunOutcome>& shown = lane_->lastOutcome();
-    return held_ && shown && shown->request.input == held_ ? shown : nullptr;
-}
-
-QString VideoController::busyReason() const {
-    if (!active()) return {};
-    if (source_->playing()) return tr("pause the video to work on its frame (Space)");
-    if (race_ && race_->isVisible()) return tr("close the race to work on the frame in the window");
-    if (!held_) return tr("the video has shown no frame yet");
-    return {};
-}
-
-bool VideoController::refuse(const QString& action) const {
-    const QString why = busyReason();
-    if (why.isEmpty()) return false;
-    parts_.window->statusBar()->showMessage(tr("%1: %2").arg(action, why), 8000);
-    return true;
-}
-
 void VideoController::filterChanged() {
     if (source_->playing()) return;  // the next frame takes the change
-    if (race_ && race_->isVisible()) return race_->rerun();
-    lane_->setChoice(parts_.chooser->currentKey());  // a mode chosen while paused
-    lane_->rerun();
+    if (race_ && race_->isVisible()) race_->rerun();
+    else lane_->rerun();
 }
 
 void VideoController::showRace() {

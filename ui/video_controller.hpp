@@ -3,9 +3,7 @@
 // bar (play/pause, step, loop, race) and the race view. Frames are decoded on the source's thread and
 // shown in the window's view through the current filter and mode (a VideoLane), or in both halves of
 // the race. Bad input (a cut file, no video stream, a vanished camera, a changed resolution) is said in
-// the status bar and the warning box; the last good frame stays. While paused, the frame shown is held
-// as the window's picture (saved, copied, probed and run on as an opened image is); while playing, the
-// actions on the picture are refused with the reason.
+// the status bar and the warning box; the last good frame stays.
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -15,7 +13,6 @@
 
 #include "fs/backend.hpp"
 #include "fs/filter_spec.hpp"
-#include "fs/image.hpp"
 #include "race_view.hpp"
 
 class QAction;
@@ -37,7 +34,6 @@ namespace fs::ui {
 
 class MainWindow;
 class VideoLane;
-struct RunOutcome;
 
 class VideoController : public QObject {
     Q_OBJECT
@@ -58,9 +54,8 @@ public:
 
     bool openVideo(const QString& path);
     bool openCamera(const QString& device);
-    // Starts on any reader (a test's, say); `name` is for the title and messages, `path` (the file or the
-    // device; `name` when empty) is the held frame's origin, as an image's path is.
-    void start(std::unique_ptr<services::FrameReader> reader, const QString& name, const QString& path = {});
+    // Starts on any reader (a test's, say); `name` is for the title and messages.
+    void start(std::unique_ptr<services::FrameReader> reader, const QString& name);
     void openDialog();
     void fillCameraMenu(QMenu* menu);  // the cameras present when the menu opens, or a line saying none
     void close();                      // back to stills: the video stops and its bar hides
@@ -68,17 +63,6 @@ public:
     // The filter or the mode changed: a paused video filters its frame again; a playing one takes the
     // change with its next frame.
     void filterChanged();
-
-    // The frame the window holds as its picture: the one shown while paused, settled; null otherwise.
-    const std::shared_ptr<const Image>& heldFrame() const { return held_; }
-    const QString& heldPath() const { return path_; }
-    // The held frame's host result as shown, when the view has one (not through CUDA-GL interop).
-    std::shared_ptr<const RunOutcome> heldOutcome() const;
-    // Why the window's picture is not what the view shows (the video plays, the race covers it, or no frame
-    // is held yet); empty for a still and for a paused video's frame.
-    QString busyReason() const;
-    // For an action on the picture: refuses it with the reason in the status bar while busyReason() says one.
-    bool refuse(const QString& action) const;
 
     void showRace();
     void setLargeText(bool on);  // the Presentation layout
@@ -95,7 +79,6 @@ public:
 
 signals:
     void frameShown();  // in the window's view or in the race
-    void frameHeld();   // heldFrame() is new, or its result changed (an edit while paused)
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // the race covers the window as it resizes
@@ -104,7 +87,6 @@ private:
     void onFrameReady();
     void onFailed(const QString& message);
     void updateStatus();
-    void hold();
     QToolBar* makeTransport();
 
     Parts parts_;
@@ -114,8 +96,6 @@ private:
     QToolBar* transport_;
     QAction *open_, *play_, *step_, *loop_, *raceAction_;
     QLabel* position_;
-    std::shared_ptr<const Image> held_;
-    QString path_;
     bool firstFrame_ = true;
     bool transportAdded_ = false;
     bool largeText_ = false;

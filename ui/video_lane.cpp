@@ -65,7 +65,6 @@ void VideoLane::rerun() {
 void VideoLane::reset() {
     waiting_.reset();
     last_.reset();
-    outcome_.reset();
     recent_.clear();
     shown_ = dropped_ = 0;
     lastError_.clear();
@@ -74,7 +73,6 @@ void VideoLane::reset() {
 void VideoLane::start(const services::VideoFrame& frame) {
     inFlight_ = true;
     inFlightFrame_ = frame;
-    outcome_.reset();
     const FilterSpec spec = specSource_ ? specSource_() : FilterSpec{};
     const Clock::time_point originalStart = Clock::now();
     if (showsOriginal_) view_->setNextOriginal(toDisplayImage(frame.image->cview()));
@@ -131,7 +129,6 @@ void VideoLane::onOutcome(const std::shared_ptr<const RunOutcome>& outcome) {
     }
     const auto drawStart = Clock::now();
     view_->setResult(outcome->display);
-    outcome_ = outcome;
     const TimingRecord& t = outcome->result.timing;
     LaneSplit split;
     split.decodeMs = inFlightFrame_->decodeMs;

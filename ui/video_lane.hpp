@@ -61,12 +61,9 @@ public:
     void reset();  // counts and meters back to zero (a new video)
 
     bool busy() const { return inFlight_; }
-    bool settled() const { return !inFlight_ && !waiting_; }  // no frame in flight and none waiting
     long long shown() const { return shown_; }
     long long dropped() const { return dropped_; }
     const std::optional<services::VideoFrame>& lastFrame() const { return last_; }
-    // The host result of the frame last shown; null when it went through CUDA-GL interop (no host pixels).
-    const std::shared_ptr<const RunOutcome>& lastOutcome() const { return outcome_; }
     int framesPerSecond() const;  // frames shown in the last second
     LaneSplit split() const;
     // "cpu/parallel: 24 fps, decode 3.1 + kernel 40.2 + draw 1.0 ms, 12 dropped"
@@ -94,7 +91,6 @@ private:
     quint64 generation_ = 0;                          // the runner's request for the frame in flight
     std::optional<services::VideoFrame> waiting_;     // the newest frame not started yet
     std::optional<services::VideoFrame> inFlightFrame_, last_;
-    std::shared_ptr<const RunOutcome> outcome_;  // lastOutcome()
     Clock::time_point submitted_;
     double originalMs_ = 0.0;  // showing the frame itself beside the result: part of its draw
     std::optional<LaneSplit> drawPending_;  // an interop frame filled, waiting for the view to draw it

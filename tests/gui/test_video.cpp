@@ -3,11 +3,7 @@
 // video takes a designer edit; step, loop and the keys; the race view's two frame rates; a slow mode drops
 // frames instead of queueing them (counted, not timed); a cut file, files with no video stream, a camera
 // that goes away and a resolution change mid-stream each give a message and keep the last frame and a
-// working window. A paused frame is the window's picture (saved, copied, probed, run every mode and the
-// pipeline on); while the video plays those actions are refused with the reason. FS_SCREENSHOTS=DIR keeps
-// the race view at 1920x1080 (docs/screenshot-race-1920x1080.png).
-#include <QApplication>
-#include <QClipboard>
+// working window. FS_SCREENSHOTS=DIR keeps the race view at 1920x1080 (docs/screenshot-race-1920x1080.png).
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -29,12 +25,9 @@
 #include "backends.hpp"
 #include "fs/cpu/cpu_backend.hpp"
 #include "fs/io/cv_image.hpp"
-#include "fs/io/image_io.hpp"
 #include "fs/widgets/backend_chooser.hpp"
 #include "fs/widgets/image_view.hpp"
 #include "fs/widgets/kernel_editor.hpp"
-#include "fs/widgets/pipeline_editor.hpp"
-#include "fs/widgets/pixel_inspector.hpp"
 #include "image_convert.hpp"
 #include "main_window.hpp"
 #include "mode_choices.hpp"
@@ -345,110 +338,6 @@ private slots:
             QVERIFY(race->grab().save(QDir(dir).filePath(QStringLiteral("screenshot-race-1920x1080.png"))));
         }
         w->setPresentation(false);
-        QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join('\n')));
-    }
-
-    void aPausedFrameIsThePictureAndAPlayingOneIsRefused() {
-        auto w = makeWindow();
-        QVERIFY(w->kernelEditor()->applyPresetText(QStringLiteral("gaussian:5")));
-        QVERIFY(w->selectMode(fs::ui::cpuDefaultKey(w->backendChooser()->choices())));
-        // A still first: what the actions must no longer reach once the video is open.
-        QVERIFY(w->openImage(QStringLiteral(FS_SAMPLES_DIR "/building.jpg")));
-        QTRY_VERIFY_WITH_TIMEOUT(w->lastOutcome() != nullptr, 20000);
-        QVERIFY(w->video()->openVideo(clip_));
-        fs::ui::VideoLane* lane = w->video()->lane();
-        fs::services::VideoSource* source = w->video()->source();
-        const auto holdsShownFrame = [&] {
-            return lane->settled() && lane->lastFrame() && w->input() == lane->lastFrame()->image && w->lastOutcome() &&
-                   w->lastOutcome()->request.input == w->input();
-        };
-        // The first frame, shown while paused, is the picture.
-        QTRY_VERIFY_WITH_TIMEOUT(holdsShownFrame(), 10000);
-        QCOMPARE(QSize(w->input()->width(), w->input()->height()), QSize(160, 96));
-
-        // Playing: every action on the picture is refused, and says why.
-        source->setLoop(true);
-        w->video()->playAction()->trigger();
-        QVERIFY(source->playing());
-        const long long shownBefore = lane->shown();
-        QTRY_VERIFY_WITH_TIMEOUT(lane->shown() >= shownBefore + 2, 20000);
-        const auto refused = [&](const QString& action) {
-            const QString said = w->statusBar()->currentMessage();
-            return said.startsWith(action + QStringLiteral(": ")) && said.contains(QStringLiteral("pause the video"));
-        };
-        const QString saved = dir_.filePath(QStringLiteral("paused-frame.png"));
-        QVERIFY(!w->saveResult(saved, false));
-        QVERIFY(refused(QStringLiteral("Save result")));
-        QVERIFY(!QFile::exists(saved));
-        QApplication::clipboard()->setText(QStringLiteral("before"));
-        w->copyResultToClipboard();
-        QVERIFY(refused(QStringLiteral("Copy result")));
-        QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("before"));
-        w->runEveryMode();
-        QVERIFY(refused(QStringLiteral("Run every mode")));
-        QVERIFY(!w->sweeping());
-        w->pipelineEditor()->addConvolution(w->currentSpec());
-        w->runPipeline();
-        QVERIFY(refused(QStringLiteral("Run pipeline")));
-        QVERIFY(!w->runner()->busy());
-        emit w->imageView()->pixelClicked(QPoint(10, 20));
-        QVERIFY(w->pixelInspector()->probe().inputs.isEmpty());
-
-        // Paused: the frame shown is the picture; the pixel clicked while playing is probed on it.
-        w->video()->playAction()->trigger();
-        QVERIFY(!source->playing());
-        QTRY_VERIFY_WITH_TIMEOUT(holdsShownFrame(), 10000);
-        const std::shared_ptr<const fs::Image> held = w->input();
-        QCOMPARE(QSize(held->width(), held->height()), QSize(160, 96));
-        QCOMPARE(w->pixelInspector()->probe().pixel, QPoint(10, 20));
-        QVERIFY(w->pixelInspector()->probe().hasShown);
-        QVERIFY(std::abs(w->pixelInspector()->probe().shown - w->pixelInspector()->probe().expected) <= 1.0);
-        // Save result writes the filtered frame: the CPU reference of the decoded frame, within the mode's one level.
-        QVERIFY2(w->saveResult(saved, false), qPrintable(errors_.join('\n')));
-        const fs::io::LoadResult file = fs::io::loadImage(saved.toStdString());
-        QVERIFY2(file.ok(), file.error.c_str());
-        const fs::Image reference = fs::cpu::referenceFilter(w->currentSpec(), held->cview());
-        QCOMPARE(file.image.width(), reference.width());
-        QCOMPARE(file.image.height(), reference.height());
-        QCOMPARE(file.image.channels(), reference.channels());
-        QVERIFY(cv::norm(fs::io::asMat(file.image.cview()), fs::io::asMat(reference.cview()), cv::NORM_INF) <= 1.0);
-        w->copyResultToClipboard();
-        QCOMPARE(QApplication::clipboard()->image().size(), QSize(160, 96));
-        // A mode chosen while paused filters the held frame again, and the picture's result follows.
-        const QString referenceMode = fs::ui::referenceKey(w->backendChooser()->choices());
-        QVERIFY(w->selectMode(referenceMode));
-        QTRY_VERIFY_WITH_TIMEOUT(holdsShownFrame() && w->lastOutcome()->request.backend + '/' + w->lastOutcome()->request.mode == referenceMode,
-                                 10000);
-        QCOMPARE(w->input(), held);
-        QString why;
-        QVERIFY2(shownIsReference(*w, w->imageView(), lane, &why), qPrintable(why));
-        QVERIFY(cv::norm(fs::io::asMat(w->lastOutcome()->result.output.cview()), fs::io::asMat(reference.cview()), cv::NORM_INF) == 0.0);
-
-        // Run every mode and the pipeline run on the frame.
-        w->runEveryMode();
-        QVERIFY(w->sweeping());
-        QTRY_VERIFY_WITH_TIMEOUT(!w->sweeping() && !w->runner()->busy(), 60000);
-        QCOMPARE(w->input(), held);
-        QVERIFY(w->lastOutcome() && w->lastOutcome()->request.input == held && !w->lastOutcome()->request.pipeline);
-        QCOMPARE(w->lastOutcome()->result.output.width(), 160);
-        w->runPipeline();
-        QTRY_VERIFY_WITH_TIMEOUT(w->lastOutcome()->request.pipeline && !w->runner()->busy(), 20000);
-        QCOMPARE(w->lastOutcome()->request.input, held);
-        QCOMPARE(w->lastOutcome()->result.output.width(), 160);
-
-        // Play stops a run on the held frame, so it cannot draw over the frames; a step holds the next frame.
-        w->runEveryMode();
-        QVERIFY(w->runner()->busy());
-        w->video()->playAction()->trigger();
-        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("Run stopped")), qPrintable(w->statusBar()->currentMessage()));
-        QTRY_VERIFY_WITH_TIMEOUT(!w->sweeping() && !w->runner()->busy(), 20000);
-        w->video()->playAction()->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(holdsShownFrame(), 10000);
-        const long long pausedAt = lane->lastFrame()->index;
-        const std::shared_ptr<const fs::Image> before = w->input();
-        w->video()->stepAction()->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(holdsShownFrame() && lane->lastFrame()->index != pausedAt, 10000);
-        QVERIFY(w->input() != before);
         QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join('\n')));
     }
 
