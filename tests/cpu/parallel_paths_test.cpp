@@ -147,6 +147,13 @@ struct Shape {
     int width, height;
 };
 
+// The trace of one kernel, border, image shape and instruction set.
+std::string caseLabel(const std::string& name, const Border& border, const Shape& shape, int channels, const RowOps& ops) {
+    return name + ", border " + borderModeName(border.mode) + " " + std::to_string(border.value) + ", " +
+           std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(channels) +
+           ", simd " + ops.isa;
+}
+
 class ParallelPaths : public ::testing::TestWithParam<Depth> {};
 
 // Odd sizes (smaller than the kernels too), every channel count, border and
@@ -305,9 +312,7 @@ TEST(ParallelPathsIntegerU8, BitExactEveryBorderChannelsAndSize) {
                     const bool exact = border.value == std::nearbyint(border.value);
                     for (const RowOps* ops : instructionSets()) {
                         const WithRowOps use(*ops);
-                        SCOPED_TRACE(name + ", border " + borderModeName(border.mode) + " " + std::to_string(border.value) +
-                                     ", " + std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
-                                     std::to_string(channels) + ", simd " + ops->isa);
+                        SCOPED_TRACE(caseLabel(name, border, shape, channels, *ops));
                         const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
                         ASSERT_TRUE(r.ok()) << r.error;
                         const test::Tolerance tol =
@@ -360,9 +365,7 @@ TEST(ParallelPathsFixedPointU8, WithinOneLevelEveryBorderChannelsSigmaAndSize) {
                     const Image expected = cpu::referenceFilter(spec, input.cview());
                     for (const RowOps* ops : instructionSets()) {
                         const WithRowOps use(*ops);
-                        SCOPED_TRACE(name + ", border " + borderModeName(border.mode) + " " + std::to_string(border.value) +
-                                     ", " + std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
-                                     std::to_string(channels) + ", simd " + ops->isa);
+                        SCOPED_TRACE(caseLabel(name, border, shape, channels, *ops));
                         const RunResult r = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
                         ASSERT_TRUE(r.ok()) << r.error;
                         EXPECT_TRUE(test::imagesMatch(r.output, expected, test::Tolerance{1.0, 0.0}));
