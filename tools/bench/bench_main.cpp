@@ -380,6 +380,17 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
     return rows;
 }
 
+// A host frame of `bytes` filled with a fixed seed: floats in [-1, 1] for
+// f32, else bytes repeated in fours.
+void fillHostImage(void* in, std::size_t bytes, Depth depth) {
+    std::mt19937 fill(7);
+    for (std::size_t i = 0; i < bytes; i += 4) {
+        const float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(fill);
+        if (depth == Depth::F32) std::memcpy(static_cast<char*>(in) + i, &v, 4);
+        else std::memset(static_cast<char*>(in) + i, static_cast<int>(fill() & 255), 4);
+    }
+}
+
 // One pipelined case: the engine's run of a pinned host image in auto.
 struct PipelinedRow {
     std::string image, filter;
@@ -399,12 +410,7 @@ std::vector<PipelinedRow> benchPipelined(const ImageConfig& ic, const std::vecto
     void *in = nullptr, *result = nullptr;
     CHECK(cudaHostAlloc(&in, bytes, cudaHostAllocDefault));
     CHECK(cudaHostAlloc(&result, bytes * (ic.depth == Depth::F32 ? 1 : 4), cudaHostAllocDefault));
-    std::mt19937 fill(7);
-    for (std::size_t i = 0; i < bytes; i += 4) {
-        const float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(fill);
-        if (ic.depth == Depth::F32) std::memcpy(static_cast<char*>(in) + i, &v, 4);
-        else std::memset(static_cast<char*>(in) + i, static_cast<int>(fill() & 255), 4);
-    }
+    fillHostImage(in, bytes, ic.depth);
     const ConstImageView view(in, ic.width, ic.height, ic.channels, ic.depth, rowBytes);
     for (const NamedFilter& nf : filters) {
         const auto resident = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
@@ -750,12 +756,7 @@ int main(int argc, char** argv) {
         void *in, *out;
         CHECK(cudaHostAlloc(&in, bytes, cudaHostAllocDefault));
         CHECK(cudaHostAlloc(&out, bytes, cudaHostAllocDefault));
-        std::mt19937 fill(7);
-        for (std::size_t i = 0; i < bytes; i += 4) {
-            const float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(fill);
-            if (ic.depth == Depth::F32) std::memcpy(static_cast<char*>(in) + i, &v, 4);
-            else std::memset(static_cast<char*>(in) + i, static_cast<int>(fill() & 255), 4);
-        }
+        fillHostImage(in, bytes, ic.depth);
         const Transfers tr = measureTransfers(ic, in, out);
         transfers[ic.label] = tr;
         std::printf("  %-9s upload %.3f ms = %.1f GB/s (%.0f%% of pinned H2D), download %.3f ms = %.1f GB/s (%.0f%% of pinned D2H)\n",
