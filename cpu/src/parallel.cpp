@@ -677,6 +677,7 @@ struct IntegerPlan {
     bool wide = false;
     std::vector<std::int32_t> weightPairs;
     bool box = false;
+    bool wideBox = false;        // box: sums past 16 bits, BoxSumFilter's 32-bit sums
     bool runningColumn = false;  // box: the column sum slides from row to row
     float scale = 1.0f;          // box: the weight
     // Fixed point: column weights in columnPairs, row weights in weightPairs
@@ -696,18 +697,21 @@ std::vector<std::int32_t> termWeightPairs(const std::vector<std::int16_t>& w, in
     return pairs;
 }
 
-// One positive weight whose u8 sums fit 16 bits: the box path.
-bool integerBox(const Kernel& k) {
+// One positive weight: a box. Its u8 sums stay in 16 bits up to 257 taps
+// (integerBox); past that, BoxSumFilter sums in 32 bits, below 2^24 so that
+// float(S) is exact.
+bool uniformPositive(const Kernel& k) {
     const float w = k.weights[0];
-    return w > 0.0f && std::isfinite(w) && 255LL * k.width * k.height <= 65535 &&
-           std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; });
+    return w > 0.0f && std::isfinite(w) && std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; });
 }
+bool integerBox(const Kernel& k) { return uniformPositive(k) && 255LL * k.width * k.height <= 65535; }
+bool wideIntegerBox(const Kernel& k) { return uniformPositive(k) && 255LL * k.width * k.height < (1LL << 24); }
 
 // Fixed-point weights for a rank-1 kernel neither exact path takes. Kernels
 // with large sums of |weight| (big weights, strong negative lobes) keep too
 // few fraction bits to stay within 1 level of the reference: those keep the
-// float passes. So do boxes too large for integerBox: the float passes sum
-// them in running sums and runs of taps, in fewer operations than k a pass.
+// float passes. Boxes never take it: running sums (integerBox, BoxSumFilter)
+// cost a few operations a sample where fixed point costs k a pass.
 std::optional<FixedWeights> fixedPointWeights(const Kernel& k) {
     const bool uniform = std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == k.weights[0]; });
     if (uniform || exactFactors(k, 255.0)) return std::nullopt;
@@ -740,9 +744,10 @@ std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in
             for (int x = 0; x < k.width; ++x) plan.rowOffsets.push_back(static_cast<std::ptrdiff_t>(x) * in.channels);
             return plan;
         }
-        if (!integerBox(k)) return std::nullopt;
+        if (!integerBox(k) && !wideIntegerBox(k)) return std::nullopt;
         const float w = k.weights[0];
         plan.box = true;
+        plan.wideBox = !integerBox(k);
         plan.runningColumn = k.height >= 5;
         plan.scale = w;
         plan.column.assign(static_cast<std::size_t>(k.height), 1);
@@ -889,6 +894,65 @@ private:
     std::int16_t constantColumn_ = 0;
 };
 
+// u8 boxes whose sums pass 16 bits, in exact 32-bit sums: column sums from
+// scratch at a tile's first row, then sliding from row to row (the row that
+// enters added, the one that leaves subtracted); the row pass slides along
+// the row (RowOps::boxRowU32). The result is float(S) * w rounded once, as
+// on the 16-bit box path (see IntegerPlan).
+class BoxSumFilter {
+public:
+    BoxSumFilter(const FilterSpec& spec, const IntegerPlan& plan, ConstImageView in, ImageView out, const simd::RowOps& ops)
+        : border_(spec.border), plan_(plan), in_(in), out_(out), ops_(ops) {
+        rowValues_ = in.width * in.channels;
+        halo_ = plan.radiusX * in.channels;
+    }
+
+    struct Scratch {
+        std::vector<std::int32_t> sums;  // one padded row of column sums
+        std::vector<std::uint8_t> constantRow;
+        std::vector<const std::uint8_t*> rows;
+    };
+
+    void filterRows(int y0, int y1, Scratch& s) const {
+        const int k = static_cast<int>(plan_.column.size()), channels = in_.channels;
+        s.sums.resize(static_cast<std::size_t>(rowValues_ + 2 * halo_));
+        s.rows.resize(static_cast<std::size_t>(k));
+        if (border_.mode == BorderMode::Constant)
+            s.constantRow.assign(static_cast<std::size_t>(rowValues_), static_cast<std::uint8_t>(border_.value));
+        const auto sourceRow = [&](int y) {
+            const int sourceY = borderIndex(y, in_.height, border_.mode);
+            return sourceY >= 0 ? in_.row<std::uint8_t>(sourceY) : s.constantRow.data();
+        };
+        std::int32_t* inner = s.sums.data() + halo_;
+        const std::int32_t constantColumn = k * static_cast<std::int32_t>(border_.value);
+        for (int y = y0; y < y1; ++y) {
+            if (y == y0) {
+                for (int t = 0; t < k; ++t) s.rows[static_cast<std::size_t>(t)] = sourceRow(y - plan_.radiusY + t);
+                ops_.boxColumnU32(s.rows.data(), k, inner, rowValues_);
+            } else {
+                ops_.boxSlideU32(inner, sourceRow(y + plan_.radiusY), sourceRow(y - plan_.radiusY - 1), rowValues_);
+            }
+            // Border columns: the sums of the columns they copy, or of a constant column.
+            const auto fillEdge = [&](int x) {
+                const int sx = borderIndex(x, in_.width, border_.mode);
+                for (int c = 0; c < channels; ++c) inner[x * channels + c] = sx < 0 ? constantColumn : inner[sx * channels + c];
+            };
+            for (int x = -plan_.radiusX; x < 0; ++x) fillEdge(x);
+            for (int x = in_.width; x < in_.width + plan_.radiusX; ++x) fillEdge(x);
+            ops_.boxRowU32(s.sums.data(), static_cast<int>(plan_.row.size()), channels, plan_.scale,
+                           out_.row<std::uint8_t>(y), rowValues_);
+        }
+    }
+
+private:
+    Border border_;
+    const IntegerPlan& plan_;
+    ConstImageView in_;
+    ImageView out_;
+    const simd::RowOps& ops_;
+    int rowValues_ = 0, halo_ = 0;
+};
+
 // Row tiles of `height` rows over the pool: run(y0, y1) for each, the run's
 // control checked before every tile and its progress counted after each.
 template <class RunTile> void runTiles(int height, double workPerRow, RunTile runTile) {
@@ -945,7 +1009,14 @@ int& parallelThreadLimit() {
 }
 
 void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output) {
-    if (const std::optional<IntegerPlan> plan = planInteger(spec, input, output)) {
+    if (const std::optional<IntegerPlan> plan = planInteger(spec, input, output); plan && plan->wideBox) {
+        const BoxSumFilter filter(spec, *plan, input, output, simd::activeRowOps());
+        runTiles(input.height, 4.0 * input.width * input.channels, [&](int y0, int y1) {
+            thread_local BoxSumFilter::Scratch scratch;
+            filter.filterRows(y0, y1, scratch);
+        });
+        return;
+    } else if (plan) {
         const IntegerFilter filter(spec, *plan, input, output, simd::activeRowOps());
         const double work = static_cast<double>(plan->column.size() + plan->row.size()) * input.width * input.channels;
         runTiles(input.height, work, [&](int y0, int y1) {

@@ -88,6 +88,13 @@ struct RowOps {
     // the sources being src[offsets[t] + i].
     void (*fixedRowU8)(const std::int16_t* src, const std::ptrdiff_t* offsets, const std::int32_t* weightPairs, int k,
                        int fold, int shift, std::uint8_t* dst, int n) = nullptr;
+    // u8 boxes in exact 32-bit sums: dst[i] = sum over t < k of rows[t][i];
+    // sums[i] += add[i] - sub[i]; dst[i] = saturate(round half to
+    // even(float(S) * scale)) with S the sum of src[i + t * step] over t <
+    // taps (below 2^24), step 1, 3 or 4 (the channels).
+    void (*boxColumnU32)(const std::uint8_t* const* rows, int k, std::int32_t* dst, int n) = nullptr;
+    void (*boxSlideU32)(std::int32_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) = nullptr;
+    void (*boxRowU32)(const std::int32_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

@@ -39,6 +39,7 @@ struct Vec {
     static F fromU16(const std::uint16_t* p) {
         return _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
     }
+    static F fromI32(const std::int32_t* p) { return _mm512_cvtepi32_ps(_mm512_loadu_si512(p)); }
     // v already clamped to [0, 255] or [0, 65535]: the saturating narrowings never saturate.
     static void storeU8(std::uint8_t* p, F v) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(v)));
@@ -79,6 +80,9 @@ struct Vec {
     }
     static F fromU16(const std::uint16_t* p) {
         return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
+    static F fromI32(const std::int32_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     }
     // v already clamped to [0, 255].
     static void storeU8(std::uint8_t* p, F v) {
@@ -124,6 +128,7 @@ struct Vec {
         const __m128i w = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
         return _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, _mm_setzero_si128()));
     }
+    static F fromI32(const std::int32_t* p) { return _mm_cvtepi32_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
     static void storeU8(std::uint8_t* p, F v) {
         const __m128i i = _mm_cvtps_epi32(v);
         const __m128i w = _mm_packs_epi32(i, i);
@@ -724,6 +729,91 @@ void integerBoxRowU8(const std::int16_t* src, int taps, int step, float scale, s
     }
 }
 
+// u8 boxes in 32-bit sums (boxColumnU32, boxSlideU32, boxRowU32): plain
+// loops the compiler vectorizes for this file's instruction set, and a row
+// pass that slides along the row, two adds a sample whatever the width.
+void boxColumnU32(const std::uint8_t* const* rows, int k, std::int32_t* dst, int n) {
+    for (int i = 0; i < n; ++i) dst[i] = rows[0][i];
+    for (int t = 1; t < k; ++t) {
+        const std::uint8_t* row = rows[t];
+        for (int i = 0; i < n; ++i) dst[i] += row[i];
+    }
+}
+
+void boxSlideU32(std::int32_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) {
+    for (int i = 0; i < n; ++i) sums[i] += static_cast<std::int32_t>(add[i]) - static_cast<std::int32_t>(sub[i]);
+}
+
+// Output i of a channel is output i - Step plus d[i], the sum that enters
+// minus the one that leaves. With AVX2, eight outputs at a time: the d of
+// eight lanes summed within the vector along lanes Step apart (log steps),
+// plus the previous eight outputs' last Step lanes; scalar elsewhere.
+inline std::uint8_t boxSampleU8(std::int32_t sum, float scale) {
+    return static_cast<std::uint8_t>(std::nearbyint(std::min(static_cast<float>(sum) * scale, 255.0f)));
+}
+
+template <int Step> void boxRowU32Typed(const std::int32_t* src, int taps, float scale, std::uint8_t* dst, int n) {
+    const std::ptrdiff_t enter = static_cast<std::ptrdiff_t>(taps - 1) * Step;
+    std::int32_t run[Step];
+    for (int c = 0; c < Step; ++c) {
+        run[c] = 0;
+        for (int t = 0; t < taps; ++t) run[c] += src[c + t * Step];
+    }
+    int i = 0;
+#if defined(__AVX2__)
+    if (n >= 16) {
+        alignas(32) std::int32_t first[8];
+        for (; i < 8; i += Step)
+            for (int c = 0; c < Step && i + c < 8; ++c) {
+                if (i > 0) run[c] += src[i + c + enter] - src[i + c - Step];
+                first[i + c] = run[c];
+            }
+        __m256i previous = _mm256_load_si256(reinterpret_cast<const __m256i*>(first));
+        const __m256 scaleV = _mm256_set1_ps(scale), top = _mm256_set1_ps(255.0f);
+        const auto store = [&](int at, __m256i sums) {
+            const __m256 v = _mm256_min_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(sums), scaleV), top);
+            const __m256i r = _mm256_cvtps_epi32(v);
+            const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + at), _mm_packus_epi16(w, w));
+        };
+        store(0, previous);
+        // Lane j of the carry: the previous vector's lane 8 - Step + j % Step.
+        const __m256i carryIndex = _mm256_setr_epi32(8 - Step, 8 - Step + 1 % Step, 8 - Step + 2 % Step, 8 - Step + 3 % Step,
+                                                     8 - Step + 4 % Step, 8 - Step + 5 % Step, 8 - Step + 6 % Step,
+                                                     8 - Step + 7 % Step);
+        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        for (i = 8; i + 8 <= n; i += 8) {
+            const __m256i enters = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + enter));
+            const __m256i leaves = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i - Step));
+            __m256i x = _mm256_sub_epi32(enters, leaves);
+            for (int shift = Step; shift < 8; shift *= 2) {
+                const __m256i from = _mm256_sub_epi32(lane, _mm256_set1_epi32(shift));
+                const __m256i moved = _mm256_permutevar8x32_epi32(x, from);
+                x = _mm256_add_epi32(x, _mm256_andnot_si256(_mm256_srai_epi32(from, 31), moved));
+            }
+            previous = _mm256_add_epi32(x, _mm256_permutevar8x32_epi32(previous, carryIndex));
+            store(i, previous);
+        }
+        alignas(32) std::int32_t last[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(last), previous);
+        for (int c = 0; c < Step; ++c) run[(i - Step + c) % Step] = last[8 - Step + c];
+    }
+#endif
+    for (; i < n; ++i) {  // run[c]: the latest sum of channel c
+        std::int32_t& sum = run[i % Step];
+        if (i >= Step) sum += src[i + enter] - src[i - Step];
+        dst[i] = boxSampleU8(sum, scale);
+    }
+}
+
+void boxRowU32(const std::int32_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) {
+    switch (step) {
+    case 1: boxRowU32Typed<1>(src, taps, scale, dst, n); break;
+    case 3: boxRowU32Typed<3>(src, taps, scale, dst, n); break;
+    default: boxRowU32Typed<4>(src, taps, scale, dst, n); break;
+    }
+}
+
 // Symmetric kernels fold: sources 2p and 2p + 1 share weights[p] and are added
 // (subtracted when Anti) before one multiply-add; then `singles` plain taps.
 template <bool Anti> F pairValue(F a, F b) {
@@ -898,7 +988,10 @@ const RowOps& rowOps() {
                             &integerBoxRowU8,
                             &integerRowWideU8,
                             &fixedColumnU8,
-                            &fixedRowU8};
+                            &fixedRowU8,
+                            &boxColumnU32,
+                            &boxSlideU32,
+                            &boxRowU32};
     return ops;
 }
 

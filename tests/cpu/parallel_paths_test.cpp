@@ -392,7 +392,7 @@ TEST(ParallelPathsFixedPointU8, ConstantImagesComeBackUnchanged) {
 
 // Weights so large, or lobes so strong, that 16-bit weights cannot hold the
 // result within 1 level: the float passes, within the usual tolerance. Boxes
-// too large for 16-bit sums keep the float passes' running sums too.
+// too large for 16-bit sums never take fixed point either (32-bit box sums).
 TEST(ParallelPathsFixedPointU8, LargeSumsKeepTheFloatPasses) {
     EXPECT_FALSE(cpu::detail::parallelFixedPointBound(boxKernel(17)).has_value());
     EXPECT_FALSE(cpu::detail::parallelFixedPointBound(boxKernel(31)).has_value());
@@ -410,22 +410,29 @@ TEST(ParallelPathsFixedPointU8, LargeSumsKeepTheFloatPasses) {
 }
 
 // The integer sums of an N x N box, rounded half to even from S / N^2 in
-// integers: the correctly rounded result.
+// integers: the correctly rounded result. The sums come from a summed-area
+// table of the border-padded image, so large boxes cost no more than small.
 Image exactBox(const Image& input, int size, const Border& border) {
     const ConstImageView in = input.cview();
     const int w = in.width, h = in.height, ch = in.channels, r = size / 2, area = size * size;
-    Image out(w, h, ch, Depth::U8);
-    const auto sample = [&](int x, int y, int c) -> long long {
-        const int sx = borderIndex(x, w, border.mode), sy = borderIndex(y, h, border.mode);
-        if (sx < 0 || sy < 0) return static_cast<long long>(border.value);
-        return in.row<std::uint8_t>(sy)[sx * ch + c];
+    const int pw = w + 2 * r, ph = h + 2 * r;
+    // table[(y * (pw + 1) + x) * ch + c]: the sum of padded samples above and left of (x, y).
+    std::vector<long long> table(static_cast<std::size_t>(ph + 1) * (pw + 1) * ch, 0);
+    const auto at = [&](int x, int y, int c) -> long long& {
+        return table[(static_cast<std::size_t>(y) * (pw + 1) + x) * ch + c];
     };
+    for (int y = 0; y < ph; ++y)
+        for (int x = 0; x < pw; ++x)
+            for (int c = 0; c < ch; ++c) {
+                const int sx = borderIndex(x - r, w, border.mode), sy = borderIndex(y - r, h, border.mode);
+                const long long v = sx < 0 || sy < 0 ? static_cast<long long>(border.value) : in.row<std::uint8_t>(sy)[sx * ch + c];
+                at(x + 1, y + 1, c) = v + at(x, y + 1, c) + at(x + 1, y, c) - at(x, y, c);
+            }
+    Image out(w, h, ch, Depth::U8);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
             for (int c = 0; c < ch; ++c) {
-                long long sum = 0;
-                for (int dy = -r; dy <= r; ++dy)
-                    for (int dx = -r; dx <= r; ++dx) sum += sample(x + dx, y + dy, c);
+                const long long sum = at(x + size, y + size, c) - at(x, y + size, c) - at(x + size, y, c) + at(x, y, c);
                 long long q = sum / area;
                 const long long twice = 2 * (sum % area);
                 if (twice > area || (twice == area && (q & 1))) ++q;
@@ -436,18 +443,22 @@ Image exactBox(const Image& input, int size, const Border& border) {
 
 // u8 boxes: integer sums both ways (running over the rows from 5 up) and one
 // float multiply; bit for bit the correctly rounded box, within the
-// tolerance of the reference (which adds N^2 rounded products).
+// tolerance of the reference (which adds N^2 rounded products). 17 and 31:
+// sums past 16 bits, in 32 (BoxSumFilter), sliding along the rows too.
 TEST(ParallelPathsIntegerU8, BoxesAreCorrectlyRounded) {
     std::mt19937 rng = test::testRng();
-    // 1023 x 9 and 1023 x 131: boxes over rows of more than one 2K-sample chunk.
-    const Shape shapes[] = {{1, 1}, {7, 3}, {1023, 9}, {513, 511}, {1023, 131}};
+    // 1023 x 9 and 1023 x 131: boxes over rows of more than one 2K-sample chunk;
+    // 211 x 45: several tiles a thread for the large boxes.
+    const Shape shapes[] = {{1, 1}, {7, 3}, {1023, 9}, {211, 45}, {513, 511}, {1023, 131}};
     for (const Shape& shape : shapes)
         for (int channels : {1, 3, 4}) {
             const Image input = test::randomImage(shape.width, shape.height, channels, Depth::U8, rng);
             for (const Border& border : bordersToRun(Depth::U8, rng)) {
                 if (border.value != std::nearbyint(border.value)) continue;
-                for (int size : {3, 5, 15}) {
-                    if (size == 15 && shape.height > 200) continue;  // the oracle's N^2 sums: 1023x131 covers it
+                for (int size : {3, 5, 15, 17, 31}) {
+                    // The reference's N^2 products: 1023x131 covers 15, 211x45 the larger ones.
+                    if (size == 15 && shape.height > 200) continue;
+                    if (size > 15 && shape.width * shape.height > 211 * 45) continue;
                     FilterSpec spec = specOf(boxKernel(size));
                     spec.border = border;
                     const Image correct = exactBox(input, size, border);
