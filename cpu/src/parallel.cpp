@@ -965,8 +965,11 @@ template <class RunTile> void runTiles(int height, double workPerRow, RunTile ru
         const std::lock_guard<std::mutex> lock(progress);
         control.rowsDone(rowsDone += y1 - y0, height);
     };
-    int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+    int threads = coreCount();
     if (parallelThreadLimit() > 0) threads = std::min(threads, parallelThreadLimit());
+    // Below about 2^15 multiply-adds (a 64x64 Gaussian 3) a second thread
+    // measured no faster than the caller alone, even one already awake.
+    if (static_cast<double>(height) * workPerRow < 32768.0) threads = 1;
     // A few tiles per thread balance uneven progress (the machine is shared);
     // at most about 2^26 multiply-adds each, so a cancelled run stops soon;
     // at least 8 rows each, so the 2 * radius rows each tile converts again

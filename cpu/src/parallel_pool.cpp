@@ -2,6 +2,8 @@
 #include "parallel_pool.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -28,7 +30,7 @@ struct RunState {
 class Pool {
 public:
     Pool() {
-        const int threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u)) - 1;
+        const int threads = coreCount() - 1;
         for (int i = 0; i < threads; ++i) {
             try {
                 threads_.emplace_back([this] { loop(); });
@@ -52,6 +54,7 @@ public:
         {
             std::lock_guard<std::mutex> lock(mutex_);
             for (int i = 0; i < count; ++i) queue_.push_back(run);
+            queued_.store(static_cast<int>(queue_.size()), std::memory_order_release);
         }
         if (count == 1) wake_.notify_one();
         else wake_.notify_all();
@@ -60,6 +63,7 @@ public:
 private:
     void loop() {
         for (;;) {
+            awaitBriefly();
             std::shared_ptr<RunState> run;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
@@ -67,15 +71,30 @@ private:
                 if (stopping_) return;
                 run = std::move(queue_.front());
                 queue_.pop_front();
+                queued_.store(static_cast<int>(queue_.size()), std::memory_order_release);
             }
             execute(*run);
         }
     }
 
+    // Before sleeping, a helper yields in a loop for a short while: a thread
+    // woken from the condition variable starts tens of microseconds late, as
+    // long as a small image's whole run, and runs often come in quick
+    // succession (frames, pipeline steps, tiles of a batch). Yielding leaves
+    // the core to any other thread that wants it.
+    void awaitBriefly() const {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kAwaitMicroseconds);
+        while (queued_.load(std::memory_order_acquire) == 0 && !stopping_.load(std::memory_order_relaxed) &&
+               std::chrono::steady_clock::now() < until)
+            std::this_thread::yield();
+    }
+
+    static constexpr int kAwaitMicroseconds = 500;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<std::shared_ptr<RunState>> queue_;
-    bool stopping_ = false;
+    std::atomic<int> queued_{0};
+    std::atomic<bool> stopping_{false};
     std::vector<std::thread> threads_;
 
 public:
@@ -102,6 +121,11 @@ Pool& pool() {
 }
 
 }  // namespace
+
+int coreCount() {
+    static const int cores = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 64u));
+    return cores;
+}
 
 void runOnPool(int helpers, const std::function<void()>& work) {
     auto run = std::make_shared<RunState>();

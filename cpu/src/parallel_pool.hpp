@@ -13,4 +13,9 @@ namespace fs::cpu::detail {
 // exception thrown by any call is rethrown here.
 void runOnPool(int helpers, const std::function<void()>& work);
 
+// The cores std::thread::hardware_concurrency() reports, clamped to 1..64 and
+// read once: glibc reads a file in /sys on every call, which costs a small
+// image's run several microseconds.
+int coreCount();
+
 }  // namespace fs::cpu::detail
