@@ -953,6 +953,126 @@ private:
     int rowValues_ = 0, halo_ = 0;
 };
 
+// Float boxes (one weight w, any sign) of 9 and more rows: each output's
+// column sum of products w x comes from two partial sums, with no
+// subtraction (van Herk / Gil-Werman): the tile's rows fall in blocks of K;
+// at a block's first output the block's suffix sums are made once (row t
+// plus the suffix from t + 1), then each output is the suffix from its first
+// row plus a running prefix of the next block. Three operations a sample
+// instead of K multiply-adds, every window summed from its own products, so
+// NaN and infinities stay in their windows as in the reference; only the
+// order of the adds differs. The row pass adds runs of 2, 4, 8 ... column
+// sums, as the float passes do.
+class FloatBoxFilter {
+public:
+    FloatBoxFilter(const FilterSpec& spec, ConstImageView in, ImageView out, const simd::RowOps& ops)
+        : border_(spec.border), in_(in), out_(out), ops_(ops) {
+        const Kernel& k = spec.kernels[0];
+        rows_ = k.height;
+        radiusY_ = k.radiusY();
+        radiusX_ = k.radiusX();
+        columns_ = k.width;
+        weight_ = k.weights[0];
+        rowValues_ = in.width * in.channels;
+        halo_ = radiusX_ * in.channels;
+        finish_.combine = Combine::Single;
+        finish_.scale = spec.output.scale;
+        finish_.offset = spec.output.offset;
+        finish_.absolute = spec.output.absolute;
+        finish_.outDepth = out.depth;
+        // A column of the constant border: K equal products.
+        for (int t = 0; t < rows_; ++t) constantColumn_ += weight_ * border_.value;
+    }
+
+    // Up to this many floats of suffix sums a thread, so that they stay in L2.
+    static constexpr std::size_t kMaxSuffixValues = std::size_t{1} << 16;
+    static bool applies(const FilterSpec& spec, ConstImageView in) {
+        if (in.depth != Depth::F32 || spec.kernels.size() != 1 || spec.combine != Combine::Single) return false;
+        const Kernel& k = spec.kernels[0];
+        const float w = k.weights[0];
+        return k.height >= 9 && k.width >= 2 && k.width < 256 && w != 0.0f && std::isfinite(w) &&
+               std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; }) &&
+               static_cast<std::size_t>(k.height) * static_cast<std::size_t>(in.width) * in.channels <= kMaxSuffixValues;
+    }
+
+    double workPerRow() const { return 8.0 * rowValues_; }
+
+    struct Scratch {
+        std::vector<float> suffix, prefix, window, runs, response, constantRow;
+    };
+
+    void filterRows(int y0, int y1, Scratch& s) const {
+        const std::size_t padded = static_cast<std::size_t>(rowValues_ + 2 * halo_);
+        s.suffix.resize(static_cast<std::size_t>(rows_) * rowValues_);
+        s.prefix.resize(static_cast<std::size_t>(rowValues_));
+        s.window.resize(padded);
+        s.runs.resize(8 * padded);
+        s.response.resize(static_cast<std::size_t>(rowValues_));
+        if (border_.mode == BorderMode::Constant) s.constantRow.assign(static_cast<std::size_t>(rowValues_), border_.value);
+        const auto sourceRow = [&](int y) {
+            const int sourceY = borderIndex(y, in_.height, border_.mode);
+            return sourceY >= 0 ? in_.row<float>(sourceY) : s.constantRow.data();
+        };
+        const auto suffix = [&](int t) { return s.suffix.data() + static_cast<std::size_t>(t) * rowValues_; };
+        float* inner = s.window.data() + halo_;
+        for (int y = y0; y < y1; ++y) {
+            const int o = (y - y0) % rows_;
+            if (o == 0) {
+                ops_.productAdd(suffix(rows_ - 1), sourceRow(y + radiusY_), weight_, nullptr, rowValues_);
+                for (int t = rows_ - 2; t >= 0; --t)
+                    ops_.productAdd(suffix(t), sourceRow(y - radiusY_ + t), weight_, suffix(t + 1), rowValues_);
+                std::memcpy(inner, suffix(0), static_cast<std::size_t>(rowValues_) * sizeof(float));
+            } else {
+                ops_.productAdd(s.prefix.data(), sourceRow(y + radiusY_), weight_, o == 1 ? nullptr : s.prefix.data(),
+                                rowValues_);
+                ops_.add(inner, suffix(o), s.prefix.data(), rowValues_);
+            }
+            // Border columns: the sums of the columns they copy, or of a constant column.
+            const int channels = in_.channels;
+            const auto fillEdge = [&](int x) {
+                const int sx = borderIndex(x, in_.width, border_.mode);
+                for (int c = 0; c < channels; ++c) inner[x * channels + c] = sx < 0 ? constantColumn_ : inner[sx * channels + c];
+            };
+            for (int x = -radiusX_; x < 0; ++x) fillEdge(x);
+            for (int x = in_.width; x < in_.width + radiusX_; ++x) fillEdge(x);
+            rowPass(s);
+            ops_.finish(s.response.data(), nullptr, finish_, out_.row<std::uint8_t>(y), rowValues_);
+        }
+    }
+
+private:
+    // runs[b][i]: the sum of 2^b column sums from padded position i; then the
+    // runs K's binary digits name, added.
+    void rowPass(Scratch& s) const {
+        const std::size_t padded = s.window.size();
+        const int step = in_.channels, k = columns_, n = rowValues_;
+        const float* runs[8] = {s.window.data()};
+        int levels = 1;
+        for (int width = 1; 2 * width <= k; width *= 2, ++levels) {
+            float* d = s.runs.data() + static_cast<std::size_t>(levels - 1) * padded;
+            ops_.add(d, runs[levels - 1], runs[levels - 1] + width * step, n + (k - 2 * width) * step);
+            runs[levels] = d;
+        }
+        const float* sources[8];
+        int count = 0, offset = 0;
+        for (int b = levels - 1; b >= 0; --b)
+            if (k & (1 << b)) {
+                sources[count++] = runs[b] + offset * step;
+                offset += 1 << b;
+            }
+        static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+        ops_.weightedSumFused(sources, ones, 0, count, false, s.response.data(), n);
+    }
+
+    Border border_;
+    ConstImageView in_;
+    ImageView out_;
+    const simd::RowOps& ops_;
+    int rows_ = 0, radiusY_ = 0, radiusX_ = 0, columns_ = 0, rowValues_ = 0, halo_ = 0;
+    float weight_ = 0.0f, constantColumn_ = 0.0f;
+    simd::FinishParams finish_;
+};
+
 // Row tiles of `height` rows over the pool: run(y0, y1) for each, the run's
 // control checked before every tile and its progress counted after each.
 template <class RunTile> void runTiles(int height, double workPerRow, RunTile runTile) {
@@ -1024,6 +1144,14 @@ void runParallel(const FilterSpec& spec, ConstImageView input, ImageView output)
         const double work = static_cast<double>(plan->column.size() + plan->row.size()) * input.width * input.channels;
         runTiles(input.height, work, [&](int y0, int y1) {
             thread_local IntegerScratch scratch;
+            filter.filterRows(y0, y1, scratch);
+        });
+        return;
+    }
+    if (FloatBoxFilter::applies(spec, input)) {
+        const FloatBoxFilter filter(spec, input, output, simd::activeRowOps());
+        runTiles(input.height, filter.workPerRow(), [&](int y0, int y1) {
+            thread_local FloatBoxFilter::Scratch scratch;
             filter.filterRows(y0, y1, scratch);
         });
         return;

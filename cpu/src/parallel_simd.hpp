@@ -95,6 +95,9 @@ struct RowOps {
     void (*boxColumnU32)(const std::uint8_t* const* rows, int k, std::int32_t* dst, int n) = nullptr;
     void (*boxSlideU32)(std::int32_t* sums, const std::uint8_t* add, const std::uint8_t* sub, int n) = nullptr;
     void (*boxRowU32)(const std::int32_t* src, int taps, int step, float scale, std::uint8_t* dst, int n) = nullptr;
+    // dst[i] = w * x[i] + base[i], the product rounded then the sum (base
+    // null: the product alone); dst may be base.
+    void (*productAdd)(float* dst, const float* x, float w, const float* base, int n) = nullptr;
 };
 
 const RowOps& avx512RowOps();    // needs AVX-512F

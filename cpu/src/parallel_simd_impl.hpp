@@ -882,6 +882,18 @@ void add(float* dst, const float* a, const float* b, int n) {
 
 void storeFence() { _mm_sfence(); }
 
+void productAdd(float* dst, const float* x, float w, const float* base, int n) {
+    const F wv = Vec::set1(w);
+    int i = 0;
+    if (base) {
+        for (; i + N <= n; i += N) Vec::store(dst + i, Vec::add(Vec::mul(wv, Vec::load(x + i)), Vec::load(base + i)));
+        for (; i < n; ++i) dst[i] = w * x[i] + base[i];
+    } else {
+        for (; i + N <= n; i += N) Vec::store(dst + i, Vec::mul(wv, Vec::load(x + i)));
+        for (; i < n; ++i) dst[i] = w * x[i];
+    }
+}
+
 void slide(float* dst, const float* previous, const float* add, const float* sub, int n) {
     int i = 0;
     for (; i + N <= n; i += N)
@@ -991,7 +1003,8 @@ const RowOps& rowOps() {
                             &fixedRowU8,
                             &boxColumnU32,
                             &boxSlideU32,
-                            &boxRowU32};
+                            &boxRowU32,
+                            &productAdd};
     return ops;
 }
 

@@ -133,6 +133,32 @@ TEST(NanInf, FloatOutputPropagatesIeeeResultsInEveryMode) {
         }
 }
 
+// A float box of 9 rows or more (mode parallel sums its columns from suffix and
+// prefix sums, never subtracting): each window still holds exactly its own
+// NaN and infinities, in every mode and on every kind of border.
+TEST(NanInf, LargeFloatBoxesKeepNonFiniteValuesInTheirWindows) {
+    std::mt19937 rng = testRng();
+    for (int channels : {1, 3, 4})
+        for (BorderMode border : {BorderMode::Replicate, BorderMode::Reflect101, BorderMode::Wrap}) {
+            const Image input = plantedImage(channels, rng);
+            FilterSpec spec;
+            spec.kernels = {Kernel(9, 9, std::vector<float>(81, 1.0f / 81.0f))};
+            spec.border.mode = border;
+            for (const std::string& mode : modes()) {
+                SCOPED_TRACE("mode " + mode + ", " + std::to_string(channels) + " channels, border " + borderModeName(border));
+                const RunResult r = cpuBackend()->run(spec, input.cview(), mode);
+                ASSERT_TRUE(r.ok()) << r.error;
+                for (int y = 0; y < input.height(); ++y)
+                    for (int x = 0; x < input.width(); ++x)
+                        for (int c = 0; c < channels; ++c) {
+                            const Kind want = expectedForPositiveWeights(input.cview(), x, y, c, 4, border);
+                            const Kind got = kindOf(r.output.cview().row<float>(y)[x * channels + c]);
+                            ASSERT_EQ(name(got), std::string(name(want))) << "at (" << x << "," << y << ") channel " << c;
+                        }
+            }
+        }
+}
+
 // A zero weight over an infinity: 0 x Inf = NaN in the reference and the parallel
 // mode. cv::filter2D drops zero weights before it sums, so in mode opencv-exact those
 // samples stay finite (README "Semantics" says so).

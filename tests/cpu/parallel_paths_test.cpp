@@ -478,6 +478,32 @@ TEST(ParallelPathsIntegerU8, BoxesAreCorrectlyRounded) {
         }
 }
 
+// Float boxes of 9 rows and more: column sums from suffix and prefix sums
+// over blocks of K rows (FloatBoxFilter), tiles starting mid-block, kernels
+// taller and wider than the image, every border, channel count and mapping;
+// within the tolerance of the reference.
+TEST(ParallelPathsFloatBoxes, EveryBorderShapeAndMapping) {
+    std::mt19937 rng = test::testRng();
+    const std::vector<std::pair<int, int>> sizes = {{9, 9}, {15, 15}, {31, 31}, {3, 11}, {31, 9}, {13, 17}};
+    // 101x40: several tiles a thread and blocks cut by tile edges; 1x13 and 5x3: smaller than the kernels.
+    const Shape shapes[] = {{1, 13}, {5, 3}, {67, 20}, {101, 40}};
+    for (const RowOps* ops : instructionSets()) {
+        const WithRowOps use(*ops);
+        for (const Shape& shape : shapes)
+            for (int channels : {1, 3, 4}) {
+                const Image input = test::randomImage(shape.width, shape.height, channels, Depth::F32, rng);
+                for (const Border& border : bordersToRun(Depth::F32, rng))
+                    for (const auto& [width, height] : sizes) {
+                        FilterSpec spec = specOf(Kernel(width, height, std::vector<float>(static_cast<std::size_t>(width * height),
+                                                                                          1.0f / static_cast<float>(width * height))));
+                        spec.border = border;
+                        spec.output = mappings()[rng() % mappings().size()];
+                        compareOne(spec, input, false, "float box " + std::to_string(width) + "x" + std::to_string(height));
+                    }
+            }
+    }
+}
+
 // The batch runner caps the threads per job; results must not depend on it.
 TEST(ParallelPathsThreads, SameResultOnOneThreadAndOnAll) {
     std::mt19937 rng = test::testRng();
