@@ -955,7 +955,7 @@ private:
 
 // Float boxes (one weight w, any sign) of 9 and more rows: each output's
 // column sum of products w x comes from two partial sums, with no
-// subtraction (van Herk / Gil-Werman): the tile's rows fall in blocks of K;
+// subtraction (van Herk / Gil-Werman): the output rows fall in blocks of K;
 // at a block's first output the block's suffix sums are made once (row t
 // plus the suffix from t + 1), then each output is the suffix from its first
 // row plus a running prefix of the next block. Three operations a sample
@@ -1014,17 +1014,29 @@ public:
             return sourceY >= 0 ? in_.row<float>(sourceY) : s.constantRow.data();
         };
         const auto suffix = [&](int t) { return s.suffix.data() + static_cast<std::size_t>(t) * rowValues_; };
+        // Block q holds the windows of output rows qK .. qK + K - 1, counted
+        // from row 0 of the image, so every tiling adds in the same order.
+        const auto blockSuffix = [&](int first) {
+            ops_.productAdd(suffix(rows_ - 1), sourceRow(first - radiusY_ + rows_ - 1), weight_, nullptr, rowValues_);
+            for (int t = rows_ - 2; t >= 0; --t)
+                ops_.productAdd(suffix(t), sourceRow(first - radiusY_ + t), weight_, suffix(t + 1), rowValues_);
+        };
+        // The prefix of output row y: rows blockStart + 1 + R .. y + R.
+        const auto extendPrefix = [&](int y) {
+            ops_.productAdd(s.prefix.data(), sourceRow(y + radiusY_), weight_, y % rows_ == 1 ? nullptr : s.prefix.data(),
+                            rowValues_);
+        };
+        const int firstBlock = y0 - y0 % rows_;
+        blockSuffix(firstBlock);
+        for (int y = firstBlock + 1; y < y0; ++y) extendPrefix(y);
         float* inner = s.window.data() + halo_;
         for (int y = y0; y < y1; ++y) {
-            const int o = (y - y0) % rows_;
+            const int o = y % rows_;
             if (o == 0) {
-                ops_.productAdd(suffix(rows_ - 1), sourceRow(y + radiusY_), weight_, nullptr, rowValues_);
-                for (int t = rows_ - 2; t >= 0; --t)
-                    ops_.productAdd(suffix(t), sourceRow(y - radiusY_ + t), weight_, suffix(t + 1), rowValues_);
+                if (y != firstBlock) blockSuffix(y);
                 std::memcpy(inner, suffix(0), static_cast<std::size_t>(rowValues_) * sizeof(float));
             } else {
-                ops_.productAdd(s.prefix.data(), sourceRow(y + radiusY_), weight_, o == 1 ? nullptr : s.prefix.data(),
-                                rowValues_);
+                extendPrefix(y);
                 ops_.add(inner, suffix(o), s.prefix.data(), rowValues_);
             }
             // Border columns: the sums of the columns they copy, or of a constant column.

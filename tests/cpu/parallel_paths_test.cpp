@@ -505,16 +505,22 @@ TEST(ParallelPathsFloatBoxes, EveryBorderShapeAndMapping) {
 }
 
 // The batch runner caps the threads per job; results must not depend on it.
+// Float boxes too: their blocks of K rows are counted from the image's first
+// row, not from a tile's.
 TEST(ParallelPathsThreads, SameResultOnOneThreadAndOnAll) {
     std::mt19937 rng = test::testRng();
-    const Image input = test::randomImage(300, 200, 3, Depth::U8, rng);
-    FilterSpec spec = specOf(gaussianKernel(7, 0));
-    const RunResult all = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
-    cpu::detail::parallelThreadLimit() = 1;
-    const RunResult one = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
-    cpu::detail::parallelThreadLimit() = 0;
-    ASSERT_TRUE(all.ok() && one.ok());
-    EXPECT_TRUE(test::imagesMatch(all.output, one.output, test::exact()));
+    for (Depth depth : {Depth::U8, Depth::F32}) {
+        const Image input = test::randomImage(300, 200, 3, depth, rng);
+        for (const Kernel& k : {gaussianKernel(7, 0), boxKernel(15)}) {
+            FilterSpec spec = specOf(k);
+            const RunResult all = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+            cpu::detail::parallelThreadLimit() = 1;
+            const RunResult one = cpu::makeCpuBackend()->run(spec, input.cview(), "parallel");
+            cpu::detail::parallelThreadLimit() = 0;
+            ASSERT_TRUE(all.ok() && one.ok());
+            EXPECT_TRUE(test::imagesMatch(all.output, one.output, test::exact())) << depthName(depth) << " " << k.width;
+        }
+    }
 }
 
 }  // namespace
