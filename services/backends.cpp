@@ -10,9 +10,7 @@
 #if defined(FS_HAVE_OPENCV)
 #include "fs/cpu/opencv_backend.hpp"
 #endif
-#if defined(FS_HAVE_CUDA)
-#include "fs/gpu/cuda_backend.hpp"
-#endif
+#include "cuda_library.hpp"
 #if defined(FS_HAVE_OPENCL)
 #include "fs/ocl/opencl_backend.hpp"
 #endif
@@ -185,7 +183,7 @@ std::vector<std::unique_ptr<Backend>> makeAllBackends() {
     backends.push_back(cpu::makeCpuBackend());
 #endif
 #if defined(FS_HAVE_CUDA)
-    backends.push_back(gpu::makeCudaBackend());
+    backends.push_back(makeLazyCudaBackend());
 #endif
 #if defined(FS_HAVE_OPENCL)
     backends.push_back(opencl::makeOpenClBackend());

@@ -6,8 +6,9 @@
 #include "fs/cpu/layer.hpp"
 #include "fs/pixel_math.hpp"
 #include "fs/run_control.hpp"
+#include "cuda_library.hpp"
 #if defined(FS_HAVE_CUDA)
-#include "fs/gpu/layer.hpp"
+#include "fs/gpu/module.hpp"
 #endif
 
 namespace fs {
@@ -32,7 +33,10 @@ void addTiming(std::optional<double>& to, const std::optional<double>& part) {
 std::unique_ptr<LayerRunner> makeLayerRunner(const std::string& backendId) {
     if (backendId == "cpu") return cpu::makeCpuLayerRunner(true);
 #if defined(FS_HAVE_CUDA)
-    if (backendId == "cuda") return gpu::makeCudaLayerRunner();
+    if (backendId == "cuda") {
+        gpu::Module* cuda = cudaModule();  // chosen backends are available: the engine is loaded
+        return cuda ? cuda->makeLayerRunner() : nullptr;
+    }
 #endif
     return nullptr;
 }

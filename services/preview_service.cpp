@@ -5,14 +5,14 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
 
-#ifdef FS_HAVE_CUDA_INTEROP
-#include "fs/gpu/engine.hpp"
-#include "fs/gpu/gl_interop.hpp"
+#include "cuda_library.hpp"
+#ifdef FS_HAVE_CUDA
+#include "fs/gpu/module.hpp"
 #endif
 
 namespace fs::services {
 
-#ifdef FS_HAVE_CUDA_INTEROP
+#ifdef FS_HAVE_CUDA
 namespace {
 struct UploadedImage {
     gpu::DeviceImageHandle handle;
@@ -29,15 +29,18 @@ std::optional<PreviewService::Frame> frameAfterFill(PreviewService::Frame frame,
         return std::nullopt;
     }
     frame.fillMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    frame.timing.backend = gpu::GlPixelBufferInterop::backendId();
+    frame.timing.backend = cudaModule()->interopBackendId();
     frame.timing.mode = mode;
     frame.timing.launch = launchLabel;
     return frame;
 }
 }  // namespace
 
+// Made only once the engine is loaded and has interop (unavailableReason() is empty).
 struct PreviewService::State {
-    gpu::GlPixelBufferInterop buffer;
+    gpu::Module& cuda = *cudaModule();
+    std::unique_ptr<gpu::PixelBufferFill> fill = cuda.makePixelBufferFill();
+    gpu::PixelBufferFill& buffer = *fill;
     std::shared_ptr<const Image> pinned;  // kept alive while page-locked
     // The shown input kept on the device: each frame runs only the kernel.
     std::shared_ptr<const Image> resident;
@@ -45,7 +48,7 @@ struct PreviewService::State {
     QList<QFutureWatcher<UploadedImage>*> uploads;  // in flight, newest last
 
     void releaseResident() {
-        if (handle) gpu::Engine::instance().release(handle);
+        if (handle) cuda.release(handle);
         handle = {};
         resident.reset();
     }
@@ -54,7 +57,7 @@ struct PreviewService::State {
         for (QFutureWatcher<UploadedImage>* job : uploads) {
             job->disconnect();
             job->waitForFinished();
-            if (const UploadedImage up = job->result(); up.handle) gpu::Engine::instance().release(up.handle);
+            if (const UploadedImage up = job->result(); up.handle) cuda.release(up.handle);
             delete job;
         }
         releaseResident();
@@ -69,23 +72,27 @@ PreviewService::PreviewService(QObject* parent) : QObject(parent) {}
 PreviewService::~PreviewService() = default;
 
 QString PreviewService::backendId() {
-#ifdef FS_HAVE_CUDA_INTEROP
-    return QString::fromStdString(gpu::GlPixelBufferInterop::backendId());
+#ifdef FS_HAVE_CUDA
+    gpu::Module* cuda = cudaModule();
+    return cuda ? QString::fromStdString(cuda->interopBackendId()) : QString();
 #else
     return {};
 #endif
 }
 
 QString PreviewService::unavailableReason() {
-#ifdef FS_HAVE_CUDA_INTEROP
-    return QString::fromStdString(gpu::GlPixelBufferInterop::unavailableReason());
+#ifdef FS_HAVE_CUDA
+    std::string why;
+    gpu::Module* cuda = cudaModule(&why);
+    if (cuda && (why = cuda->interopUnavailableReason()).empty()) why = cuda->unavailableReason();
+    return QString::fromStdString(why);
 #else
     return tr("this build has no CUDA-GL interop");
 #endif
 }
 
 bool PreviewService::inputOnDevice() const {
-#ifdef FS_HAVE_CUDA_INTEROP
+#ifdef FS_HAVE_CUDA
     return state_ && state_->handle && input_ && state_->resident == input_;
 #else
     return false;
@@ -94,7 +101,7 @@ bool PreviewService::inputOnDevice() const {
 
 void PreviewService::setInput(std::shared_ptr<const Image> image) {
     input_ = std::move(image);
-#ifdef FS_HAVE_CUDA_INTEROP
+#ifdef FS_HAVE_CUDA
     if (state_) state_->releaseResident();  // a new image releases the old one
     if (!input_ || !unavailableReason().isEmpty()) return;
     if (!state_) state_ = std::make_unique<State>();
@@ -115,7 +122,7 @@ void PreviewService::setInput(std::shared_ptr<const Image> image) {
             return;
         }
         if (!wanted) {  // another image was opened meanwhile
-            gpu::Engine::instance().release(up.handle);
+            state_->cuda.release(up.handle);
             return;
         }
         state_->handle = up.handle;
@@ -128,10 +135,10 @@ void PreviewService::setInput(std::shared_ptr<const Image> image) {
         emit inputResident();
     });
     // Off the GUI thread: an 8K upload takes longer than a frame.
-    job->setFuture(QtConcurrent::run([wantedImage] {
+    job->setFuture(QtConcurrent::run([wantedImage, cuda = &state_->cuda] {
         UploadedImage up;
         TimingRecord timing;
-        up.handle = gpu::Engine::instance().upload(wantedImage->cview(), up.error, &timing);
+        up.handle = cuda->upload(wantedImage->cview(), up.error, &timing);
         up.ms = timing.uploadMs.value_or(0.0);
         return up;
     }));
@@ -141,7 +148,7 @@ void PreviewService::setInput(std::shared_ptr<const Image> image) {
 std::optional<PreviewService::Frame> PreviewService::run(const FilterSpec& spec, const std::string& mode,
                                                          const LaunchConfig& launch, const BufferFill& fill,
                                                          QString* failure) {
-#ifdef FS_HAVE_CUDA_INTEROP
+#ifdef FS_HAVE_CUDA
     if (!input_ || !unavailableReason().isEmpty()) return std::nullopt;
     if (!state_) state_ = std::make_unique<State>();
     State& s = *state_;
@@ -175,7 +182,7 @@ std::optional<PreviewService::Frame> PreviewService::run(const FilterSpec& spec,
         timing = TimingRecord{};
         if (!fromHost().empty()) return QString::fromStdString(onDevice);
         s.releaseResident();
-        gpu::Engine::instance().trimCaches();
+        s.cuda.trimCaches();
         frame.releasedForMemory = true;
         return QString();
     });
@@ -190,7 +197,7 @@ std::optional<PreviewService::Frame> PreviewService::run(const FilterSpec& spec,
 std::optional<PreviewService::Frame> PreviewService::runFrame(const Image& image, const FilterSpec& spec,
                                                               const std::string& mode, const BufferFill& fill,
                                                               QString* failure) {
-#ifdef FS_HAVE_CUDA_INTEROP
+#ifdef FS_HAVE_CUDA
     if (image.empty() || !unavailableReason().isEmpty()) return std::nullopt;
     if (!state_) state_ = std::make_unique<State>();
     State& s = *state_;

@@ -2,10 +2,9 @@
 
 #include <climits>
 
+#include "cuda_library.hpp"
 #if defined(FS_HAVE_CUDA)
-#include "fs/gpu/cuda_options.hpp"
-#include "fs/gpu/engine.hpp"
-#include "fs/gpu/pinned_host.hpp"
+#include "fs/gpu/module.hpp"
 #endif
 
 namespace fs {
@@ -21,12 +20,16 @@ const char* transfersName(Transfers t) {
 }
 
 std::string applyTransferKnobs(const TransferKnobs& knobs) {
+    // An engine not yet loaded starts with the defaults: CPU work never loads it for them.
+    if (knobs.isDefault() && !cudaModuleLoaded()) return {};
 #if defined(FS_HAVE_CUDA)
-    gpu::setDeviceMemoryBudget(knobs.deviceBudgetBytes);
-    gpu::setPipelineRows(knobs.transfers == Transfers::Serial ? INT_MAX : 0);  // one piece: nothing to overlap
+    std::string why;
+    gpu::Module* cuda = cudaModule(&why);
+    if (!cuda) return "pinned memory, serial transfers and a device-memory budget are CUDA knobs; " + why;
+    cuda->setDeviceMemoryBudget(knobs.deviceBudgetBytes);
+    cuda->setPipelineRows(knobs.transfers == Transfers::Serial ? INT_MAX : 0);  // one piece: nothing to overlap
     return {};
 #else
-    if (knobs.isDefault()) return {};
     return "pinned memory, serial transfers and a device-memory budget are CUDA knobs; this FilterStudio was built "
            "without CUDA";
 #endif
@@ -37,12 +40,15 @@ HostInput hostInputFor(ConstImageView image, HostMemory host) {
     in.view = image;
     if (host == HostMemory::Pageable) return in;
 #if defined(FS_HAVE_CUDA)
+    std::string why;
+    gpu::Module* cuda = cudaModule(&why);
     // Said before the allocation, which would fail in the runtime's own words.
-    if (const std::string why = gpu::Engine::instance().unavailableReason(); !why.empty()) {
+    if (cuda) why = cuda->unavailableReason();
+    if (!why.empty()) {
         in.error = "pinned host memory needs a CUDA device; no usable CUDA device here: " + why;
         return in;
     }
-    gpu::PinnedImage pinned = gpu::pinnedCopyOf(image);
+    gpu::PinnedImage pinned = cuda->pinnedCopyOf(image);
     if (!pinned.ok()) {
         in.error = pinned.error;
         return in;
@@ -58,7 +64,9 @@ HostInput hostInputFor(ConstImageView image, HostMemory host) {
 ResidentImage::ResidentImage(ConstImageView image) : image_(image) {
 #if defined(FS_HAVE_CUDA)
     TimingRecord upload;
-    const gpu::DeviceImageHandle handle = gpu::Engine::instance().upload(image, error_, &upload);
+    gpu::Module* cuda = cudaModule(&error_);
+    if (!cuda) return;
+    const gpu::DeviceImageHandle handle = cuda->upload(image, error_, &upload);
     handle_ = handle.id;
     uploadMs_ = upload.uploadMs.value_or(0.0);
     if (!handle && error_.empty()) error_ = "the image could not be kept on the device";
@@ -69,7 +77,7 @@ ResidentImage::ResidentImage(ConstImageView image) : image_(image) {
 
 ResidentImage::~ResidentImage() {
 #if defined(FS_HAVE_CUDA)
-    if (handle_) gpu::Engine::instance().release(gpu::DeviceImageHandle{handle_});
+    if (handle_) cudaModule()->release(gpu::DeviceImageHandle{handle_});
 #endif
 }
 
@@ -85,8 +93,8 @@ RunResult ResidentImage::run(const FilterSpec& spec, const std::string& mode, co
     FilterSpec whole = spec;
     whole.outputSize = OutputSize::Same;
     r.output = Image(image_.width, image_.height, image_.channels, whole.outputDepth(image_.depth));
-    r.error = gpu::Engine::instance().run(whole, gpu::DeviceImageHandle{handle_}, mode,
-                                          gpu::RunTarget::hostImage(r.output.view()), r.timing, launch);
+    r.error = cudaModule()->run(whole, gpu::DeviceImageHandle{handle_}, mode,
+                                gpu::RunTarget::hostImage(r.output.view()), r.timing, launch);
     if (!r.ok()) r.output = Image();
 #endif
     return r;

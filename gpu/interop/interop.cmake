@@ -1,16 +1,17 @@
-# CUDA-GL interop (owned by the GUI side): fs_cuda_interop filters into an
-# OpenGL pixel buffer through fs::gpu::runToDevice. Included from gpu/CMakeLists.txt.
+# CUDA-GL interop (the studio's live preview): compiled into fs_cuda, so the
+# studio reaches it through the library it opens on first use (fs/gpu/module.hpp).
+# fs_cuda_interop names it for the tests and the frame benchmark, which link
+# fs_cuda directly. Included from gpu/CMakeLists.txt.
 # cuda_gl_interop.h includes <GL/gl.h>, so the GL headers must exist (libgl-dev);
 # no GL library is linked: the CUDA runtime reaches the driver's GL itself.
 include(CheckIncludeFileCXX)
 check_include_file_cxx(GL/gl.h FS_HAVE_GL_HEADERS)
 if(FS_HAVE_GL_HEADERS)
-  add_library(fs_cuda_interop STATIC ${CMAKE_CURRENT_LIST_DIR}/src/gl_interop.cu)
-  # gpu/include: the plain C++ engine header its API names (device-resident images).
-  target_include_directories(fs_cuda_interop PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include ${CMAKE_CURRENT_LIST_DIR}/../include
-                                             PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../src)
-  target_link_libraries(fs_cuda_interop PUBLIC fs_core PRIVATE fs_cuda CUDA::cudart fs_warnings)
-  set_target_properties(fs_cuda_interop PROPERTIES CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
+  target_sources(fs_cuda PRIVATE ${CMAKE_CURRENT_LIST_DIR}/src/gl_interop.cu)
+  target_include_directories(fs_cuda PUBLIC ${CMAKE_CURRENT_LIST_DIR}/include)
+  target_compile_definitions(fs_cuda PRIVATE FS_CUDA_HAS_GL_INTEROP=1)
+  add_library(fs_cuda_interop INTERFACE)
+  target_link_libraries(fs_cuda_interop INTERFACE fs_cuda)
 else()
   message(STATUS "FilterStudio: GL/gl.h not found (install libgl-dev), building without CUDA-GL interop")
 endif()

@@ -13,8 +13,9 @@
 #include "batch_runners.hpp"
 #include "bench_presets.hpp"
 #include "errors.hpp"
+#include "cuda_library.hpp"
 #if defined(FS_HAVE_CUDA)
-#include "fs/gpu/engine.hpp"
+#include "fs/gpu/module.hpp"
 #endif
 #include "fs/io/image_io.hpp"
 #include "fs/kernel_file.hpp"
@@ -172,9 +173,9 @@ pyb::tuple filterDevice(const pyb::dict& source, const pyb::object& allocate, co
     gpu::DeviceInput input{view.data, view.stride, view.width, view.height, view.channels, view.depth,
                            source["stream"].cast<std::uintptr_t>()};
     const gpu::DeviceOutput output{reinterpret_cast<void*>(made[1].cast<std::uintptr_t>()), made[2].cast<std::size_t>()};
-    {
+    if (gpu::Module* cuda = cudaModule(&error)) {
         pyb::gil_scoped_release release;
-        error = gpu::Engine::instance().run(spec, input, mode, gpu::RunTarget::deviceMemory(output), timing);
+        error = cuda->run(spec, input, mode, gpu::RunTarget::deviceMemory(output), timing, {});
     }
 #else
     error = "this build has no CUDA engine";

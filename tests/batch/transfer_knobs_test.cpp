@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "backends.hpp"
+#include "cuda_library.hpp"
 #include "test_support.hpp"
 #include "transfer_knobs.hpp"
 
@@ -93,6 +94,31 @@ TEST(TransferKnobs, WithoutCudaTheyAreRefusedWithTheReason) {
     const HostInput pageable = hostInputFor(input.cview(), HostMemory::Pageable);
     ASSERT_TRUE(pageable.ok());
     EXPECT_EQ(pageable.view.data, input.cview().data);
+}
+
+// Listing the backends, CPU runs and the default knobs leave the CUDA engine
+// unopened; the first question to the cuda backend opens it. 0 when so.
+int cudaOpensOnlyWhenAskedFor() {
+    std::vector<std::unique_ptr<Backend>> backends = makeAllBackends();
+    std::mt19937 rng = test::testRng();
+    const Image input = test::randomImage(33, 17, 3, Depth::U8, rng);
+    Backend* cpu = findBackend(backends, "cpu");
+    if (!cpu->run(test::presetSpec("gaussian:5:0"), input.cview(), cpu->defaultMode()).ok()) return 1;
+    if (!applyTransferKnobs(TransferKnobs{}).empty() || cudaModuleLoaded()) return 2;
+    Backend* cuda = findBackend(backends, "cuda");
+#if defined(FS_HAVE_CUDA)
+    if (!cuda || cudaModuleLoaded()) return 3;
+    (void)cuda->unavailableReason();
+    return cudaModuleLoaded() ? 0 : 4;
+#else
+    return !cuda && !cudaModuleLoaded() ? 0 : 5;
+#endif
+}
+
+// In a child process, so nothing before this test has opened the engine.
+TEST(CudaLibrary, OpensOnlyWhenCudaIsAskedFor) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(std::exit(cudaOpensOnlyWhenAskedFor()), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "fs/filter_spec.hpp"
 #include "fs/gpu/engine.hpp"
+#include "fs/gpu/module.hpp"
 #include "fs/image.hpp"
 #include "fs/timing.hpp"
 
@@ -23,10 +24,10 @@ namespace fs::gpu {
 //
 // Every call needs the GL context that owns the buffer current on the
 // calling thread. Registrations are cached per buffer and size.
-class GlPixelBufferInterop {
+class GlPixelBufferInterop final : public PixelBufferFill {
 public:
     GlPixelBufferInterop();
-    ~GlPixelBufferInterop();  // unregisters (the GL context must still exist)
+    ~GlPixelBufferInterop() override;  // unregisters (the GL context must still exist)
     GlPixelBufferInterop(const GlPixelBufferInterop&) = delete;
     GlPixelBufferInterop& operator=(const GlPixelBufferInterop&) = delete;
 
@@ -40,12 +41,12 @@ public:
     // falls back to the host path. `timing` gets upload/kernel from the run,
     // mapMs (register + map + unmap) and totalMs.
     std::string runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
-                                   ConstImageView input, const std::string& mode, TimingRecord* timing);
+                                   ConstImageView input, const std::string& mode, TimingRecord* timing) override;
     // The same from an image kept on the device (fs::gpu::Engine::upload):
     // nothing crosses PCIe per frame.
     std::string runIntoPixelBuffer(unsigned glBuffer, std::size_t bufferBytes, const FilterSpec& spec,
                                    DeviceImageHandle image, const std::string& mode, TimingRecord* timing,
-                                   const LaunchConfig& launch = {});
+                                   const LaunchConfig& launch = {}) override;
 
     // Makes every later registration fail as a driver's refusal would, or
     // stops doing so: shows (and tests) the callers' fallback on a GPU where
@@ -53,25 +54,24 @@ public:
     static void refuseRegistrations(bool refuse);
 
     // Drops the cached registration (call before deleting the GL buffer).
-    void forget(unsigned glBuffer);
+    void forget(unsigned glBuffer) override;
 
     // From now on each run also copies the filled buffer into `glTexture`
     // (GL_TEXTURE_2D, RGBA8 storage of the image's size) on the CUDA side,
     // device to device, so the caller skips glTexSubImage2D: GL's own unpack
-    // of an 8K frame from a pixel buffer takes about 2.7 ms on an H100. The
-    // copy's time goes into TimingRecord::displayMs. 0 stops it; call with 0
+    // from a pixel buffer is far slower (docs/performance.md). The copy's time goes into TimingRecord::displayMs. 0 stops it; call with 0
     // before deleting the texture or changing its size. The texels then hold
     // the buffer's bytes as they are (blue in the red texel, red in the blue):
     // sample them through a red/blue swizzle, as the studio's view does.
-    void copyIntoTexture(unsigned glTexture);
+    void copyIntoTexture(unsigned glTexture) override;
 
     // Page-locks the input's pixels so later runs upload them straight from
     // there instead of staging each frame through a pinned copy. The caller
     // keeps the memory alive until unpinInput() (or destruction). Empty on
     // success, else why not (runs still work, only slower).
-    std::string pinInput(ConstImageView input);
-    void unpinInput();
-    const void* pinnedInput() const;
+    std::string pinInput(ConstImageView input) override;
+    void unpinInput() override;
+    const void* pinnedInput() const override;
 
 private:
     using DeviceRun = std::function<std::string(DeviceOutput, TimingRecord&)>;

@@ -1,0 +1,123 @@
+#include "cuda_library.hpp"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "fs/batch.hpp"
+#include "fs/pipeline.hpp"
+#if defined(FS_HAVE_CUDA)
+#include "fs/gpu/module.hpp"
+#endif
+
+namespace fs {
+namespace {
+
+struct Loaded {
+    gpu::Module* module = nullptr;
+    std::string why;
+};
+
+std::atomic<bool> loaded{false};
+
+const Loaded& load() {
+    static const Loaded result = [] {
+        Loaded r;
+#if defined(FS_HAVE_CUDA)
+        // Found through the program's RUNPATH, as its linked libraries are. Never closed.
+        void* library = dlopen(FS_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        if (!library) {
+            const char* error = dlerror();
+            r.why = std::string("the CUDA engine could not be loaded: ") + (error ? error : FS_CUDA_LIBRARY);
+            return r;
+        }
+        using Entry = gpu::Module* (*)();
+        const auto entry = reinterpret_cast<Entry>(dlsym(library, FS_CUDA_MODULE_SYMBOL));
+        if (!entry) {
+            r.why = std::string("the CUDA engine ") + FS_CUDA_LIBRARY + " is from another build (no " +
+                    FS_CUDA_MODULE_SYMBOL + ")";
+            return r;
+        }
+        r.module = entry();
+        loaded.store(true);
+#else
+        r.why = "this FilterStudio was built without CUDA";
+#endif
+        return r;
+    }();
+    return result;
+}
+
+class LazyCudaBackend final : public Backend {
+public:
+    std::string id() const override { return "cuda"; }
+    std::string displayName() const override { return real() ? real()->displayName() : "CUDA"; }
+    std::vector<ModeInfo> modes() const override { return real() ? real()->modes() : std::vector<ModeInfo>{}; }
+    std::string unavailableReason() const override {
+        return real() ? real()->unavailableReason() : load().why;
+    }
+    std::vector<std::string> deviceDescriptions() const override {
+        return real() ? real()->deviceDescriptions() : std::vector<std::string>{};
+    }
+    RunResult run(const FilterSpec& spec, ConstImageView input, const std::string& mode) override {
+        if (real()) return real()->run(spec, input, mode);
+        RunResult r;
+        r.timing.backend = id();
+        r.timing.mode = mode;
+        r.error = load().why;
+        return r;
+    }
+    bool hasLaunchConfig() const override { return real() && real()->hasLaunchConfig(); }
+    RunResult runWithLaunch(const FilterSpec& spec, ConstImageView input, const std::string& mode,
+                            const LaunchConfig& launch) override {
+        return real() ? real()->runWithLaunch(spec, input, mode, launch) : Backend::runWithLaunch(spec, input, mode, launch);
+    }
+    LaunchReport describeLaunch(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                                const std::string& mode, const LaunchConfig& launch) const override {
+        return real() ? real()->describeLaunch(spec, width, height, depth, channels, mode, launch)
+                      : Backend::describeLaunch(spec, width, height, depth, channels, mode, launch);
+    }
+    Explanation explain(const FilterSpec& spec, int width, int height, Depth depth, int channels,
+                        const std::string& mode) const override {
+        return real() ? real()->explain(spec, width, height, depth, channels, mode)
+                      : Backend::explain(spec, width, height, depth, channels, mode);
+    }
+    std::string dispatchRules() const override { return real() ? real()->dispatchRules() : std::string(); }
+    TuneResult tune(const FilterSpec& spec, ConstImageView input, const std::string& mode, const TuneOptions& options,
+                    const TuneProgress& progress) override {
+        return real() ? real()->tune(spec, input, mode, options, progress)
+                      : Backend::tune(spec, input, mode, options, progress);
+    }
+    std::string resetTuning() override { return real() ? real()->resetTuning() : Backend::resetTuning(); }
+    std::unique_ptr<BatchRunner> makeBatchRunner() override {
+        return real() ? real()->makeBatchRunner() : Backend::makeBatchRunner();
+    }
+    std::unique_ptr<PipelineRunner> makePipelineRunner(const std::string& mode) override {
+        return real() ? real()->makePipelineRunner(mode) : Backend::makePipelineRunner(mode);
+    }
+
+private:
+    Backend* real() const {
+        std::call_once(made_, [this] {
+            if (gpu::Module* module = cudaModule()) real_ = module->makeBackend();
+        });
+        return real_.get();
+    }
+    mutable std::once_flag made_;
+    mutable std::unique_ptr<Backend> real_;
+};
+
+}  // namespace
+
+gpu::Module* cudaModule(std::string* why) {
+    const Loaded& l = load();
+    if (why) *why = l.why;
+    return l.module;
+}
+
+bool cudaModuleLoaded() { return loaded.load(); }
+
+std::unique_ptr<Backend> makeLazyCudaBackend() { return std::make_unique<LazyCudaBackend>(); }
+
+}  // namespace fs
