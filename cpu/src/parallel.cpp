@@ -677,7 +677,7 @@ struct IntegerPlan {
     bool wide = false;
     std::vector<std::int32_t> weightPairs;
     bool box = false;
-    bool wideBox = false;        // box: sums past 16 bits, BoxSumFilter's 32-bit sums
+    bool wideBox = false;        // box: BoxSumFilter's 32-bit sums (see planInteger)
     bool runningColumn = false;  // box: the column sum slides from row to row
     float scale = 1.0f;          // box: the weight
     // Fixed point: column weights in columnPairs, row weights in weightPairs
@@ -698,8 +698,8 @@ std::vector<std::int32_t> termWeightPairs(const std::vector<std::int16_t>& w, in
 }
 
 // One positive weight: a box. Its u8 sums stay in 16 bits up to 257 taps
-// (integerBox); past that, BoxSumFilter sums in 32 bits, below 2^24 so that
-// float(S) is exact.
+// (integerBox); past that, and for 15 columns or more, BoxSumFilter sums in
+// 32 bits, below 2^24 so that float(S) is exact.
 bool uniformPositive(const Kernel& k) {
     const float w = k.weights[0];
     return w > 0.0f && std::isfinite(w) && std::all_of(k.weights.begin(), k.weights.end(), [&](float v) { return v == w; });
@@ -747,7 +747,9 @@ std::optional<IntegerPlan> planInteger(const FilterSpec& spec, ConstImageView in
         if (!integerBox(k) && !wideIntegerBox(k)) return std::nullopt;
         const float w = k.weights[0];
         plan.box = true;
-        plan.wideBox = !integerBox(k);
+        // From 15 columns the 32-bit sums' O(1) row pass beats the 16-bit
+        // one's k adds a sample (512x512: 1.5x; 8K gray: 0.9x, RGBA: 1.06x).
+        plan.wideBox = !integerBox(k) || k.width >= 15;
         plan.runningColumn = k.height >= 5;
         plan.scale = w;
         plan.column.assign(static_cast<std::size_t>(k.height), 1);
