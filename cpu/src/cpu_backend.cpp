@@ -96,7 +96,8 @@ std::vector<CpuMode> builtinModes() {
         {{"parallel",
           "Row tiles on a persistent pool of one thread per core, with explicit SIMD (AVX-512, AVX2+FMA or SSE2, "
           "picked at run time). Rank-1 kernels run as a column pass then a row pass with fused multiply-adds "
-          "(box kernels on integer images as running sums); when the weights are n / 2^k and every sum of the "
+          "(box kernels on integer images as running sums, on float images from suffix and prefix sums of "
+          "blocks of rows); when the weights are n / 2^k and every sum of the "
           "integer samples is exact in float (binomial Gaussians 3-7, Sobel, on u8) the result is the "
           "reference's bit for bit, otherwise it differs by float rounding only (at most 1 level on u8 and "
           "u16). Other rank-1 kernels on u8 to u8 (Gaussians of any sigma) use fixed-point weights with "
