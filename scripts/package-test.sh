@@ -31,6 +31,19 @@ trap remove_packages EXIT
 out=$(mktemp -d)
 /usr/bin/filterstudio-cli apply -i /usr/share/filterstudio/samples/fruits.jpg -o "$out/fruits-sobel.png" -k sobel-mag
 test -s "$out/fruits-sobel.png"
+# The CUDA engine and video support are opened with dlopen from the private library folder:
+# found, the engine lists cuda (with or without a device), and a file that is no video is refused as such.
+/usr/bin/filterstudio-cli modes | grep -E '^cuda ' | tee "$out/cuda.txt"
+! grep -q "could not be loaded" "$out/cuda.txt"
+if [ -e /usr/lib/filterstudio/libfs_videoio.so ]; then
+  echo "not a video" >"$out/notes.mkv"
+  set +e
+  /usr/bin/filterstudio-cli video -i "$out/notes.mkv" -k box:3 -o "$out/out.mkv" 2>"$out/video.txt"
+  status=$?
+  set -e
+  cat "$out/video.txt"
+  [ "$status" -eq 3 ] && grep -q "no video stream" "$out/video.txt"
+fi
 /usr/bin/filterstudio --version
 # The GUI must still be running when timeout stops it (exit 124); anything else is a crash or an early exit.
 set +e

@@ -7,9 +7,8 @@
 #include <utility>
 
 #ifdef FS_HAVE_VIDEOIO
-#include <opencv2/videoio.hpp>
-
 #include "fs/io/cv_image.hpp"
+#include "fs/io/video_files.hpp"
 #endif
 
 namespace fs::services {
@@ -27,15 +26,16 @@ namespace {
 // refused at once; read() hands it out first.
 class CvReader : public FrameReader {
 public:
-    CvReader(QString source, int api, bool live) : source_(std::move(source)), api_(api), live_(live) {}
+    CvReader(io::VideoCodecs& codecs, QString source, io::VideoApi api, bool live)
+        : codecs_(codecs), source_(std::move(source)), api_(api), live_(live) {}
 
     bool open(QString& why) {
-        if (!capture_.open(source_.toStdString(), api_)) {
+        if (!(capture_ = codecs_.open(source_.toStdString(), api_))) {
             why = live_ ? tr("the camera cannot be opened (busy, or no capture device)")
                         : tr("no video stream (not a video file, or one this OpenCV cannot decode)");
             return false;
         }
-        if (!capture_.read(first_) || first_.empty()) {
+        if (!capture_->read(first_) || first_.empty()) {
             why = live_ ? tr("the camera gives no frame") : tr("holds no decodable video frame");
             return false;
         }
@@ -43,8 +43,8 @@ public:
             why = tr("frames are not 8-bit");
             return false;
         }
-        fps_ = capture_.get(cv::CAP_PROP_FPS);
-        declared_ = live_ ? 0 : static_cast<long long>(capture_.get(cv::CAP_PROP_FRAME_COUNT));
+        fps_ = capture_->fps();
+        declared_ = live_ ? 0 : static_cast<long long>(capture_->declaredFrames());
         return true;
     }
 
@@ -53,7 +53,7 @@ public:
         if (!first_.empty()) {
             decoded = first_;
             first_.release();
-        } else if (!capture_.read(decoded) || decoded.empty()) {
+        } else if (!capture_->read(decoded) || decoded.empty()) {
             // A file simply ends; a camera that stops answering has gone away.
             if (live_) why = tr("the camera stopped giving frames (unplugged?)").toStdString();
             return false;
@@ -74,22 +74,30 @@ public:
     bool rewind() override {
         if (live_) return false;
         first_.release();
-        return capture_.open(source_.toStdString(), api_);  // seeking is unreliable in some containers
+        capture_ = codecs_.open(source_.toStdString(), api_);  // seeking is unreliable in some containers
+        return capture_ != nullptr;
     }
     bool live() const override { return live_; }
 
 private:
+    io::VideoCodecs& codecs_;
     QString source_;
-    int api_;
+    io::VideoApi api_;
     bool live_;
-    cv::VideoCapture capture_;
+    std::unique_ptr<io::VideoReader> capture_;
     cv::Mat first_;
     double fps_ = 0.0;
     long long declared_ = 0;
 };
 
-std::unique_ptr<FrameReader> openWith(const QString& source, int api, bool live, QString& why) {
-    auto reader = std::make_unique<CvReader>(source, api, live);
+std::unique_ptr<FrameReader> openWith(const QString& source, io::VideoApi api, bool live, QString& why) {
+    std::string unloaded;
+    io::VideoCodecs* codecs = io::videoCodecs(&unloaded);
+    if (!codecs) {
+        why = QString::fromStdString(unloaded);
+        return nullptr;
+    }
+    auto reader = std::make_unique<CvReader>(*codecs, source, api, live);
     if (!reader->open(why)) return nullptr;
     return reader;
 }
@@ -103,16 +111,18 @@ std::unique_ptr<FrameReader> openVideoFile(const QString& path, QString& why) {
         why = tr("no such file");
         return nullptr;
     }
-    return openWith(path, cv::CAP_FFMPEG, false, why);
+    return openWith(path, io::VideoApi::Ffmpeg, false, why);
 }
 
 std::vector<CameraInfo> listCameras() {
     std::vector<CameraInfo> cameras;
+    io::VideoCodecs* codecs = io::videoCodecs();
+    if (!codecs) return cameras;
     const QDir dev(QStringLiteral("/dev"));
     for (const QString& node : dev.entryList({QStringLiteral("video*")}, QDir::System, QDir::Name)) {
         const QString device = dev.filePath(node);
         // Many cameras add a metadata node beside the capture one: only nodes that open for capture count.
-        if (!cv::VideoCapture(device.toStdString(), cv::CAP_V4L2).isOpened()) continue;
+        if (!codecs->open(device.toStdString(), io::VideoApi::V4l2)) continue;
         QFile nameFile(QStringLiteral("/sys/class/video4linux/%1/name").arg(node));
         const QString name = nameFile.open(QIODevice::ReadOnly) ? QString::fromUtf8(nameFile.readAll()).trimmed() : QString();
         cameras.push_back({device, name});
@@ -121,7 +131,7 @@ std::vector<CameraInfo> listCameras() {
 }
 
 std::unique_ptr<FrameReader> openCamera(const QString& device, QString& why) {
-    return openWith(device, cv::CAP_V4L2, true, why);
+    return openWith(device, io::VideoApi::V4l2, true, why);
 }
 #else
 QString videoUnsupportedReason() { return tr("this build's OpenCV has no videoio (video files and cameras)"); }

@@ -1,6 +1,7 @@
 // filterstudio-cli's start-up: the CUDA engine (libfs_cuda.so) is opened only
-// when a command asks for CUDA, so CPU work never maps it and runs under an
-// address-space limit that the engine would not fit in.
+// when a command asks for CUDA, and video support (libfs_videoio.so, with
+// FFmpeg behind it) only when a video is, so CPU work on images maps neither
+// and runs under an address-space limit that they would not fit in.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -21,11 +22,12 @@ protected:
         return test::runCli(FS_CLI_PATH, args, dir_, prefix);
     }
     // The dynamic loader names every object it opens on standard error.
-    bool opensCudaEngine(const std::string& args) {
+    bool opens(const std::string& args, const std::string& library, int exitCode = 0) {
         const CliRun r = run(args, "LD_DEBUG=files");
-        EXPECT_EQ(r.exitCode, 0) << args << "\n" << r.err.substr(r.err.size() > 2000 ? r.err.size() - 2000 : 0);
-        return r.err.find("libfs_cuda") != std::string::npos;
+        EXPECT_EQ(r.exitCode, exitCode) << args << "\n" << r.err.substr(r.err.size() > 2000 ? r.err.size() - 2000 : 0);
+        return r.err.find(library) != std::string::npos;
     }
+    bool opensCudaEngine(const std::string& args) { return opens(args, "libfs_cuda"); }
     // The tightest address-space limit (MiB, in 16 MiB steps) under which `kernels` starts; -1 if none.
     int startUpFloorMiB() {
         for (int mib = 96; mib <= 4096; mib += 16)
@@ -44,6 +46,20 @@ TEST_F(CliStartup, CpuCommandsNeverOpenTheCudaEngine) {
     EXPECT_FALSE(opensCudaEngine(cpuApply()));
     EXPECT_FALSE(opensCudaEngine("bench -i random:257x129:1:f32 -k box:3 --backend cpu --repeats 1 --warmup 0"));
 }
+
+TEST_F(CliStartup, ImageCommandsNeverOpenVideoSupport) {
+    EXPECT_FALSE(opens("kernels", "libfs_videoio"));
+    EXPECT_FALSE(opens(cpuApply(), "libfs_videoio"));
+    EXPECT_FALSE(opens("modes", "libfs_videoio"));
+}
+
+#if defined(FS_CLI_TEST_VIDEO_BUILT)
+TEST_F(CliStartup, TheVideoCommandOpensVideoSupport) {
+    const std::string notAVideo = dir_.write("notes.mkv", "not a video");
+    EXPECT_TRUE(opens("video -i " + shellQuoted(notAVideo) + " -k box:3 -o " + shellQuoted(dir_.file("out.mkv")),
+                      "libfs_videoio", 3));
+}
+#endif
 
 TEST_F(CliStartup, ListingTheModesOpensItWhereCudaIsBuilt) {
 #if defined(FS_CLI_TEST_CUDA_BUILT)

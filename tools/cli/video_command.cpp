@@ -3,7 +3,6 @@
 // written to a private temporary file beside OUT and renamed over it only
 // when every frame went through, as apply does with images.
 #include <opencv2/core.hpp>
-#include <opencv2/videoio.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -18,6 +17,7 @@
 #include "cli_common.hpp"
 #include "fs/file_access.hpp"
 #include "fs/io/cv_image.hpp"
+#include "fs/io/video_files.hpp"
 
 namespace fs::cli {
 namespace {
@@ -57,9 +57,9 @@ VideoOptions parseVideo(const std::vector<std::string>& args) {
 // The codec each container is written with: FFV1 in .mkv keeps every pixel
 // (lossless, for checking results), MJPEG in .avi and MPEG-4 in .mp4 play anywhere.
 int fourccFor(const std::string& extension) {
-    if (extension == ".mkv") return cv::VideoWriter::fourcc('F', 'F', 'V', '1');
-    if (extension == ".avi") return cv::VideoWriter::fourcc('M', 'J', 'P', 'G');
-    if (extension == ".mp4") return cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+    if (extension == ".mkv") return io::fourcc('F', 'F', 'V', '1');
+    if (extension == ".avi") return io::fourcc('M', 'J', 'P', 'G');
+    if (extension == ".mp4") return io::fourcc('m', 'p', '4', 'v');
     return 0;
 }
 
@@ -99,15 +99,18 @@ int runVideo(const std::vector<std::string>& args) {
     std::string mode = o.mode;
     if (const int rc = chooseBackend(backends, o.backend, mode, backend); rc != kExitOk) return rc;
 
-    cv::VideoCapture capture(o.input, cv::CAP_FFMPEG);
-    if (!capture.isOpened())
+    std::string why;
+    io::VideoCodecs* codecs = io::videoCodecs(&why);
+    if (!codecs) return backendError("video: " + why);
+    const std::unique_ptr<io::VideoReader> capture = codecs->open(o.input, io::VideoApi::Ffmpeg);
+    if (!capture)
         return inputError(o.input + ": no video stream (not a video file, or one this OpenCV cannot decode)");
-    const double declaredFrames = capture.get(cv::CAP_PROP_FRAME_COUNT);
-    double fps = capture.get(cv::CAP_PROP_FPS);
+    const double declaredFrames = capture->declaredFrames();
+    double fps = capture->fps();
     if (!(fps > 0 && fps < 1000)) fps = 25;
     cv::Mat frame;
     auto decodeStart = Clock::now();
-    if (!capture.read(frame) || frame.empty()) return inputError(o.input + ": holds no decodable video frame");
+    if (!capture->read(frame) || frame.empty()) return inputError(o.input + ": holds no decodable video frame");
     FrameTimes total;
     total.decode += msSince(decodeStart);
     const cv::Size size = frame.size();
@@ -126,8 +129,8 @@ int runVideo(const std::vector<std::string>& args) {
     files::TempFile temp;
     std::string problem;
     if (!temp.createForNamedWriter(o.output, extension, problem)) return inputError(o.output + ": " + problem);
-    cv::VideoWriter writer(temp.path(), cv::CAP_FFMPEG, fourcc, fps, size, true);
-    if (!writer.isOpened()) return inputError(o.output + ": this OpenCV cannot write " + extension + " video");
+    const std::unique_ptr<io::VideoWriter> writer = codecs->create(temp.path(), fourcc, fps, size);
+    if (!writer) return inputError(o.output + ": this OpenCV cannot write " + extension + " video");
 
     long long frames = 0;
     const auto start = Clock::now();
@@ -150,12 +153,12 @@ int runVideo(const std::vector<std::string>& args) {
             total.hasParts = result.timing.uploadMs.has_value();
         }
         const auto encodeStart = Clock::now();
-        writer.write(io::asMat(result.output.cview()));
+        writer->write(io::asMat(result.output.cview()));
         total.encode += msSince(encodeStart);
         ++frames;
         if (o.maxFrames > 0 && frames >= o.maxFrames) break;
         decodeStart = Clock::now();
-        if (!capture.read(frame) || frame.empty()) break;
+        if (!capture->read(frame) || frame.empty()) break;
         total.decode += msSince(decodeStart);
     }
     const double wallMs = msSince(start);
@@ -164,7 +167,7 @@ int runVideo(const std::vector<std::string>& args) {
         return inputError(o.input + ": the stream ends after " + std::to_string(frames) + " of " +
                           std::to_string(static_cast<long long>(declaredFrames)) +
                           " frames (truncated or corrupt); nothing written");
-    writer.release();
+    writer->close();
     if (!temp.commit(o.output, o.overwrite, problem)) return inputError(o.output + ": " + problem);
 
     const double n = static_cast<double>(frames);
