@@ -49,6 +49,7 @@ const Loaded& load() {
     return result;
 }
 
+#if defined(FS_HAVE_CUDA)
 class LazyCudaBackend final : public Backend {
 public:
     std::string id() const override { return "cuda"; }
@@ -107,6 +108,7 @@ private:
     mutable std::once_flag made_;
     mutable std::unique_ptr<Backend> real_;
 };
+#endif
 
 }  // namespace
 
@@ -118,6 +120,8 @@ gpu::Module* cudaModule(std::string* why) {
 
 bool cudaModuleLoaded() { return loaded.load(); }
 
+#if defined(FS_HAVE_CUDA)
 std::unique_ptr<Backend> makeLazyCudaBackend() { return std::make_unique<LazyCudaBackend>(); }
+#endif
 
 }  // namespace fs

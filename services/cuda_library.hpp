@@ -24,7 +24,7 @@ bool cudaModuleLoaded();
 
 // The backend "cuda" without opening the engine: id() answers at once, and
 // the first other call opens it. Where it cannot be opened, the backend lists
-// no modes and is unavailable with the reason.
+// no modes and is unavailable with the reason. CUDA builds only.
 std::unique_ptr<Backend> makeLazyCudaBackend();
 
 }  // namespace fs

@@ -78,6 +78,8 @@ ResidentImage::ResidentImage(ConstImageView image) : image_(image) {
 ResidentImage::~ResidentImage() {
 #if defined(FS_HAVE_CUDA)
     if (handle_) cudaModule()->release(gpu::DeviceImageHandle{handle_});
+#else
+    (void)handle_;
 #endif
 }
 
@@ -96,6 +98,8 @@ RunResult ResidentImage::run(const FilterSpec& spec, const std::string& mode, co
     r.error = cudaModule()->run(whole, gpu::DeviceImageHandle{handle_}, mode,
                                 gpu::RunTarget::hostImage(r.output.view()), r.timing, launch);
     if (!r.ok()) r.output = Image();
+#else
+    (void)spec, (void)launch;  // error_ is always set without CUDA
 #endif
     return r;
 }
