@@ -1,11 +1,10 @@
 #include "cuda_library.hpp"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <mutex>
 
 #include "fs/batch.hpp"
+#include "fs/module_loader.hpp"
 #include "fs/pipeline.hpp"
 #if defined(FS_HAVE_CUDA)
 #include "fs/gpu/module.hpp"
@@ -25,22 +24,8 @@ const Loaded& load() {
     static const Loaded result = [] {
         Loaded r;
 #if defined(FS_HAVE_CUDA)
-        // Found through the program's RUNPATH, as its linked libraries are. Never closed.
-        void* library = dlopen(FS_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            const char* error = dlerror();
-            r.why = std::string("the CUDA engine could not be loaded: ") + (error ? error : FS_CUDA_LIBRARY);
-            return r;
-        }
-        using Entry = gpu::Module* (*)();
-        const auto entry = reinterpret_cast<Entry>(dlsym(library, FS_CUDA_MODULE_SYMBOL));
-        if (!entry) {
-            r.why = std::string("the CUDA engine ") + FS_CUDA_LIBRARY + " is from another build (no " +
-                    FS_CUDA_MODULE_SYMBOL + ")";
-            return r;
-        }
-        r.module = entry();
-        loaded.store(true);
+        r.module = openModule<gpu::Module>(FS_CUDA_LIBRARY, FS_CUDA_MODULE_SYMBOL, "the CUDA engine", r.why);
+        loaded.store(r.module != nullptr);
 #else
         r.why = "this FilterStudio was built without CUDA";
 #endif

@@ -1,8 +1,8 @@
 #include "fs/io/video_files.hpp"
 
-#include <dlfcn.h>
-
 #include <atomic>
+
+#include "fs/module_loader.hpp"
 
 namespace fs::io {
 namespace {
@@ -18,22 +18,8 @@ const Loaded& load() {
     static const Loaded result = [] {
         Loaded r;
 #if defined(FS_VIDEOIO_LIBRARY)
-        // Found through the program's RUNPATH, as its linked libraries are. Never closed.
-        void* library = dlopen(FS_VIDEOIO_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            const char* error = dlerror();
-            r.why = std::string("video support could not be loaded: ") + (error ? error : FS_VIDEOIO_LIBRARY);
-            return r;
-        }
-        using Entry = VideoCodecs* (*)();
-        const auto entry = reinterpret_cast<Entry>(dlsym(library, FS_VIDEOIO_MODULE_SYMBOL));
-        if (!entry) {
-            r.why = std::string("video support ") + FS_VIDEOIO_LIBRARY + " is from another build (no " +
-                    FS_VIDEOIO_MODULE_SYMBOL + ")";
-            return r;
-        }
-        r.codecs = entry();
-        loaded.store(true);
+        r.codecs = openModule<VideoCodecs>(FS_VIDEOIO_LIBRARY, FS_VIDEOIO_MODULE_SYMBOL, "video support", r.why);
+        loaded.store(r.codecs != nullptr);
 #else
         r.why = "this build's OpenCV has no videoio (video files and cameras)";
 #endif
