@@ -60,7 +60,8 @@ std::string tempNameBeside(const std::string& target, const std::string& suffix)
     const fsys::path folder = t.has_parent_path() ? t.parent_path() : fsys::path(".");
     const long limit = ::pathconf(folder.c_str(), _PC_NAME_MAX);
     const std::size_t nameMax = limit > 0 ? static_cast<std::size_t>(limit) : NAME_MAX;
-    const std::string tag = "." + randomTag() + ".tmp" + suffix;
+    std::string tag(1, '.');  // appended, not "." + ...: GCC 12 warns falsely on that (-Wrestrict)
+    tag.append(randomTag()).append(".tmp").append(suffix);
     std::string name = t.filename().string();
     if (1 + name.size() + tag.size() > nameMax) name.resize(nameMax > tag.size() + 1 ? nameMax - tag.size() - 1 : 0);
     std::string leaf(1, '.');
