@@ -1,4 +1,4 @@
-// NaN and infinities, as README "Semantics" defines them: float outputs carry
+// NaN and infinities, as docs/cli.md "NaN and infinities" defines them: float outputs carry
 // the IEEE result of the reference's multiply-adds (a window holding NaN gives
 // NaN, +Inf alone gives +Inf, +Inf and -Inf together give NaN); stores to u8/u16
 // map NaN to 0, +Inf (and anything above the range) to the maximum, -Inf to 0.
@@ -161,7 +161,7 @@ TEST(NanInf, LargeFloatBoxesKeepNonFiniteValuesInTheirWindows) {
 
 // A zero weight over an infinity: 0 x Inf = NaN in the reference and the parallel
 // mode. cv::filter2D drops zero weights before it sums, so in mode opencv-exact those
-// samples stay finite (README "Semantics" says so).
+// samples stay finite (docs/cli.md "NaN and infinities" says so).
 TEST(NanInf, ZeroWeightOverAnInfinity) {
     Image input(9, 9, 1, Depth::F32);
     for (int y = 0; y < 9; ++y)

@@ -1,4 +1,4 @@
-// NaN and infinities on the GPU follow the CPU reference (README "Semantics"):
+// NaN and infinities on the GPU follow the CPU reference (docs/cli.md "NaN and infinities"):
 // float outputs hold the same IEEE class (NaN, +Inf, -Inf, finite) at every
 // sample, finite ones within the usual tolerance; u8/u16 stores map NaN to 0,
 // +Inf to the maximum, -Inf to 0.
