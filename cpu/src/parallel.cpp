@@ -180,7 +180,7 @@ KernelPlan planKernel(const Kernel& k, Depth in, const Border& border, int padX,
         if (plan.skipZeros) factors = exactFactors(k, maxSampleOf(in));
         if (!factors)
             if (std::optional<Separable> s = separate(k)) factors = Factors{s->row, s->column, {}, {}, 0};
-        // Weights so large that sums can overflow (README "Semantics": 255 x 3e38
+        // Weights so large that sums can overflow (docs/cli.md "NaN and infinities": 255 x 3e38
         // gives NaN) take the 2-D path, whose overflows are the reference's:
         // a split, folded or fused sum could stay finite where it gives NaN.
         if (factors) {

@@ -253,7 +253,7 @@ TEST(ParallelPathsLargeOutputs, StreamedFloatStores) {
     }
 }
 
-// Rank-1 kernels whose products overflow (README "Semantics": 255 x 3e38
+// Rank-1 kernels whose products overflow (docs/cli.md "NaN and infinities": 255 x 3e38
 // gives NaN) must overflow where the reference does, NaN for NaN.
 TEST(ParallelPathsOverflow, HugeRankOneWeightsOverflowAsTheReferenceDoes) {
     std::mt19937 rng = test::testRng();
