@@ -19,7 +19,7 @@ namespace fs {
 // process; later calls return the same answer.
 gpu::Module* cudaModule(std::string* why = nullptr);
 
-// Whether this process has opened the engine yet (for tests of laziness).
+// Whether this process has opened the engine yet; never opens it.
 bool cudaModuleLoaded();
 
 // The backend "cuda" without opening the engine: id() answers at once, and

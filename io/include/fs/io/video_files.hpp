@@ -43,7 +43,6 @@ protected:
 // The module, opened on first call; nullptr with `why` where it cannot be
 // (a build without videoio, or dlopen's words). Later calls give the same answer.
 VideoCodecs* videoCodecs(std::string* why = nullptr);
-bool videoCodecsLoaded();  // whether this process has opened it (for tests)
 
 // FFmpeg's code for a four-character codec name, as cv::VideoWriter::fourcc.
 constexpr int fourcc(char a, char b, char c, char d) {
