@@ -59,8 +59,9 @@ public:
     // From now on each run also copies the filled buffer into `glTexture`
     // (GL_TEXTURE_2D, RGBA8 storage of the image's size) on the CUDA side,
     // device to device, so the caller skips glTexSubImage2D: GL's own unpack
-    // from a pixel buffer is far slower (docs/performance.md). The copy's time goes into TimingRecord::displayMs. 0 stops it; call with 0
-    // before deleting the texture or changing its size. The texels then hold
+    // from a pixel buffer is far slower (docs/performance.md). The copy's
+    // time goes into TimingRecord::displayMs. 0 stops it; call with 0 before
+    // deleting the texture or changing its size. The texels then hold
     // the buffer's bytes as they are (blue in the red texel, red in the blue):
     // sample them through a red/blue swizzle, as the studio's view does.
     void copyIntoTexture(unsigned glTexture) override;
