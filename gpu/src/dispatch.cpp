@@ -34,8 +34,12 @@ bool compiledDirectBeatsFft(const PreparedFilter& f) {
 }
 
 bool rankOneInQuads(const PreparedFilter& f) {
-    const bool oneF32Kernel = f.inDepth == Depth::F32 && f.math.kernelCount == 1;
-    const bool registers3x3 = f.math.kw == 3 && (f.channels == 4 || oneF32Kernel);
+    const bool oneKernel = f.math.kernelCount == 1;
+    const bool oneF32Kernel = f.inDepth == Depth::F32 && oneKernel;
+    // An image of unknown size keeps the lanes, the choice for large ones.
+    const bool smallImage = f.imagePixels > 0 && f.imagePixels < kRgba8Lanes3x3MinPixels;
+    const bool rgbaLanes = f.channels == 4 && !(oneKernel && smallImage);
+    const bool registers3x3 = f.math.kw == 3 && (rgbaLanes || oneF32Kernel);
     return separableRunsQuads(f) && !registers3x3;
 }
 
@@ -73,7 +77,8 @@ const std::vector<AutoRule>& autoRules() {
     static const std::vector<AutoRule> rules{
         {"rank-1 quads",
          "one square rank-1 kernel on gray u8 to 13x13, gray f32 to 11x11, BGR8 and RGBA8 to 9x9; a magnitude of "
-         "two to 7x7 (not 3x3 on RGBA8 or for one f32 kernel)",
+         "two to 7x7; not 3x3 for one f32 kernel, nor 3x3 on RGBA8 except one kernel on an image smaller than "
+         "3840x2160",
          "kw + kh taps instead of kw x kw, several adjacent outputs a thread from registers", rankOneInQuads,
          separableMode},
         {"rank-1 rolling strip",

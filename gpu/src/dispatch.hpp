@@ -55,6 +55,12 @@ inline constexpr int kFftAutoMinTaps = 289;
 inline constexpr int kFftAutoGrayDirectMax = 21;
 inline constexpr int kFftAutoColourDirectMax = 17;
 
+// "auto" runs one 3x3 rank-1 kernel on RGBA8 in the registers mode's exact
+// integer lanes from this many pixels (4K) up, and below it in the separable
+// mode's quads: the lanes' 48-register threads fill a 1080p image in 1.5
+// waves, half of the last one idle, and their lead grows with the image.
+inline constexpr long long kRgba8Lanes3x3MinPixels = 3840LL * 2160;
+
 // The batch runner's "auto": every filter up to this side runs in one fused
 // launch from a shared-memory tile staged once per image (fused_kernel.cu),
 // up to kBatchFusedMaxFilters filters a launch; larger ones take autoRules.

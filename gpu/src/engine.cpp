@@ -129,7 +129,7 @@ std::string DeviceSession::launchWhole(ResolvedLaunch& resolved, const FilterSpe
 std::string DeviceSession::convolve(const FilterSpec& spec, const DeviceView& in, const std::string& mode,
                                     unsigned char* dst, std::size_t dstPitch, cudaStream_t stream, Refusal* refusal) {
     ResolvedLaunch resolved;
-    Refusal why = resolveMode(spec, in.depth, in.channels, mode, resolved);
+    Refusal why = resolveMode(spec, in.depth, in.channels, in.width, in.height, mode, resolved);
     if (why.ok()) {
         // Planned here too, so a shape the mode refuses is this call's refusal, not device trouble.
         if (Refusal planned = resolved.mode->plan(resolved.filter, resolved.config, in.width, in.height, resolved.plan);

@@ -88,6 +88,9 @@ struct PreparedFilter {
     // b, and the lanes run it separably (lanes::gradientPairCentre).
     std::optional<int> laneGradientCentre;
     std::vector<int> laneWeights;  // kernelCount * kh * kw numerators
+    // Pixels of the image it will run on (0: not known). "auto" reads it
+    // where the fastest mode depends on how many waves the image fills.
+    long long imagePixels = 0;
 };
 
 std::string prepareFilter(const FilterSpec& spec, Depth inDepth, int channels, PreparedFilter& out);

@@ -238,10 +238,11 @@ LaunchConfig tunedConfig(const ModeImpl& mode, const PreparedFilter& f, int widt
 
 std::string resetCudaTuning() { return processCache().reset(); }
 
-Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
-                    ResolvedLaunch& out) {
+Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, int width, int height,
+                    const std::string& modeId, ResolvedLaunch& out) {
     if (std::string why = prepareFilter(spec, depth, channels, out.filter); !why.empty())
         return {RefusalReason::InvalidFilter, why};
+    out.filter.imagePixels = static_cast<long long>(width) * height;
     const ModeImpl* requested = findRegisteredMode(modeId);
     if (!requested) return {RefusalReason::UnknownMode, "unknown CUDA mode '" + modeId + "'"};
     out.mode = &modeFor(*requested, out.filter);
@@ -255,7 +256,8 @@ Refusal resolveLaunch(const FilterSpec& spec, Depth depth, int channels, const s
                       const LaunchConfig& launch, int width, int height, ResolvedLaunch& out) {
     // Planar: the mode is chosen, tuned and planned for one plane, a gray image.
     const bool planar = launch.layout == ChannelLayout::Planar && channels > 1;
-    if (Refusal why = resolveMode(spec, depth, planar ? 1 : channels, modeId, out); !why.ok()) return why;
+    if (Refusal why = resolveMode(spec, depth, planar ? 1 : channels, width, height, modeId, out); !why.ok())
+        return why;
     out.planes = planar ? channels : 1;
     LaunchConfig want = launch;
     want.layout = ChannelLayout::Interleaved;
@@ -306,7 +308,8 @@ Explanation explainCuda(const FilterSpec& spec, int width, int height, Depth dep
     Explanation e;
     if (width < 1 || height < 1) return e.error = "no image", e;
     ResolvedLaunch r;
-    if (const Refusal why = resolveMode(spec, depth, channels, modeId, r); !why.ok()) return e.error = why.message, e;
+    if (const Refusal why = resolveMode(spec, depth, channels, width, height, modeId, r); !why.ok())
+        return e.error = why.message, e;
     e.mode = r.mode->id;
     if (r.tunedByDefault) {
         const AutoChoice choice = chooseAuto(r.filter);

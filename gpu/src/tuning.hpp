@@ -22,9 +22,10 @@ struct ResolvedLaunch {
 // ok() when the mode can run the filter, else InvalidFilter (prepareFilter's
 // message), UnknownMode ("unknown CUDA mode 'x'") or FilterUnsupported
 // ("mode m: why"). The first half of resolveLaunch, for callers that
-// launch the mode's default configuration (the batch runner).
-Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, const std::string& modeId,
-                    ResolvedLaunch& out);
+// launch the mode's default configuration (the batch runner). The image's
+// size is part of "auto"'s choice.
+Refusal resolveMode(const FilterSpec& spec, Depth depth, int channels, int width, int height,
+                    const std::string& modeId, ResolvedLaunch& out);
 
 // resolveMode -> the configuration
 // (for a choosing mode with a default `launch`, tunedConfig's) -> plan. ok()

@@ -17,6 +17,8 @@
 #include "fs/gpu/cuda_backend.hpp"
 #include "gpu_test_support.hpp"
 #include "launch.hpp"
+#include "test_support.hpp"
+#include "tuning.hpp"
 
 namespace fs::gpu {
 namespace {
@@ -96,6 +98,29 @@ TEST(DispatchTable, ExplainNamesTheRuleAndTheChosenModesKernel) {
     const Explanation refused = backend->explain(dense.spec, 640, 480, Depth::U8, 1, separableMode().id);
     EXPECT_FALSE(refused.ok());
     EXPECT_FALSE(backend->explain(dense.spec, 640, 480, Depth::U8, 1, "no-such-mode").ok());
+}
+
+// RGBA8 Gaussian 3x3: the separable quads below 4K, the exact lanes from 4K,
+// and explain says so at each size; a magnitude keeps the lanes at any size.
+TEST(DispatchTable, Rgba8Gaussian3x3DependsOnTheImageSize) {
+    const auto backend = makeCudaBackend();
+    FilterSpec gaussian;
+    gaussian.kernels = {gaussianKernel(3, 0.0)};
+    const Explanation hd = backend->explain(gaussian, 1920, 1080, Depth::U8, 4, "auto");
+    ASSERT_TRUE(hd.ok()) << hd.error;
+    EXPECT_EQ(hd.mode, separableMode().id);
+    EXPECT_EQ(hd.rule, "rank-1 quads");
+    const Explanation uhd = backend->explain(gaussian, 3840, 2160, Depth::U8, 4, "auto");
+    ASSERT_TRUE(uhd.ok()) << uhd.error;
+    EXPECT_EQ(uhd.mode, registersMode().id);
+    EXPECT_EQ(uhd.rule, "small kernels");
+    const Explanation sobel = backend->explain(test::presetSpec("sobel-mag"), 1920, 1080, Depth::U8, 4, "auto");
+    ASSERT_TRUE(sobel.ok()) << sobel.error;
+    EXPECT_EQ(sobel.mode, registersMode().id);
+    // The same rule decides for a run: a 1080p image goes through the separable mode.
+    ResolvedLaunch run;
+    ASSERT_TRUE(resolveMode(gaussian, Depth::U8, 4, 1920, 1080, autoMode().id, run).ok());
+    EXPECT_EQ(run.mode, &separableMode());
 }
 
 TEST(DispatchTable, ReadmeShowsTheGeneratedTable) {

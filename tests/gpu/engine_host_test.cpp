@@ -147,16 +147,16 @@ TEST(ModeRegistry, EveryModeOnceTheChoosingOneLastAndDefault) {
 
 TEST(ModeRegistry, RefusalsAreTyped) {
     ResolvedLaunch r;
-    EXPECT_EQ(resolveMode(presetSpec("box:3"), Depth::U8, 1, "turbo", r).reason, RefusalReason::UnknownMode);
+    EXPECT_EQ(resolveMode(presetSpec("box:3"), Depth::U8, 1, 64, 64, "turbo", r).reason, RefusalReason::UnknownMode);
     // Not rank 1: the separable mode cannot run it in any configuration, device or not.
     ResolvedLaunch s;
-    const Refusal notRank1 = resolveMode(presetSpec("laplacian-8"), Depth::U8, 1, "separable", s);
+    const Refusal notRank1 = resolveMode(presetSpec("laplacian-8"), Depth::U8, 1, 64, 64, "separable", s);
     EXPECT_EQ(notRank1.reason, RefusalReason::FilterUnsupported) << notRank1.message;
     ResolvedLaunch ok;
-    EXPECT_TRUE(resolveMode(presetSpec("gaussian:5:1.2"), Depth::U8, 3, "separable", ok).ok());
+    EXPECT_TRUE(resolveMode(presetSpec("gaussian:5:1.2"), Depth::U8, 3, 64, 64, "separable", ok).ok());
     // The choosing mode resolves to a concrete one, and a default launch takes the tuned configuration.
     ResolvedLaunch chosen;
-    ASSERT_TRUE(resolveMode(presetSpec("box:3"), Depth::U8, 1, autoMode().id, chosen).ok());
+    ASSERT_TRUE(resolveMode(presetSpec("box:3"), Depth::U8, 1, 64, 64, autoMode().id, chosen).ok());
     EXPECT_FALSE(chosen.mode->choosesPerFilter());
     EXPECT_TRUE(chosen.tunedByDefault);
     // A knob the mode lacks: refused as a configuration, whatever the device.

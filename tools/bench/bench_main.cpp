@@ -341,6 +341,7 @@ std::vector<Row> benchImage(const ImageConfig& ic, const std::vector<NamedFilter
             std::fprintf(stderr, "%s: %s\n", nf.name.c_str(), problem.c_str());
             continue;
         }
+        f.imagePixels = static_cast<long long>(ic.width) * ic.height;  // auto's choice depends on it
         CHECK(cudaMemcpy(weights, f.weights.data(), f.weights.size() * sizeof(float), cudaMemcpyHostToDevice));
         f.deviceWeights = static_cast<const float*>(weights);
         for (const std::string& modeId : modes) {
