@@ -49,11 +49,12 @@ count_spills() {
   grep -c 'spill stores' "$OUT/spills.txt"
 }
 
-# gpu_ctest DIR: every GPU test (12 at once), the verdict and failures in the summary.
+# gpu_ctest DIR [ctest arguments...]: every GPU test (12 at once), the verdict and failures in the summary.
 gpu_ctest() {
-  local start
+  local start dir=$1
+  shift
   start=$(date +%s)
-  ctest --test-dir "$1" -L gpu -j 12 --output-on-failure --timeout 400 >"$OUT/ctest.log" 2>&1
+  ctest --test-dir "$dir" -L gpu -j 12 --output-on-failure --timeout 400 "$@" >"$OUT/ctest.log" 2>&1
   grep -E "tests passed|tests failed" "$OUT/ctest.log" | tee -a "$S"
   grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Not Run)" "$OUT/ctest.log" | head -30 | tee -a "$S"
   grep -E "\[ interop|images/s|FS_TEST_SEED" "$OUT/ctest.log" | head -12 | tee -a "$S"
