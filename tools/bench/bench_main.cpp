@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct Options {
     int width = 7680, height = 4320;      // --size: the "8K" table's images
     Border border{BorderMode::Reflect101, 0.0f};
     std::string pipelinedCsv;             // non-empty: auto's pipelined runs beside its resident ones
+    std::vector<int> pieces{0};           // --pieces: the pipelined runs' piece counts (0: the engine's)
 };
 
 // The image labels the peers' CSVs share: 8K, 4K, 1080p, else WxH.
@@ -63,7 +65,7 @@ void usage() {
         "                   [--modes a,b,...] [--only FILTER[:MASK],...] [--images a,b,...] [--masks N,N,...]\n"
         "                   [--block WxH] [--per-thread AxB] [--radius compiled|runtime]\n"
         "                   [--no-hold] [--tune [--tune-csv PATH]] [--size WxH] [--border NAME]\n"
-        "                   [--pipelined-csv PATH]\n"
+        "                   [--pipelined-csv PATH [--pieces N,N,...]]\n"
         "  --quick        8K set in full, sweep with masks 3/15/31 and modes auto,shared,separable only\n"
         "  --no-sweep     8K only\n"
         "  --modes LIST   the 8K table's modes (default: every registered mode)\n"
@@ -88,7 +90,8 @@ void usage() {
         "  --border NAME  the border of every timed launch (default reflect101; replicate is NPP's)\n"
         "  --pipelined-csv PATH  for auto, also a host image run through the engine (pinned memory, pieces\n"
         "                 overlapped): its reported kernel time beside the resident one, the total, the\n"
-        "                 serial sum and the duplex floor; CSV in PATH");
+        "                 serial sum and the duplex floor; CSV in PATH\n"
+        "  --pieces LIST  the pipelined runs at these piece counts instead (0: the engine's own choice)");
 }
 
 #define CHECK(call)                                                                                    \
@@ -404,7 +407,7 @@ struct PipelinedRow {
 // kernel time of the same filter.
 std::vector<PipelinedRow> benchPipelined(const ImageConfig& ic, const std::vector<NamedFilter>& filters,
                                          const std::vector<Row>& rows, const Ceilings& ceil, int repeats,
-                                         const Border& border) {
+                                         const Border& border, const std::vector<int>& pieceCounts) {
     std::vector<PipelinedRow> out;
     const std::size_t rowBytes = depthBytes(ic.depth) * ic.channels * static_cast<std::size_t>(ic.width);
     const std::size_t bytes = rowBytes * ic.height;
@@ -424,29 +427,37 @@ std::vector<PipelinedRow> benchPipelined(const ImageConfig& ic, const std::vecto
         gpu::PipelineTarget target;
         target.host = ImageView{result, ic.width, ic.height, ic.channels, outDepth,
                                 depthBytes(outDepth) * ic.channels * static_cast<std::size_t>(ic.width)};
-        std::vector<double> kernel, upload, download, total;
-        for (int i = 0; i < repeats + 2; ++i) {
-            TimingRecord t;
-            if (const std::string err = gpu::runPipeline(spec, view, "auto", target, t); !err.empty()) {
-                std::fprintf(stderr, "pipelined %s %s %d: %s\n", ic.label.c_str(), nf.name.c_str(), nf.mask, err.c_str());
-                break;
+        for (const int pieceCount : pieceCounts) {
+            const int pieceRows = pieceCount == 0 ? 0 : (ic.height + pieceCount - 1) / pieceCount;
+            int pieces = pieceCount == 0 ? 0 : (ic.height + pieceRows - 1) / pieceRows;
+            if (pieces == 0) {
+                gpu::ResolvedLaunch resolved;
+                if (gpu::resolveLaunch(spec, ic.depth, ic.channels, "auto", {}, ic.width, ic.height, resolved).ok())
+                    pieces = gpu::automaticPieceCount(bytes, gpu::gridWaves(resolved));
             }
-            if (i < 2) continue;
-            kernel.push_back(t.kernelMs.value_or(0));
-            upload.push_back(t.uploadMs.value_or(0));
-            download.push_back(t.downloadMs.value_or(0));
-            total.push_back(t.totalMs.value_or(0));
+            gpu::setPipelineRows(pieceRows);
+            std::vector<double> kernel, upload, download, total;
+            for (int i = 0; i < repeats + 2; ++i) {
+                TimingRecord t;
+                if (const std::string err = gpu::runPipeline(spec, view, "auto", target, t); !err.empty()) {
+                    std::fprintf(stderr, "pipelined %s %s %d: %s\n", ic.label.c_str(), nf.name.c_str(), nf.mask,
+                                 err.c_str());
+                    break;
+                }
+                if (i < 2) continue;
+                kernel.push_back(t.kernelMs.value_or(0));
+                upload.push_back(t.uploadMs.value_or(0));
+                download.push_back(t.downloadMs.value_or(0));
+                total.push_back(t.totalMs.value_or(0));
+            }
+            gpu::setPipelineRows(0);
+            if (kernel.empty()) continue;
+            // Neither copy can finish sooner than its bytes at the both-ways rate.
+            const double outBytes = static_cast<double>(target.host.rowBytes()) * ic.height;
+            out.push_back({ic.label, nf.name, nf.mask, pieces, resident->kernelMs, median(kernel), median(upload),
+                           median(download), median(total),
+                           std::max(static_cast<double>(bytes), outBytes) / (ceil.duplexBestGBs * 1e6)});
         }
-        if (kernel.empty()) continue;
-        gpu::ResolvedLaunch resolved;
-        int pieces = 0;
-        if (gpu::resolveLaunch(spec, ic.depth, ic.channels, "auto", {}, ic.width, ic.height, resolved).ok())
-            pieces = gpu::automaticPieceCount(bytes, gpu::gridWaves(resolved));
-        // Neither copy can finish sooner than its bytes at the both-ways rate.
-        const double outBytes = static_cast<double>(target.host.rowBytes()) * ic.height;
-        out.push_back({ic.label, nf.name, nf.mask, pieces, resident->kernelMs, median(kernel), median(upload),
-                       median(download), median(total),
-                       std::max(static_cast<double>(bytes), outBytes) / (ceil.duplexBestGBs * 1e6)});
     }
     cudaFreeHost(in);
     cudaFreeHost(result);
@@ -618,6 +629,17 @@ int main(int argc, char** argv) {
             }
         } else if (a == "--pipelined-csv" && i + 1 < argc) {
             opt.pipelinedCsv = argv[++i];
+        } else if (a == "--pieces" && i + 1 < argc) {
+            opt.pieces.clear();
+            std::istringstream list(argv[++i]);
+            for (std::string n; std::getline(list, n, ',');) {
+                const int count = std::atoi(n.c_str());
+                if (count < 0 || (count == 0 && n != "0")) {
+                    std::fprintf(stderr, "filterstudio-bench: --pieces wants counts, e.g. 0,1,2,4 (0: the engine's)\n");
+                    return 1;
+                }
+                opt.pieces.push_back(count);
+            }
         } else if (a == "--masks" && i + 1 < argc) {
             opt.masks.clear();
             opt.masksGiven = true;
@@ -728,7 +750,7 @@ int main(int argc, char** argv) {
         printTable(ic, rows, eightKModes);
         all.insert(all.end(), rows.begin(), rows.end());
         if (!opt.pipelinedCsv.empty()) {
-            const auto piped = benchPipelined(ic, filters, rows, ceil, opt.repeats, opt.border);
+            const auto piped = benchPipelined(ic, filters, rows, ceil, opt.repeats, opt.border, opt.pieces);
             printPipelined(piped);
             pipelined.insert(pipelined.end(), piped.begin(), piped.end());
         }
