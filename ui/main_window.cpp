@@ -340,6 +340,21 @@ bool MainWindow::openImage(const QString& path) {
     return true;
 }
 
+bool MainWindow::stillFromVideo() {
+    std::optional<VideoController::Still> still = video_->takeFrame();
+    if (!still) return false;
+    doc_.setLoaded(std::move(still->image), QString());
+    chart_->clearPipeline();
+    prepareInput();
+    setWindowTitle(tr("FilterStudio - %1").arg(still->name));
+    statusBar()->showMessage(tr("%1 is the image now; File > Open video plays the video again").arg(still->name), 8000);
+    runNow();
+    return true;
+}
+
+// The tools that work on a still take the video's frame on screen first.
+bool MainWindow::onStill() { return !video_->active() || stillFromVideo(); }
+
 void MainWindow::cancelOpening() { opener_->cancel(); }
 
 void MainWindow::openDialog() {
@@ -409,6 +424,7 @@ quint64 MainWindow::submit(const QString& key, bool withCompare, int repeats, in
 bool MainWindow::sweeping() const { return sweep_->running(); }
 
 void MainWindow::runEveryMode() {
+    if (!onStill()) return;
     if (!doc_.hasImage()) {
         showError(tr("No image"), tr("open an image first"));
         return;
@@ -422,6 +438,7 @@ void MainWindow::runEveryMode() {
 }
 
 void MainWindow::runPipeline() {
+    if (!onStill()) return;
     const widgets::ModeChoice* choice = chooser_->current();
     const QString why = !doc_.hasImage() ? tr("open an image first") : !choice ? tr("no backend mode is available")
                                                                                 : pipelineEditor_->problem();
@@ -618,6 +635,7 @@ void MainWindow::inspectPixel(QPoint pixel) {
 }
 
 bool MainWindow::saveResult(const QString& path, bool eightBit) {
+    if (!onStill()) return false;
     const QFileInfo target(path), source(doc_.path());
     if (!doc_.path().isEmpty() && target.exists() && target.canonicalFilePath() == source.canonicalFilePath() &&
         (!confirm_ || !confirm_(tr("Overwrite the input image?"),
@@ -640,6 +658,7 @@ bool MainWindow::saveResult(const QString& path, bool eightBit) {
 }
 
 void MainWindow::saveDialog(bool eightBit) {
+    if (!onStill()) return;
     if (!doc_.hasImage()) {
         showError(tr("Nothing to save"), tr("open an image first"));
         return;
@@ -649,6 +668,7 @@ void MainWindow::saveDialog(bool eightBit) {
 }
 
 void MainWindow::copyResultToClipboard() {
+    if (!onStill()) return;
     if (!ensureHostResult()) {
         showError(tr("Nothing to copy"), tr("there is no result yet"));
         return;

@@ -131,6 +131,9 @@ public slots:
     void runEveryMode();
     // Runs the pipeline editor's pipeline on the current image with the chosen backend and mode.
     void runPipeline();
+    // While a video is open: closes it at the frame shown and makes that frame the image, as Save,
+    // Copy, Run every mode and Run pipeline do first. False when no frame has been shown.
+    bool stillFromVideo();
     // The Presentation layout (View menu, F11): the image and a large timing strip, no docks. Off puts
     // back the layout it replaced.
     void setPresentation(bool on);
@@ -164,6 +167,7 @@ private:
     std::function<QString(int, int, const std::function<QString(unsigned, unsigned, int, int, bool*)>&)> bufferFill() const;
     void onPreviewFrameShown(double textureMs, double drawMs);
     bool ensureHostResult();
+    bool onStill();  // not in a video, or its frame on screen taken as the image
     void prepareInput();
     void showPipelineOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     void pipelineStopped();

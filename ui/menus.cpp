@@ -42,6 +42,7 @@ QMenu* buildMenus(MainWindow& w, QActionGroup* displayModes, QAction* presentati
     file->addAction(w.video()->openAction());
     QMenu* cameras = file->addMenu(tr("&Camera"));
     QObject::connect(cameras, &QMenu::aboutToShow, w.video(), [&w, cameras] { w.video()->fillCameraMenu(cameras); });
+    file->addAction(w.video()->stillAction());
     QMenu* recent = file->addMenu(tr("Open &recent"));
     QMenu* samples = file->addMenu(tr("Open &sample"));
     for (const QString& name : QDir(QStringLiteral(":/samples")).entryList(QDir::Files, QDir::Name))

@@ -50,7 +50,12 @@ VideoController::VideoController(Parts parts, QObject* parent) : QObject(parent)
     raceAction_ = new QAction(tr("&Race two modes"), this);
     raceAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     raceAction_->setToolTip(tr("The same frames through two modes side by side, each with its frames per second"));
-    for (QAction* a : {play_, step_, loop_}) a->setEnabled(false);
+    still_ = new QAction(tr("&Take frame as still"), this);
+    still_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    still_->setToolTip(tr("Close the video at the frame shown and keep that frame as the image, for Save, Copy, Run "
+                          "every mode and Run pipeline (Ctrl+Shift+T)"));
+    connect(still_, &QAction::triggered, w, &MainWindow::stillFromVideo);
+    for (QAction* a : {play_, step_, loop_, still_}) a->setEnabled(false);
     // By the source's state, not the button's: the button hears of an end of file a moment later.
     connect(play_, &QAction::triggered, this, [this] {
         source_->playing() ? source_->pause() : source_->play();
@@ -59,7 +64,7 @@ VideoController::VideoController(Parts parts, QObject* parent) : QObject(parent)
     connect(step_, &QAction::triggered, source_, &services::VideoSource::step);
     connect(loop_, &QAction::toggled, source_, &services::VideoSource::setLoop);
     connect(raceAction_, &QAction::triggered, this, &VideoController::showRace);
-    w->addActions({play_, step_, loop_});
+    w->addActions({play_, step_, loop_, still_});
     transport_ = makeTransport();
     transport_->setParent(w);
     position_ = new QLabel;
@@ -94,6 +99,7 @@ QToolBar* VideoController::makeTransport() {
     bar->addActions({play_, step_, loop_});
     bar->addSeparator();
     bar->addAction(raceAction_);
+    bar->addAction(still_);
     return bar;
 }
 
@@ -131,7 +137,7 @@ void VideoController::start(std::unique_ptr<services::FrameReader> reader, const
     if (race_) race_->reset();
     source_->start(std::move(reader), name);
     source_->setLoop(loop_->isChecked());
-    for (QAction* a : {play_, loop_}) a->setEnabled(true);
+    for (QAction* a : {play_, loop_, still_}) a->setEnabled(true);
     step_->setEnabled(true);
     loop_->setEnabled(!source_->live());
     if (!std::exchange(transportAdded_, true)) parts_.window->addToolBar(Qt::TopToolBarArea, transport_);
@@ -164,9 +170,20 @@ void VideoController::close() {
     source_->close();
     lane_->reset();
     if (race_) race_->reset();
-    for (QAction* a : {play_, step_, loop_}) a->setEnabled(false);
+    for (QAction* a : {play_, step_, loop_, still_}) a->setEnabled(false);
     transport_->hide();
     if (race_) race_->hide();
+}
+
+std::optional<VideoController::Still> VideoController::takeFrame() {
+    if (!active()) return std::nullopt;
+    source_->pause();
+    const bool racing = race_ && race_->isVisible();
+    const std::optional<services::VideoFrame>& shown = racing ? race_->lane(0)->lastFrame() : lane_->lastFrame();
+    if (!shown) return std::nullopt;
+    Still still{shown->image, tr("%1, frame %2").arg(source_->name()).arg(shown->index + 1)};
+    close();
+    return still;
 }
 
 bool VideoController::active() const { return source_->isOpen() || lane_->lastFrame().has_value(); }

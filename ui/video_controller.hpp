@@ -9,6 +9,7 @@
 #include <QString>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "fs/backend.hpp"
@@ -67,6 +68,14 @@ public:
     void showRace();
     void setLargeText(bool on);  // the Presentation layout
 
+    // The frame on screen (in the race, its left half's), for the tools that work on a still image:
+    // the video closes at that frame. Empty when no frame has been shown.
+    struct Still {
+        std::shared_ptr<const Image> image;
+        QString name;  // "clip.mp4, frame 42"
+    };
+    std::optional<Still> takeFrame();
+
     services::VideoSource* source() const { return source_; }
     VideoLane* lane() const { return lane_; }
     RaceView* race() const { return race_; }
@@ -76,6 +85,7 @@ public:
     QAction* loopAction() const { return loop_; }
     QAction* raceAction() const { return raceAction_; }
     QAction* openAction() const { return open_; }
+    QAction* stillAction() const { return still_; }
 
 signals:
     void frameShown();  // in the window's view or in the race
@@ -94,7 +104,7 @@ private:
     VideoLane* lane_;
     QPointer<RaceView> race_;
     QToolBar* transport_;
-    QAction *open_, *play_, *step_, *loop_, *raceAction_;
+    QAction *open_, *play_, *step_, *loop_, *raceAction_, *still_;
     QLabel* position_;
     bool firstFrame_ = true;
     bool transportAdded_ = false;

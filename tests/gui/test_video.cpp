@@ -4,6 +4,7 @@
 // frames instead of queueing them (counted, not timed); a cut file, files with no video stream, a camera
 // that goes away and a resolution change mid-stream each give a message and keep the last frame and a
 // working window. FS_SCREENSHOTS=DIR keeps the race view at 1920x1080 (docs/screenshot-race-1920x1080.png).
+#include <QClipboard>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -420,6 +421,64 @@ private slots:
         QVERIFY(!w->video()->active());
         QVERIFY(!w->video()->transport()->isVisible());
         QTRY_VERIFY_WITH_TIMEOUT(w->lastOutcome() != nullptr, 20000);
+    }
+
+    // Save, Copy, Run every mode and Run pipeline work on the frame on screen, never on an image
+    // opened before the video: the video closes at that frame and the frame becomes the image.
+    void theStillToolsTakeTheFrameOnScreen() {
+        auto w = makeWindow();
+        QVERIFY(w->openImage(QStringLiteral(FS_SAMPLES_DIR "/building.jpg")));
+        QVERIFY(w->kernelEditor()->applyPresetText(QStringLiteral("gaussian:5")));
+        QVERIFY(w->selectMode(fs::ui::referenceKey(w->backendChooser()->choices())));
+        const auto stepTo = [&](long long index) {
+            QVERIFY(w->video()->openVideo(clip_));
+            fs::ui::VideoLane* lane = w->video()->lane();
+            QTRY_VERIFY_WITH_TIMEOUT(lane->lastFrame() && !lane->busy(), 10000);
+            while (lane->lastFrame()->index < index) {
+                const long long at = lane->lastFrame()->index;
+                w->video()->stepAction()->trigger();
+                QTRY_VERIFY_WITH_TIMEOUT(lane->lastFrame()->index > at && !lane->busy(), 10000);
+            }
+        };
+
+        // Save: the file is the reference of the frame shown, and the window keeps that frame.
+        stepTo(2);
+        const std::shared_ptr<const fs::Image> frame = w->video()->lane()->lastFrame()->image;
+        const QString saved = dir_.filePath(QStringLiteral("frame.png"));
+        QVERIFY2(w->saveResult(saved, false), qPrintable(errors_.join('\n')));
+        QVERIFY(!w->video()->active());
+        QVERIFY(!w->video()->transport()->isVisible());
+        QCOMPARE(w->input().get(), frame.get());
+        QVERIFY2(w->windowTitle().contains(QStringLiteral("clip.avi, frame 3")), qPrintable(w->windowTitle()));
+        const fs::Image reference = fs::cpu::referenceFilter(w->currentSpec(), frame->cview());
+        const cv::Mat written = cv::imread(saved.toStdString(), cv::IMREAD_UNCHANGED);
+        QCOMPARE(written.cols, reference.width());
+        QCOMPARE(written.rows, reference.height());
+        QCOMPARE(cv::norm(written, fs::io::asMat(reference.cview()), cv::NORM_INF), 0.0);
+
+        // Copy, from another frame: the clipboard holds that frame's result.
+        stepTo(4);
+        const std::shared_ptr<const fs::Image> copied = w->video()->lane()->lastFrame()->image;
+        w->copyResultToClipboard();
+        QVERIFY(!w->video()->active());
+        QCOMPARE(w->input().get(), copied.get());
+        QCOMPARE(QGuiApplication::clipboard()->image().size(), QSize(copied->width(), copied->height()));
+
+        // Run every mode and the Take frame action: both on the frame shown.
+        stepTo(1);
+        const std::shared_ptr<const fs::Image> swept = w->video()->lane()->lastFrame()->image;
+        w->runEveryMode();
+        QVERIFY(!w->video()->active());
+        QCOMPARE(w->input().get(), swept.get());
+        QTRY_VERIFY_WITH_TIMEOUT(!w->sweeping(), 60000);
+        stepTo(3);
+        const std::shared_ptr<const fs::Image> taken = w->video()->lane()->lastFrame()->image;
+        w->video()->stillAction()->trigger();
+        QVERIFY(!w->video()->active());
+        QVERIFY(!w->video()->stillAction()->isEnabled());
+        QCOMPARE(w->input().get(), taken.get());
+        QTRY_VERIFY_WITH_TIMEOUT(w->lastOutcome() && w->lastOutcome()->result.ok(), 20000);
+        QVERIFY2(errors_.isEmpty(), qPrintable(errors_.join('\n')));
     }
 
     void theCameraMenuSaysWhatItFound() {
