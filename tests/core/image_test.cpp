@@ -1,5 +1,6 @@
 // copyAlpha against a sample-by-sample copy: every depth pair it takes, an
-// odd width and rows with padding past their end, which must stay untouched.
+// odd width and rows with padding past their end, which must stay untouched;
+// and the reuse of large images' pixel blocks.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -70,6 +71,32 @@ TEST(CopyAlpha, RefusesImagesThatDiffer) {
     EXPECT_THROW(copyAlpha(a.cview(), b.view()), std::invalid_argument);
     EXPECT_THROW(copyAlpha(a.cview(), c.view()), std::invalid_argument);
     EXPECT_THROW(copyAlpha(f.cview(), a.view()), std::invalid_argument);
+}
+
+// A large image's block is kept when it is freed and taken by the next image
+// that fits it; small ones are freed, and at most two are kept.
+TEST(ImageBlocks, ALargeBlockIsReusedBySameSizedImages) {
+    const std::uint8_t* first = nullptr;
+    {
+        Image a(4096, 1536, 4, Depth::U8);  // 24 MB
+        first = a.data();
+    }
+    if (keptImageBlocks().count == 0) GTEST_SKIP() << "this build keeps no image blocks (sanitizers)";
+    {
+        Image same(4096, 1536, 4, Depth::U8);
+        EXPECT_EQ(same.data(), first);
+        same.fillBytes(1);  // the whole block is writable
+    }
+    {
+        // A block half as large again as asked for is not handed out.
+        Image smaller(4096, 1024, 4, Depth::U8);
+        EXPECT_NE(smaller.data(), first);
+        Image small(64, 64, 1, Depth::U8);
+    }
+    for (int i = 0; i < 4; ++i) Image big(4096 + 1024 * i, 1536, 4, Depth::U8);
+    const KeptImageBlocks kept = keptImageBlocks();
+    EXPECT_LE(kept.count, 2);
+    EXPECT_GE(kept.bytes, std::size_t{16} << 20);
 }
 
 }  // namespace

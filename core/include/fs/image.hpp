@@ -51,7 +51,22 @@ struct ConstImageView {
     }
 };
 
-// Owned, tightly packed (stride == rowBytes) unless a stride is given.
+// Gives an image's pixel block back: a large one is kept for the next image
+// of about its size (see image.cpp), others are freed.
+struct ImageBlockRelease {
+    std::size_t bytes = 0;
+    void operator()(std::uint8_t* block) const;
+};
+
+// How many freed pixel blocks are kept for reuse now, and their bytes.
+struct KeptImageBlocks {
+    int count = 0;
+    std::size_t bytes = 0;
+};
+KeptImageBlocks keptImageBlocks();
+
+// Owned, tightly packed (stride == rowBytes) unless a stride is given. The
+// pixels start uninitialised (a reused block holds an older image's bytes).
 // Throws std::invalid_argument for bad geometry and std::bad_alloc when memory runs out.
 class Image {
 public:
@@ -78,7 +93,7 @@ public:
     void fillBytes(std::uint8_t value);
 
 private:
-    std::unique_ptr<std::uint8_t[]> data_;
+    std::unique_ptr<std::uint8_t[], ImageBlockRelease> data_;
     int width_ = 0;
     int height_ = 0;
     int channels_ = 0;
