@@ -29,6 +29,7 @@
 #include "mode_choices.hpp"
 #include "output_controls.hpp"
 #include "pixel_probe.hpp"
+#include "live_preview.hpp"
 #include "preview_service.hpp"
 #include "run_status.hpp"
 #include "sweep_controller.hpp"
@@ -66,16 +67,15 @@ MainWindow::MainWindow(BackendFactory factory, QWidget* parent)
     strip_ = new widgets::SpeedStrip;
     output_ = new OutputControls(editor_->undoStack());
     launch_ = new LaunchController(runner_, launchPanel_, this);
-    preview_ = new services::PreviewService(this);
     sweep_ = new services::SweepController(
         [this](const QString& key, int repeats, int warmups) { return submit(key, false, repeats, warmups); }, this);
     chooser_->setChoices(choicesOf(runner_->backends()));
-    video_ = new VideoController({this, view_, chooser_, preview_, factory_, [this] { return currentSpec(); }}, this);
     strip_->setUnavailableBackends(chooser_->unavailableBackends());
     setCentralWidget(buildCentre());
     layout_ = new WindowLayout({this, viewBar_, view_, centreSplit_, strip_}, this);
     layout_->addDocks({editor_, pipelineEditor_, {chooser_, output_}, inspector_, chart_, launchPanel_});
     buildStatusBar();
+    video_ = new VideoController({this, view_, chooser_, live_->service(), factory_, [this] { return currentSpec(); }}, this);
     opener_ = new ImageOpener(this, buildMenus(*this, viewBar_->displayModes(), viewBar_->presentationAction()));
     confirm_ = [this](const QString& title, const QString& question, const QString& acceptText) {
         return opener_->confirm(title, question, acceptText);
@@ -111,13 +111,9 @@ void MainWindow::buildStatusBar() {
     imageInfo_ = new QLabel(tr("no image"));
     runInfo_ = new QLabel;
     pixelInfo_ = new QLabel;
-    frameInfo_ = new QLabel;
-    frameInfo_->setObjectName(QStringLiteral("liveFrameMeter"));
-    frameInfo_->setToolTip(tr("Live preview through CUDA-GL interop: frames shown in the last second, and the last "
-                              "frame from the filter's start to the end of its draw (glFinish)"));
     statusBar()->addWidget(imageInfo_);
     statusBar()->addWidget(runInfo_, 1);
-    statusBar()->addPermanentWidget(frameInfo_);
+    live_ = new LivePreview(view_, statusBar(), this);  // its frame meter left of the pixel readout
     statusBar()->addPermanentWidget(pixelInfo_);
     runStatus_ = new RunStatus(statusBar(), this, [this] {
         RunStatus::Now now;
@@ -130,12 +126,6 @@ void MainWindow::buildStatusBar() {
         return now;
     }, this);
     connect(runStatus_, &RunStatus::cancelRequested, this, &MainWindow::cancelRun);
-    frameChartTimer_ = new QTimer(this);
-    frameChartTimer_->setSingleShot(true);
-    frameChartTimer_->setInterval(250);  // a chart replot per frame would cost more than the frame
-    connect(frameChartTimer_, &QTimer::timeout, this, [this] {
-        if (doc_.hasImage()) recordRun(lastFrame_, doc_.spec(), 1, 0);
-    });
     runTimer_ = new QTimer(this);
     runTimer_->setSingleShot(true);
     runTimer_->setInterval(0);  // coalesce every change made in one event-loop pass
@@ -173,8 +163,11 @@ void MainWindow::wire() {
         runInfo_->setText(tr("timing %1 (%2 of %3), median of %4 after a warm-up...").arg(key).arg(done + 1).arg(total).arg(repeats));
     });
     connect(sweep_, &services::SweepController::ended, this, [this] { chart_->setSweepProgress(0, 0); });
-    connect(preview_, &services::PreviewService::message, statusBar(), &QStatusBar::showMessage);
-    connect(preview_, &services::PreviewService::inputResident, this, [this] {
+    connect(live_, &LivePreview::frameToChart, this, [this](const TimingRecord& frame) {
+        if (doc_.hasImage()) recordRun(frame, doc_.spec(), 1, 0);
+    });
+    connect(live_->service(), &services::PreviewService::message, statusBar(), &QStatusBar::showMessage);
+    connect(live_->service(), &services::PreviewService::inputResident, this, [this] {
         // The image reaching the GPU is no edit: a pipeline's result stays until the next one,
         // and a run in flight (a lesson's measured run, say) is not superseded by a live frame.
         const bool pipelineShown = pipelineGeneration_ != 0 || (doc_.outcome() && doc_.outcome()->request.pipeline);
@@ -211,7 +204,6 @@ void MainWindow::wire() {
     connect(view_, &widgets::ImageView::pixelHovered, this, &MainWindow::inspectPixel);
     connect(view_, &widgets::ImageView::pixelClicked, this, &MainWindow::inspectPixel);
     connect(view_, &widgets::ImageView::glError, this, [this](const QString& m) { showError(tr("OpenGL"), m); });
-    connect(view_, &widgets::ImageView::pixelBufferFrameShown, this, &MainWindow::onPreviewFrameShown);
     connect(inspector_, &widgets::PixelInspector::channelChanged, this, [this] { inspectPixel(inspectedPixel_); });
 }
 
@@ -235,7 +227,7 @@ MainWindow::~MainWindow() {
     runner_->cancel();
     runner_->waitForIdle();
     // Unregister the GL buffer from CUDA while the view's GL context still exists.
-    preview_->shutdown(view_->glReady() ? bufferFill() : services::PreviewService::BufferFill());
+    live_->shutdown();
 }
 
 void MainWindow::autotune() {
@@ -314,11 +306,12 @@ void MainWindow::prepareInput() {
     output_->refit(currentSpec(), &in);  // a scale fitted to the previous image is fitted to this one
     imageInfo_->setText(QStringLiteral("%1  %2").arg(doc_.fileName(), describe(in.cview())));
     updateLaunchContext();
-    frames_.reset();
-    preview_->setInput(doc_.input());  // kept on the GPU where the live preview runs there
+    live_->setInput(doc_.input());  // kept on the GPU where the live preview runs there
 }
 
-bool MainWindow::inputOnDevice() const { return preview_->inputOnDevice(); }
+bool MainWindow::inputOnDevice() const { return live_->inputOnDevice(); }
+
+const TimingRecord& MainWindow::lastPreviewFrame() const { return live_->lastFrame(); }
 
 void MainWindow::setImageInfo(const QString& text) { imageInfo_->setText(text); }
 
@@ -495,7 +488,7 @@ bool MainWindow::runThroughPreview(const FilterSpec& spec) {
     const std::string mode = chooser_->current()->mode.id;
     QString failure;
     const std::optional<services::PreviewService::Frame> frame =
-        preview_->run(spec, mode, launch_->launchFor(services::PreviewService::backendId()), bufferFill(), &failure);
+        live_->run(spec, mode, launch_->launchFor(services::PreviewService::backendId()), &failure);
     if (!failure.isEmpty()) statusBar()->showMessage(tr("CUDA-GL interop failed (%1); using the upload path").arg(failure), 8000);
     if (!frame) return false;
     if (frame->releasedForMemory)
@@ -504,27 +497,12 @@ bool MainWindow::runThroughPreview(const FilterSpec& spec) {
     // Runs submitted before this frame (the first run after opening, say) are older: the last
     // request wins, so their results must not replace it when they arrive.
     shownGeneration_ = runner_->latestGeneration() + 1;
-    frames_.filled(frame->timing, frame->fillMs);
     runInfo_->setText(tr("%1/%2 through CUDA-GL interop%3: %4")
                           .arg(services::PreviewService::backendId(), QString::fromStdString(mode),
                                frame->resident && !frame->releasedForMemory ? tr(", image on the GPU") : QString(),
                                QString::fromStdString(frame->timing.toString())));
     emit resultShown(runner_->latestGeneration());
     return true;
-}
-
-services::PreviewService::BufferFill MainWindow::bufferFill() const {
-    return [view = view_](int w, int h, const services::PreviewService::BufferWriter& writer) {
-        return view->fillResultThroughPixelBuffer(w, h, writer);
-    };
-}
-
-void MainWindow::onPreviewFrameShown(double textureMs, double drawMs) {
-    const std::optional<TimingRecord> frame = frames_.shown(textureMs, drawMs);
-    if (!frame) return;
-    lastFrame_ = *frame;
-    frameInfo_->setText(QString::fromStdString(frames_.describe(*frame)));
-    if (!frameChartTimer_->isActive()) frameChartTimer_->start();
 }
 
 bool MainWindow::ensureHostResult() {

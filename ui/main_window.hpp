@@ -10,7 +10,6 @@
 #include "display_mapping.hpp"
 #include "document.hpp"
 #include "filter_runner.hpp"
-#include "preview_frames.hpp"
 #include "window_layout.hpp"
 #include "fs/backend.hpp"
 
@@ -41,6 +40,7 @@ class BatchDialog;
 class BenchmarkDialog;
 class ImageOpener;
 class LaunchController;
+class LivePreview;
 class RunStatus;
 class OutputControls;
 class VideoController;
@@ -97,7 +97,7 @@ public:
     // The live preview (CUDA-GL interop builds): whether the shown image is kept
     // on the GPU, and the newest whole frame (kernel, map, texture and draw).
     bool inputOnDevice() const;
-    const TimingRecord& lastPreviewFrame() const { return lastFrame_; }
+    const TimingRecord& lastPreviewFrame() const;
     // The filter as the window runs it: the designer's kernels with the output controls' settings.
     FilterSpec currentSpec() const;
     // The display mapping set in the output controls (|v| and scale).
@@ -164,8 +164,6 @@ private:
     void onRunFailed(const RunOutcome& outcome);
     void showOutcome(const std::shared_ptr<const RunOutcome>& outcome);
     bool runThroughPreview(const FilterSpec& spec);
-    std::function<QString(int, int, const std::function<QString(unsigned, unsigned, int, int, bool*)>&)> bufferFill() const;
-    void onPreviewFrameShown(double textureMs, double drawMs);
     bool ensureHostResult();
     bool onStill();  // not in a video, or its frame on screen taken as the image
     void prepareInput();
@@ -181,7 +179,7 @@ private:
     ErrorReporter reportError_;
     Confirmer confirm_;
     services::Document doc_;
-    services::PreviewService* preview_;
+    LivePreview* live_;
     services::SweepController* sweep_;
     VideoController* video_;
     quint64 shownGeneration_ = 0;
@@ -209,11 +207,7 @@ private:
     QLabel* imageInfo_;
     QLabel* runInfo_;
     QLabel* pixelInfo_;
-    QLabel* frameInfo_;  // live preview: frames per second and the last frame's time
     QTimer* runTimer_;
-    PreviewFrameMeter frames_;
-    TimingRecord lastFrame_;  // the newest whole frame, charted at most a few times a second
-    QTimer* frameChartTimer_;
 };
 
 }  // namespace fs::ui

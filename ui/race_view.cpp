@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "fs/widgets/image_view.hpp"
+#include "live_preview.hpp"
 #include "mode_choices.hpp"
 #include "preview_service.hpp"
 #include "video_lane.hpp"
@@ -119,14 +120,7 @@ RaceView::RaceView(const std::function<BackendList()>& makeBackends, std::functi
 
 RaceView::~RaceView() {
     // The views' GL contexts must still exist while the interop registrations go.
-    for (int side = 0; side < 2; ++side) {
-        widgets::ImageView* view = views_[side];
-        previews_[side]->shutdown(view->glReady() ? services::PreviewService::BufferFill(
-                                                        [view](int w, int h, const services::PreviewService::BufferWriter& writer) {
-                                                            return view->fillResultThroughPixelBuffer(w, h, writer);
-                                                        })
-                                                  : services::PreviewService::BufferFill());
-    }
+    for (int side = 0; side < 2; ++side) shutdownPreview(*previews_[side], views_[side]);
 }
 
 bool RaceView::selectMode(int side, const QString& key) {

@@ -5,6 +5,7 @@
 
 #include "fs/widgets/image_view.hpp"
 #include "image_convert.hpp"
+#include "live_preview.hpp"
 #include "mode_choices.hpp"
 #include "preview_service.hpp"
 
@@ -92,12 +93,7 @@ void VideoLane::start(const services::VideoFrame& frame) {
 
 bool VideoLane::runThroughInterop(const services::VideoFrame& frame, const FilterSpec& spec, const QString& mode) {
     QString failure;
-    const auto filled = preview_->runFrame(
-        *frame.image, spec, mode.toStdString(),
-        [view = view_](int w, int h, const services::PreviewService::BufferWriter& writer) {
-            return view->fillResultThroughPixelBuffer(w, h, writer);
-        },
-        &failure);
+    const auto filled = preview_->runFrame(*frame.image, spec, mode.toStdString(), viewBufferFill(view_), &failure);
     if (!failure.isEmpty() && failure != lastError_) {
         lastError_ = failure;
         emit failed(tr("CUDA-GL interop failed (%1); frames take the upload path").arg(failure));
